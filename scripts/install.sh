@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs voxdex on a Debian 12 machine: system packages, npm dependencies, the native ASR addon,
+# the TypeScript build and the telephony model. Idempotent: a second run only redoes what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+[ "${VOXDEX_SKIP_APT:-}" = 1 ] || bash scripts/apt-packages.sh runtime
+
+# better-sqlite3 builds from source here (its prebuilt download is unreachable); node-gyp needs the
+# headers of the running Node, which Debian-style installs keep under /usr/include/node.
+if [ -z "${npm_config_nodedir:-}" ] && [ -f /usr/include/node/node.h ]; then export npm_config_nodedir=/usr; fi
+
+stamp=node_modules/.voxdex-lock.sha256
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  echo "voxdex: installing npm dependencies (better-sqlite3 compiles from source: about 2 minutes)"
+  npm ci --no-audit --no-fund --loglevel=error
+  echo "$want" > "$stamp"
+fi
+
+echo "voxdex: building the native ASR addon"
+npm run --silent build:native
+echo "voxdex: compiling TypeScript"
+npm run --silent build:ts
+bash models/build-telephony.sh

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Installs everything the tests need (system packages, npm dependencies, addon, models, a real
+# Elasticsearch on loopback) and runs the whole suite. This is the README's test command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/apt-packages.sh test
+VOXDEX_SKIP_APT=1 bash scripts/install.sh
+
+# A real Elasticsearch for the conformance suite; stopped whatever happens.
+eval "$(bash scripts/elasticsearch.sh start)"
+trap 'bash scripts/elasticsearch.sh stop' EXIT
+
+node --import tsx test/run.ts "$@"

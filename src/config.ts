@@ -1,0 +1,154 @@
+/**
+ * Configuration is read once, here, from the environment (and an optional JSON file named by
+ * VOXDEX_CONFIG), validated with precise messages, frozen and passed down. Nothing else reads process.env.
+ */
+import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { invalidParameter } from './is.js';
+
+export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..').replace(/[\\/]dist$/, '');
+
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  rootTokenFile: string;
+  dropDir: string | undefined;
+  esUrl: string | undefined;
+  esIndexPrefix: string;
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  modelsFile: string;
+  asrThreads: number;
+  maxUploadBytes: number;
+  archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number };
+  queue: { maxQueuedJobs: number; minFreeDiskBytes: number };
+  segment: { maxUtteranceSec: number };
+  callback: { attempts: number; baseDelayMs: number; maxDelayMs: number; connectTimeoutMs: number; responseTimeoutMs: number };
+  resultUrlTtlSec: number;
+  shutdownGraceMs: number;
+}
+
+type Env = Record<string, string | undefined>;
+
+/** Every setting: its environment name, its default, and how to read it. */
+const SETTINGS = {
+  port: { env: 'VOXDEX_PORT', def: 8017, read: int(0, 65535) },
+  host: { env: 'VOXDEX_HOST', def: '127.0.0.1', read: str },
+  dataDir: { env: 'VOXDEX_DATA_DIR', def: './data', read: str },
+  rootTokenFile: { env: 'VOXDEX_ROOT_TOKEN_FILE', def: '', read: str },
+  dropDir: { env: 'VOXDEX_DROP_DIR', def: '', read: str },
+  esUrl: { env: 'VOXDEX_ES_URL', def: '', read: url },
+  esIndexPrefix: { env: 'VOXDEX_ES_INDEX_PREFIX', def: 'voxdex', read: str },
+  logLevel: { env: 'VOXDEX_LOG_LEVEL', def: 'info', read: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
+  modelsFile: { env: 'VOXDEX_MODELS_FILE', def: path.join(PACKAGE_ROOT, 'models', 'registry.json'), read: str },
+  asrThreads: { env: 'VOXDEX_ASR_THREADS', def: availableParallelism(), read: int(1, 256) },
+  maxUploadMiB: { env: 'VOXDEX_MAX_UPLOAD_MIB', def: 250, read: int(1, 1 << 20) },
+  archiveMaxMembers: { env: 'VOXDEX_ARCHIVE_MAX_MEMBERS', def: 2000, read: int(1, 1_000_000) },
+  archiveMaxTotalMiB: { env: 'VOXDEX_ARCHIVE_MAX_TOTAL_MIB', def: 4096, read: int(1, 1 << 24) },
+  archiveMaxRatio: { env: 'VOXDEX_ARCHIVE_MAX_RATIO', def: 200, read: int(1, 1_000_000) },
+  maxQueuedJobs: { env: 'VOXDEX_MAX_QUEUED_JOBS', def: 10_000, read: int(1, 10_000_000) },
+  minFreeDiskMiB: { env: 'VOXDEX_MIN_FREE_DISK_MIB', def: 512, read: int(0, 1 << 30) },
+  maxUtteranceSec: { env: 'VOXDEX_MAX_UTTERANCE_SEC', def: 25, read: int(2, 120) },
+  callbackAttempts: { env: 'VOXDEX_CALLBACK_ATTEMPTS', def: 10, read: int(1, 100) },
+  callbackBaseDelayMs: { env: 'VOXDEX_CALLBACK_BASE_DELAY_MS', def: 30_000, read: int(1, 86_400_000) },
+  callbackMaxDelayMs: { env: 'VOXDEX_CALLBACK_MAX_DELAY_MS', def: 8 * 3_600_000, read: int(1, 7 * 86_400_000) },
+  callbackConnectTimeoutMs: { env: 'VOXDEX_CALLBACK_CONNECT_TIMEOUT_MS', def: 10_000, read: int(1, 600_000) },
+  callbackResponseTimeoutMs: { env: 'VOXDEX_CALLBACK_RESPONSE_TIMEOUT_MS', def: 30_000, read: int(1, 600_000) },
+  resultUrlTtlSec: { env: 'VOXDEX_RESULT_URL_TTL_SEC', def: 3600, read: int(1, 30 * 86_400) },
+  shutdownGraceMs: { env: 'VOXDEX_SHUTDOWN_GRACE_MS', def: 25_000, read: int(0, 600_000) },
+} as const;
+
+type Settings = typeof SETTINGS;
+type Values = { [K in keyof Settings]: Settings[K]['def'] extends number ? number : string };
+
+/** Environment names a deployment may use; also the keys accepted in the VOXDEX_CONFIG JSON file. */
+export const CONFIG_ENV_NAMES: readonly string[] = Object.values(SETTINGS).map((s) => s.env);
+
+export function loadConfig(env: Env = process.env): Readonly<Config> {
+  const file = env.VOXDEX_CONFIG ? readConfigFile(env.VOXDEX_CONFIG) : {};
+  const v = {} as Record<string, unknown>;
+  for (const [key, s] of Object.entries(SETTINGS)) {
+    const raw = env[s.env] ?? file[s.env];
+    v[key] = raw === undefined || raw === '' ? s.def : (s.read as (n: string, r: string) => unknown)(s.env, String(raw));
+  }
+  const x = v as Values;
+  const dataDir = path.resolve(x.dataDir);
+  const config: Config = {
+    port: x.port,
+    host: x.host,
+    dataDir,
+    rootTokenFile: x.rootTokenFile ? path.resolve(x.rootTokenFile) : path.join(dataDir, 'root.token'),
+    dropDir: x.dropDir ? path.resolve(x.dropDir) : undefined,
+    esUrl: x.esUrl || undefined,
+    esIndexPrefix: x.esIndexPrefix,
+    logLevel: x.logLevel as Config['logLevel'],
+    modelsFile: path.resolve(x.modelsFile),
+    asrThreads: x.asrThreads,
+    maxUploadBytes: x.maxUploadMiB * 1024 * 1024,
+    archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio },
+    queue: { maxQueuedJobs: x.maxQueuedJobs, minFreeDiskBytes: x.minFreeDiskMiB * 1024 * 1024 },
+    segment: { maxUtteranceSec: x.maxUtteranceSec },
+    callback: {
+      attempts: x.callbackAttempts,
+      baseDelayMs: x.callbackBaseDelayMs,
+      maxDelayMs: x.callbackMaxDelayMs,
+      connectTimeoutMs: x.callbackConnectTimeoutMs,
+      responseTimeoutMs: x.callbackResponseTimeoutMs,
+    },
+    resultUrlTtlSec: x.resultUrlTtlSec,
+    shutdownGraceMs: x.shutdownGraceMs,
+  };
+  return deepFreeze(config);
+}
+
+function readConfigFile(file: string): Record<string, string | number> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (err) {
+    throw invalidParameter('VOXDEX_CONFIG', 'a readable JSON file', `${file} (${(err as Error).message})`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw invalidParameter('VOXDEX_CONFIG', 'a JSON object of VOXDEX_* settings', file);
+  }
+  for (const key of Object.keys(parsed)) {
+    if (!CONFIG_ENV_NAMES.includes(key)) throw invalidParameter(`${file} key`, `one of ${CONFIG_ENV_NAMES.join(', ')}`, key);
+  }
+  return parsed as Record<string, string | number>;
+}
+
+function int(min: number, max: number) {
+  return (name: string, raw: string): number => {
+    const n = /^\d+$/.test(raw.trim()) ? Number(raw.trim()) : NaN;
+    if (!Number.isSafeInteger(n) || n < min || n > max) throw invalidParameter(name, `an integer between ${min} and ${max}`, raw);
+    return n;
+  };
+}
+
+function str(_name: string, raw: string): string {
+  return raw;
+}
+
+function url(name: string, raw: string): string {
+  try {
+    const u = new URL(raw);
+    if (u.protocol === 'http:' || u.protocol === 'https:') return raw.replace(/\/+$/, '');
+  } catch {
+    /* reported below */
+  }
+  throw invalidParameter(name, 'an http:// or https:// URL', raw);
+}
+
+function oneOf(...values: string[]) {
+  return (name: string, raw: string): string => {
+    if (values.includes(raw)) return raw;
+    throw invalidParameter(name, `one of ${values.join(', ')}`, raw);
+  };
+}
+
+function deepFreeze<T>(value: T): Readonly<T> {
+  for (const child of Object.values(value as object)) if (child && typeof child === 'object') deepFreeze(child);
+  return Object.freeze(value);
+}

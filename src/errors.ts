@@ -1,0 +1,86 @@
+/**
+ * The one error table. Every error voxdex reports has a stable `code`, the HTTP status it maps to,
+ * a message that tells the caller what to do, and whether retrying the same work can succeed.
+ * Errors cross worker threads as plain objects ({ code, message }), never as classes.
+ */
+export const ERRORS = {
+  // 400 — the request itself is wrong
+  BAD_ARGUMENT: { status: 400, retryable: false },
+  UNKNOWN_PARAMETER: { status: 400, retryable: false },
+  BAD_NAME: { status: 400, retryable: false },
+  BAD_CALLBACK_URL: { status: 400, retryable: false },
+  BAD_SAMPLE_RATE: { status: 400, retryable: false },
+  BAD_AUDIO: { status: 400, retryable: false },
+  BAD_ARCHIVE: { status: 400, retryable: false },
+  BAD_ZPASS: { status: 400, retryable: false },
+  UNSAFE_ARCHIVE_MEMBER: { status: 400, retryable: false },
+  ARCHIVE_LIMIT: { status: 413, retryable: false },
+  NO_AUDIO_MEMBERS: { status: 400, retryable: false },
+  NESTED_ARCHIVE: { status: 400, retryable: false },
+  NOT_AUDIO: { status: 415, retryable: false },
+  BAD_QUERY: { status: 400, retryable: false },
+  // 401 / 403 — who is asking
+  BAD_TOKEN: { status: 401, retryable: false },
+  FORBIDDEN: { status: 403, retryable: false },
+  MODEL_NOT_AUTHORIZED: { status: 403, retryable: false },
+  // 404 / 405 / 413 / 415
+  NOT_FOUND: { status: 404, retryable: false },
+  UNKNOWN_MODEL: { status: 400, retryable: false },
+  METHOD_NOT_ALLOWED: { status: 405, retryable: false },
+  TOO_LARGE: { status: 413, retryable: false },
+  UNSUPPORTED_AUDIO: { status: 415, retryable: false },
+  // 422 / 429 / 503 — no result, slow down, come back later
+  REQUEST_FAILED: { status: 422, retryable: false },
+  CANCELLED: { status: 422, retryable: false },
+  RATE_LIMITED: { status: 429, retryable: true },
+  OVERLOADED: { status: 503, retryable: true },
+  NOT_READY: { status: 503, retryable: true },
+  // engine and internals
+  MODEL_LOAD_FAILED: { status: 500, retryable: false },
+  ASR_FAILED: { status: 500, retryable: true },
+  INDEX_UNAVAILABLE: { status: 503, retryable: true },
+  INTERNAL: { status: 500, retryable: true },
+} as const satisfies Record<string, { status: number; retryable: boolean }>;
+
+export type ErrorCode = keyof typeof ERRORS;
+
+/** What crosses threads, stores and HTTP bodies. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+}
+
+export class VoxdexError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly retryable: boolean;
+
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'VoxdexError';
+    this.code = code;
+    this.status = ERRORS[code].status;
+    this.retryable = ERRORS[code].retryable;
+  }
+
+  toJSON(): ErrorInfo {
+    return { code: this.code, message: this.message };
+  }
+}
+
+export function voxdexError(code: ErrorCode, message: string, cause?: unknown): VoxdexError {
+  return new VoxdexError(code, message, cause === undefined ? undefined : { cause });
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERRORS, value);
+}
+
+/** Turns anything thrown (also a structured-cloned error from a worker) into a VoxdexError. */
+export function toVoxdexError(err: unknown): VoxdexError {
+  if (err instanceof VoxdexError) return err;
+  const e = err as { code?: unknown; message?: unknown } | null;
+  if (e && isErrorCode(e.code)) return new VoxdexError(e.code, String(e.message ?? e.code));
+  const message = e && typeof e.message === 'string' ? e.message : String(err);
+  return new VoxdexError('INTERNAL', `internal error: ${message}`, { cause: err });
+}

@@ -7,7 +7,7 @@ RUNTIME=(
   build-essential cmake python3            # native addon and better-sqlite3 source build
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us   # the ASR engine and its wideband model
   p7zip-full                               # zip (ZipCrypto/AES) and 7z (AES, encrypted headers) archives
-  sphinxtrain sphinxbase-utils sox         # building the telephony model
+  sphinxtrain sphinxbase-utils sox pocketsphinx  # building the telephony model (pocketsphinx: mdef_convert)
   asterisk-core-sounds-en-wav asterisk-core-sounds-en  # real 8 kHz speech for telephony adaptation (a-l)
   festival festvox-kallpc8k flite espeak-ng            # synthetic telephone speech for adaptation
 )

@@ -16,6 +16,8 @@ export interface Config {
   dataDir: string;
   rootTokenFile: string;
   dropDir: string | undefined;
+  /** How long a dropped file's size must stay unchanged before it is taken. */
+  dropStableMs: number;
   esUrl: string | undefined;
   esIndexPrefix: string;
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
@@ -39,6 +41,7 @@ const SETTINGS = {
   dataDir: { env: 'VOXDEX_DATA_DIR', def: './data', read: str },
   rootTokenFile: { env: 'VOXDEX_ROOT_TOKEN_FILE', def: '', read: str },
   dropDir: { env: 'VOXDEX_DROP_DIR', def: '', read: str },
+  dropStableMs: { env: 'VOXDEX_DROP_STABLE_MS', def: 2000, read: int(50, 3_600_000) },
   esUrl: { env: 'VOXDEX_ES_URL', def: '', read: url },
   esIndexPrefix: { env: 'VOXDEX_ES_INDEX_PREFIX', def: 'voxdex', read: str },
   logLevel: { env: 'VOXDEX_LOG_LEVEL', def: 'info', read: oneOf('fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent') },
@@ -81,6 +84,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     dataDir,
     rootTokenFile: x.rootTokenFile ? path.resolve(x.rootTokenFile) : path.join(dataDir, 'root.token'),
     dropDir: x.dropDir ? path.resolve(x.dropDir) : undefined,
+    dropStableMs: x.dropStableMs,
     esUrl: x.esUrl || undefined,
     esIndexPrefix: x.esIndexPrefix,
     logLevel: x.logLevel as Config['logLevel'],

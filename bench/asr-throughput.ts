@@ -1,0 +1,150 @@
+/**
+ * Throughput of voxdex's ASR stage against PocketSphinx's own batch CLI (`pocketsphinx_batch`,
+ * Debian package `pocketsphinx`), same audio, same model and flags, same run.
+ *
+ *   node --import tsx bench/asr-throughput.ts [--model en-us] [--repeat 2] [--rounds 1]
+ *
+ * 1. Correctness first: both transcribe the corpus; their words must agree (WER between them < 5 %).
+ * 2. Then time: pocketsphinx_batch's own "TOTAL … wall" (model loading excluded), and voxdex's
+ *    transcriber.transcribe() over every file at once (models loaded beforehand) with 1 and with N threads.
+ * Throughput = audio seconds per wall second; ratio = voxdex / pocketsphinx_batch.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createModelRegistry, loadModelRegistry } from '../src/asr/models.js';
+import { createTranscriber } from '../src/asr/transcriber.js';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import type { DecodedAudio } from '../src/types.js';
+import { normalizeWords, wordDistance } from './lib/wer.js';
+
+const DATA = '/usr/share/pocketsphinx/test/data';
+const arg = (n: string) => {
+  const i = process.argv.indexOf(`--${n}`);
+  return i > 0 ? process.argv[i + 1] : undefined;
+};
+
+const tmp = mkdtempSync(path.join(os.tmpdir(), 'voxdex-tput-'));
+process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
+
+// The corpus: real 16 kHz read speech (LibriVox, cards, goforward), as raw s16le files.
+const sources = [
+  ...['0870', '0880', '0890', '0920', '0930'].map((n) => path.join(DATA, 'librivox', `sense_and_sensibility_01_austen_64kb-${n}.wav`)),
+  ...[1, 2, 3, 4, 5].map((n) => path.join(DATA, 'cards', `00${n}.wav`)),
+];
+const repeat = Number(arg('repeat') ?? 2);
+const ids: string[] = [];
+for (let r = 0; r < repeat; r++) {
+  for (const [i, src] of sources.entries()) {
+    const id = `f${r}-${i}`;
+    execFileSync('sox', [src, '-t', 'raw', '-e', 'signed', '-b', '16', '-r', '16000', '-c', '1', path.join(tmp, `${id}.raw`)]);
+    ids.push(id);
+  }
+  ids.push(`f${r}-go`);
+  writeFileSync(path.join(tmp, `f${r}-go.raw`), readFileSync(path.join(DATA, 'goforward.raw')));
+}
+const pcm = new Map(ids.map((id) => [id, readFileSync(path.join(tmp, `${id}.raw`))]));
+const audioSec = [...pcm.values()].reduce((s, b) => s + b.length / 2 / 16000, 0);
+
+function audioOf(id: string): DecodedAudio {
+  const b = pcm.get(id)!;
+  const s = new Int16Array(b.buffer, b.byteOffset, b.length / 2);
+  const ch = Float32Array.from(s, (v) => v / 32768);
+  return { format: { encoding: 'pcm_s16', sampleRate: 16000, channels: 1, bitsPerSample: 16 }, channels: [ch], durationSec: ch.length / 16000, warnings: [] };
+}
+
+const config = loadConfig({});
+const spec = loadModelRegistry(config.modelsFile).resolve(arg('model') ?? 'en-us', 16000);
+const flags = Object.entries(spec.options).flat();
+
+// ---------------------------------------------------------------- peer: pocketsphinx_batch
+const ctl = path.join(tmp, 'ctl');
+writeFileSync(ctl, `${ids.join('\n')}\n`);
+const peerArgs = ['-adcin', 'yes', '-cepdir', tmp, '-cepext', '.raw', '-ctl', ctl, '-hyp', path.join(tmp, 'peer.hyp'), '-logfn', path.join(tmp, 'peer.log'),
+  '-hmm', spec.hmm, '-dict', spec.dict, '-lm', spec.lm, '-samprate', String(spec.sampleRate), ...flags];
+interface Run {
+  wall: number;
+  cpu: number;
+  hyps: Map<string, string>;
+}
+
+function runPeer(): Run {
+  execFileSync('pocketsphinx_batch', peerArgs, { stdio: 'ignore' });
+  const log = readFileSync(path.join(tmp, 'peer.log'), 'utf8');
+  const m = /TOTAL [\d.]+ seconds speech, ([\d.]+) seconds CPU, ([\d.]+) seconds wall/.exec(log);
+  if (!m) throw new Error('pocketsphinx_batch printed no TOTAL line');
+  const hyps = new Map<string, string>();
+  for (const line of readFileSync(path.join(tmp, 'peer.hyp'), 'utf8').split('\n')) {
+    const h = /^(.*) \((\S+) -?\d+\)$/.exec(line) ?? /^(.*)\((\S+)\)$/.exec(line);
+    if (h) hyps.set(h[2]!, h[1]!.trim());
+  }
+  return { wall: Number(m[2]), cpu: Number(m[1]), hyps };
+}
+
+// ---------------------------------------------------------------- voxdex
+async function runVoxdex(threads: number): Promise<Run> {
+  const registry = createModelRegistry({ default: spec.name, models: [spec] }, 'bench', '/');
+  const t = createTranscriber({ config: { ...config, asrThreads: threads }, log: silentLogger, registry });
+  await t.ready();
+  const audios = ids.map(audioOf);
+  const c0 = process.cpuUsage(); // the whole process: main thread and every worker thread
+  const t0 = performance.now();
+  const results = await Promise.all(audios.map((a, i) => t.transcribe(a, { model: spec.name, source: ids[i]! })));
+  const wall = (performance.now() - t0) / 1000;
+  const c = process.cpuUsage(c0);
+  const cpu = (c.user + c.system) / 1e6;
+  await t.close();
+  const hyps = new Map(results.map((r, i) => [ids[i]!, r.utterances.flatMap((u) => u.events.map((e) => e.word)).join(' ')]));
+  return { wall, cpu, hyps };
+}
+
+function disagreement(a: Map<string, string>, b: Map<string, string>): number {
+  let e = 0;
+  let n = 0;
+  for (const id of ids) {
+    const ra = normalizeWords(a.get(id) ?? '');
+    e += wordDistance(ra, normalizeWords(b.get(id) ?? ''));
+    n += ra.length;
+  }
+  return n ? e / n : 0;
+}
+
+const cpus = os.cpus();
+const threads = os.availableParallelism();
+console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${process.argv.slice(2).join(' ')}`);
+console.log(`peer:    pocketsphinx_batch ${peerArgs.map((a) => (a.startsWith(tmp) ? a.replace(tmp, '$TMP') : a)).join(' ')}`);
+console.log(`node ${process.version}; ${cpus[0]?.model} × ${cpus.length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(`corpus: ${ids.length} files, ${audioSec.toFixed(1)} s of 16 kHz speech; model ${spec.name}\n`);
+
+const peer = runPeer();
+const one = await runVoxdex(1);
+const d = disagreement(peer.hyps, one.hyps);
+console.log(`correctness: words differ between pocketsphinx_batch and voxdex on ${(100 * d).toFixed(1)} % of the peer's words`);
+if (d > 0.05) {
+  for (const id of ids) if (peer.hyps.get(id) !== one.hyps.get(id)) console.log(`  ${id}\n    peer:   ${peer.hyps.get(id)}\n    voxdex: ${one.hyps.get(id)}`);
+  throw new Error('outputs disagree; not timing');
+}
+
+// Interleave the runs so background load hits both alike; keep each one's best.
+const best = (a: Run, b: Run): Run => ({ wall: Math.min(a.wall, b.wall), cpu: Math.min(a.cpu, b.cpu), hyps: a.hyps });
+let p = peer;
+let o = one;
+let many: Run = { wall: Infinity, cpu: Infinity, hyps: one.hyps };
+const rounds = Number(arg('rounds') ?? 1);
+for (let round = 0; round < rounds; round++) {
+  many = best(many, await runVoxdex(threads));
+  if (round > 0) {
+    p = best(p, runPeer());
+    o = best(o, await runVoxdex(1));
+  }
+}
+const fmt = (n: number, w = 8) => n.toFixed(2).padStart(w);
+console.log(`\n${'runner'.padEnd(32)}  wall s  audio s/wall s  ratio   CPU s  audio s/CPU s  ratio`);
+const row = (name: string, r: Run) =>
+  console.log(`${name.padEnd(32)}${fmt(r.wall)}${fmt(audioSec / r.wall, 16)}${fmt(p.wall / r.wall, 7)}${fmt(r.cpu)}${fmt(audioSec / r.cpu, 15)}${fmt(p.cpu / r.cpu, 7)}`);
+row('pocketsphinx_batch (1 process)', p);
+row('voxdex, 1 ASR thread', o);
+row(`voxdex, ${threads} ASR threads`, many);
+console.log('\nwall ratio: throughput vs the peer (expect ~1 with 1 thread, ~cores with all); CPU ratio: per-core efficiency (load-independent)');

@@ -1,0 +1,105 @@
+// Exports only. JavaScript (src/asr/) validates every argument before it gets here; this layer
+// reads them with typed getters and turns EngineError into a JS Error carrying `code`.
+//
+//   new Recognizer({ name, engine, sampleRate, hmm, dict, lm, options: [[flag, value], ...] })
+//   recognizer.decode(samples: Int16Array, abort?: Int32Array, whole?: boolean)
+//     -> { frames, words: [{ word, start, end, confidence }] }   (start/end in milliseconds)
+//   engines() -> string[]
+#include <napi.h>
+
+#include <memory>
+
+#include "engine.h"
+
+namespace {
+
+Napi::Error ToJsError(Napi::Env env, const std::string& code, const std::string& message) {
+  Napi::Error err = Napi::Error::New(env, message);
+  err.Set("code", Napi::String::New(env, code));
+  return err;
+}
+
+class Recognizer : public Napi::ObjectWrap<Recognizer> {
+ public:
+  static Napi::Function Define(Napi::Env env) {
+    return DefineClass(env, "Recognizer",
+                       {InstanceMethod<&Recognizer::Decode>("decode"),
+                        InstanceAccessor<&Recognizer::SampleRate>("sampleRate")});
+  }
+
+  explicit Recognizer(const Napi::CallbackInfo& info) : Napi::ObjectWrap<Recognizer>(info) {
+    Napi::Object o = info[0].As<Napi::Object>();
+    voxdex::ModelDesc desc;
+    desc.name = o.Get("name").As<Napi::String>().Utf8Value();
+    desc.engine = o.Get("engine").As<Napi::String>().Utf8Value();
+    desc.sampleRate = o.Get("sampleRate").As<Napi::Number>().Int32Value();
+    desc.hmm = o.Get("hmm").As<Napi::String>().Utf8Value();
+    desc.dict = o.Get("dict").As<Napi::String>().Utf8Value();
+    desc.lm = o.Get("lm").As<Napi::String>().Utf8Value();
+    Napi::Array options = o.Get("options").As<Napi::Array>();
+    for (uint32_t i = 0; i < options.Length(); ++i) {
+      Napi::Array pair = options.Get(i).As<Napi::Array>();
+      desc.options.emplace_back(pair.Get(0u).As<Napi::String>().Utf8Value(), pair.Get(1u).As<Napi::String>().Utf8Value());
+    }
+    try {
+      engine_ = voxdex::CreateEngine(desc);
+    } catch (const voxdex::EngineError& e) {
+      throw ToJsError(info.Env(), e.code(), e.what());
+    } catch (const std::exception& e) {
+      throw ToJsError(info.Env(), "MODEL_LOAD_FAILED", std::string("model ") + desc.name + ": " + e.what());
+    }
+  }
+
+ private:
+  Napi::Value SampleRate(const Napi::CallbackInfo& info) { return Napi::Number::New(info.Env(), engine_->SampleRate()); }
+
+  // Synchronous: called inside a piscina worker thread, which owns this recognizer.
+  Napi::Value Decode(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::TypedArrayOf<int16_t> samples = info[0].As<Napi::TypedArrayOf<int16_t>>();
+    const int32_t* abortWord = nullptr;
+    if (info.Length() > 1 && info[1].IsTypedArray()) abortWord = info[1].As<Napi::TypedArrayOf<int32_t>>().Data();
+    voxdex::DecodeOptions options;
+    options.wholeUtterance = info.Length() > 2 && info[2].ToBoolean().Value();
+    voxdex::Transcript t;
+    try {
+      t = engine_->Decode(samples.Data(), samples.ElementLength(), voxdex::AbortFlag(abortWord), options);
+    } catch (const voxdex::EngineError& e) {
+      throw ToJsError(env, e.code(), e.what());
+    } catch (const std::exception& e) {
+      throw ToJsError(env, "ASR_FAILED", e.what());
+    }
+    Napi::Array words = Napi::Array::New(env, t.words.size());
+    for (size_t i = 0; i < t.words.size(); ++i) {
+      Napi::Object w = Napi::Object::New(env);
+      w.Set("word", t.words[i].text);
+      w.Set("start", static_cast<double>(t.words[i].startMs));
+      w.Set("end", static_cast<double>(t.words[i].endMs));
+      w.Set("confidence", t.words[i].confidence);
+      words.Set(static_cast<uint32_t>(i), w);
+    }
+    Napi::Object result = Napi::Object::New(env);
+    result.Set("frames", static_cast<double>(t.frames));
+    result.Set("words", words);
+    return result;
+  }
+
+  std::unique_ptr<voxdex::Engine> engine_;
+};
+
+Napi::Value Engines(const Napi::CallbackInfo& info) {
+  auto names = voxdex::EngineNames();
+  Napi::Array out = Napi::Array::New(info.Env(), names.size());
+  for (size_t i = 0; i < names.size(); ++i) out.Set(static_cast<uint32_t>(i), names[i]);
+  return out;
+}
+
+Napi::Object Init(Napi::Env env, Napi::Object exports) {
+  exports.Set("Recognizer", Recognizer::Define(env));
+  exports.Set("engines", Napi::Function::New<Engines>(env, "engines"));
+  return exports;
+}
+
+}  // namespace
+
+NODE_API_MODULE(voxdex_asr, Init)

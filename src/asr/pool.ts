@@ -1,0 +1,90 @@
+/**
+ * The ASR worker pool (piscina): a fixed number of threads, each holding its own recognizers.
+ * Receives one utterance per task; the PCM buffer is transferred, not copied.
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import { toVoxdexError, voxdexError, type VoxdexError } from '../errors.js';
+import { toNativeDesc, vetModel, type NativeWord } from './binding.js';
+import type { ModelSpec } from './models.js';
+import type { WorkerResult, WorkerTask } from './worker.js';
+
+export interface DecodedSegment {
+  words: NativeWord[];
+  frames: number;
+  decodeMs: number;
+  threadId: number;
+}
+
+export interface AsrPool {
+  readonly threads: number;
+  /** Vets the models, then loads every one of them in every thread. Rejects with MODEL_LOAD_FAILED. */
+  ready(models: ModelSpec[]): Promise<void>;
+  /**
+   * Decodes one utterance. `samples` must own its whole ArrayBuffer: it is transferred (and so
+   * detached here). `abort` is an Int32Array over a SharedArrayBuffer; set [0] to 1 to cancel.
+   */
+  decode(model: ModelSpec, samples: Int16Array, abort: Int32Array, opts?: { wholeUtterance?: boolean }): Promise<DecodedSegment>;
+  /** Tasks waiting for a thread. */
+  readonly queued: number;
+  close(): Promise<void>;
+}
+
+/** The worker module next to this one: worker.ts under tsx, worker.js once compiled. */
+function workerFile(): string {
+  const self = fileURLToPath(import.meta.url);
+  return self.replace(/pool\.(ts|js)$/, (_m, ext: string) => `worker.${ext}`);
+}
+
+export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
+  const threads = opts.threads ?? availableParallelism();
+  const pool = new Piscina<WorkerTask, WorkerResult>({
+    filename: workerFile(),
+    minThreads: threads,
+    maxThreads: threads,
+    idleTimeout: 2 ** 31 - 1, // keep threads (and their loaded models) for the life of the pool
+    concurrentTasksPerWorker: 1,
+  });
+  let closed = false;
+
+  const unwrap = (r: WorkerResult): DecodedSegment => {
+    if (!r.ok) throw toVoxdexError(r.error);
+    return { words: r.words, frames: r.frames, decodeMs: r.decodeMs, threadId: r.threadId };
+  };
+  const failed = (err: unknown): VoxdexError => {
+    const e = toVoxdexError(err);
+    return e.code === 'INTERNAL' ? voxdexError('ASR_FAILED', `ASR worker failed: ${e.message}`, err) : e;
+  };
+
+  return {
+    threads,
+    get queued() {
+      return pool.queueSize;
+    },
+    async ready(models) {
+      for (const m of models) await vetModel(m);
+      const barrier = new Int32Array(new SharedArrayBuffer(4));
+      const task: WorkerTask = { type: 'load', models: models.map(toNativeDesc), barrier, count: threads };
+      const results = await Promise.all(Array.from({ length: threads }, () => pool.run(task)));
+      for (const r of results) unwrap(r);
+    },
+    async decode(model, samples, abort, o = {}) {
+      if (closed) throw voxdexError('NOT_READY', 'the ASR pool is closed');
+      await vetModel(model);
+      const task: WorkerTask = { type: 'decode', model: toNativeDesc(model), samples, abort, wholeUtterance: o.wholeUtterance };
+      let r: WorkerResult;
+      try {
+        r = await pool.run(task, { transferList: [samples.buffer as ArrayBuffer] });
+      } catch (err) {
+        throw failed(err);
+      }
+      return unwrap(r);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.destroy();
+    },
+  };
+}

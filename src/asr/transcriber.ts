@@ -1,0 +1,196 @@
+/**
+ * The Transcriber the service calls: decoded audio in, utterances (API.md §4) out.
+ * resample → segment per channel → one pool task per utterance (a few in flight per job, so short
+ * jobs pass long ones) → utterances in time order.
+ */
+import type { Config } from '../config.js';
+import { voxdexError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { toChannelPcm } from '../stages/resample.js';
+import { segmentSamples, type Segment } from '../stages/segment.js';
+import type { ChannelInfo, DecodedAudio, Utterance, WordEvent } from '../types.js';
+import { createAsrPool, type AsrPool } from './pool.js';
+import { loadModelRegistry, type ModelRegistry, type ModelSpec } from './models.js';
+
+export interface TranscribeOptions {
+  /** A model name or alias from the registry, or 'auto' (the default). */
+  model?: string;
+  /** Goes into every utterance's metadata.source. */
+  source: string;
+  signal?: AbortSignal;
+  /** Fraction of the audio decoded, 0..1, called as utterances finish. */
+  onProgress?(fraction: number): void;
+}
+
+export interface TranscribeResult {
+  /** The model's registry name (what `auto` resolved to). */
+  model: string;
+  utterances: Utterance[];
+  chaninfo: ChannelInfo[];
+  /** Mean word confidence; undefined when no word was recognised. */
+  confidence: number | undefined;
+  audiosecs: number;
+  nchannels: number;
+}
+
+export interface Transcriber {
+  readonly registry: ModelRegistry;
+  /** Resolves once every available model is loaded in every ASR thread. Rejects with MODEL_LOAD_FAILED. */
+  ready(): Promise<void>;
+  transcribe(audio: DecodedAudio, opts: TranscribeOptions): Promise<TranscribeResult>;
+  close(): Promise<void>;
+}
+
+export interface TranscriberDeps {
+  config: Pick<Config, 'asrThreads' | 'modelsFile' | 'segment'>;
+  log: Logger;
+  /** Defaults to loadModelRegistry(config.modelsFile). */
+  registry?: ModelRegistry;
+  /** Defaults to a pool of config.asrThreads threads (closed by close()). */
+  pool?: AsrPool;
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export function createTranscriber(deps: TranscriberDeps): Transcriber {
+  const { config, log } = deps;
+  const registry = deps.registry ?? loadModelRegistry(config.modelsFile);
+  const ownPool = !deps.pool;
+  const pool = deps.pool ?? createAsrPool({ threads: config.asrThreads });
+
+  return {
+    registry,
+    async ready() {
+      const models = registry.specs().filter((s) => registry.isAvailable(s));
+      const t0 = performance.now();
+      await pool.ready(models);
+      log.info({ models: models.map((m) => m.name), threads: pool.threads, ms: Math.round(performance.now() - t0) }, 'ASR models loaded');
+    },
+    transcribe: (audio, opts) => transcribe(pool, registry, config.segment.maxUtteranceSec, audio, opts),
+    async close() {
+      if (ownPool) await pool.close();
+    },
+  };
+}
+
+interface Job {
+  channel: number;
+  segment: Segment;
+  sampleRate: number;
+  samples: Int16Array;
+}
+
+async function transcribe(
+  pool: AsrPool,
+  registry: ModelRegistry,
+  maxUtteranceSec: number,
+  audio: DecodedAudio,
+  opts: TranscribeOptions,
+): Promise<TranscribeResult> {
+  const signal = opts.signal;
+  if (signal?.aborted) throw voxdexError('CANCELLED', 'cancelled before transcription started');
+  const spec: ModelSpec = registry.resolve(opts.model, audio.format.sampleRate);
+  const channels = toChannelPcm(audio, spec.sampleRate);
+
+  const jobs: Job[] = [];
+  const chaninfo: ChannelInfo[] = [];
+  for (const c of channels) {
+    const segments = segmentSamples(c.samples, c.sampleRate, { maxUtteranceSec });
+    let speech = 0;
+    for (const s of segments) {
+      speech += s.speechEnd - s.speechStart;
+      jobs.push({ channel: c.channel, segment: s, sampleRate: c.sampleRate, samples: c.samples });
+    }
+    chaninfo.push({ channel: c.channel, audiosecs: round3(audio.durationSec), speechsecs: round3(speech / c.sampleRate) });
+  }
+  // Longest first keeps both threads busy to the end of a job.
+  jobs.sort((a, b) => b.segment.end - b.segment.start - (a.segment.end - a.segment.start));
+  const totalSamples = jobs.reduce((n, j) => n + j.segment.end - j.segment.start, 0);
+
+  const abort = new Int32Array(new SharedArrayBuffer(4));
+  // On abort: raise the flag the workers poll, and answer CANCELLED at once; an utterance in flight
+  // finishes its last search step in the background (well under a second of work).
+  let cancel!: (e: Error) => void;
+  const cancelled = new Promise<never>((_, reject) => (cancel = reject));
+  cancelled.catch(() => {});
+  const onAbort = () => {
+    Atomics.store(abort, 0, 1);
+    cancel(voxdexError('CANCELLED', 'transcription cancelled'));
+  };
+  signal?.addEventListener('abort', onAbort, { once: true });
+
+  const found: Array<{ channel: number; words: WordEvent[] }> = [];
+  let doneSamples = 0;
+  let firstError: unknown;
+  let next = 0;
+  // A few tasks in flight per job (not all of them): other jobs' utterances queue in between.
+  const lanes = Array.from({ length: Math.min(jobs.length, Math.max(1, pool.threads)) }, async () => {
+    while (next < jobs.length && firstError === undefined && Atomics.load(abort, 0) === 0) {
+      const job = jobs[next++]!;
+      const { start, end } = job.segment;
+      const pcm = job.samples.slice(start, end); // owns its buffer, so it can be transferred
+      try {
+        const out = await pool.decode(spec, pcm, abort);
+        const offset = start / job.sampleRate;
+        found.push({
+          channel: job.channel,
+          words: out.words.map((w) => ({
+            word: w.word,
+            start: round3(offset + w.start / 1000),
+            end: round3(offset + w.end / 1000),
+            confidence: round3(w.confidence),
+          })),
+        });
+        doneSamples += end - start;
+        opts.onProgress?.(totalSamples ? doneSamples / totalSamples : 1);
+      } catch (err) {
+        firstError ??= err;
+        Atomics.store(abort, 0, 1); // stop this job's other utterances
+      }
+    }
+  });
+  try {
+    await Promise.race([Promise.all(lanes), cancelled]);
+  } finally {
+    signal?.removeEventListener('abort', onAbort);
+  }
+  if (signal?.aborted) throw voxdexError('CANCELLED', 'transcription cancelled');
+  if (firstError !== undefined) throw firstError;
+  if (jobs.length === 0) opts.onProgress?.(1);
+
+  return assemble(spec.name, opts.source, found, chaninfo, audio);
+}
+
+function assemble(
+  model: string,
+  source: string,
+  found: Array<{ channel: number; words: WordEvent[] }>,
+  chaninfo: ChannelInfo[],
+  audio: DecodedAudio,
+): TranscribeResult {
+  const utts = found
+    .filter((u) => u.words.length > 0)
+    .sort((a, b) => a.words[0]!.start - b.words[0]!.start || a.channel - b.channel);
+  let confSum = 0;
+  let wordCount = 0;
+  const utterances: Utterance[] = utts.map((u, uttid) => {
+    const c = u.words.reduce((s, w) => s + w.confidence, 0);
+    confSum += c;
+    wordCount += u.words.length;
+    return {
+      start: u.words[0]!.start,
+      end: u.words[u.words.length - 1]!.end,
+      confidence: round3(c / u.words.length),
+      metadata: { channel: u.channel, uttid, source, model },
+      events: u.words,
+    };
+  });
+  return {
+    model,
+    utterances,
+    chaninfo,
+    confidence: wordCount ? round3(confSum / wordCount) : undefined,
+    audiosecs: round3(audio.durationSec),
+    nchannels: audio.channels.length,
+  };
+}

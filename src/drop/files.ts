@@ -1,0 +1,80 @@
+/** File helpers shared by the drop folder and `voxdex import`: hashing, sidecars, moving without overwriting. */
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { voxdexError } from '../errors.js';
+
+export async function sha256File(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** Names that are never inputs: hidden entries, partial uploads, JSON sidecars and error reports. */
+export function isCandidateName(name: string): boolean {
+  return !name.startsWith('.') && !name.toLowerCase().endsWith('.part') && !name.toLowerCase().endsWith('.json');
+}
+
+/** `<dir>/<stem>.json` for `<dir>/<stem>.<ext>`. */
+export function sidecarPath(file: string): string {
+  const ext = path.extname(file);
+  return path.join(path.dirname(file), `${path.basename(file, ext)}.json`);
+}
+
+export async function exists(file: string): Promise<boolean> {
+  try {
+    await access(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads the sidecar beside `file`, if any. Throws BAD_ARGUMENT when it is not a JSON object. */
+export async function readSidecar(file: string): Promise<{ path: string; metadata: Record<string, unknown> } | undefined> {
+  const p = sidecarPath(file);
+  let text: string;
+  try {
+    text = await readFile(p, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw voxdexError('BAD_ARGUMENT', `Sidecar ${path.basename(p)} is not valid JSON (${(err as Error).message}); fix it and drop the file again`);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw voxdexError('BAD_ARGUMENT', `Sidecar ${path.basename(p)} must hold a JSON object of metadata fields`);
+  }
+  return { path: p, metadata: parsed as Record<string, unknown> };
+}
+
+/** A name in `dir` that does not exist yet: `name`, else `stem~2.ext`, `stem~3.ext`, … */
+export async function freeName(dir: string, name: string): Promise<string> {
+  const ext = path.extname(name);
+  const stem = path.basename(name, ext);
+  for (let i = 1; ; i++) {
+    const candidate = i === 1 ? name : `${stem}~${i}${ext}`;
+    if (!(await exists(path.join(dir, candidate))) && !(await exists(path.join(dir, `${candidate}.error.json`)))) return candidate;
+  }
+}
+
+/** Moves `file` into `dir` (created if needed) without overwriting anything; returns the new path. */
+export async function moveInto(file: string, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  const target = path.join(dir, await freeName(dir, path.basename(file)));
+  await rename(file, target);
+  return target;
+}
+
+export async function writeJson(file: string, value: unknown): Promise<void> {
+  await writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+}
+
+/** Creates `<dropDir>/<CO>/<ORG>/<FOLDER>/` for each destination (so operators see where to drop). */
+export async function ensureDropFolders(dropDir: string, destinations: Iterable<{ company: string; org: string; folder: string }>): Promise<void> {
+  for (const d of destinations) await mkdir(path.join(dropDir, d.company, d.org, d.folder), { recursive: true });
+}

@@ -1,0 +1,102 @@
+/**
+ * Which contents were submitted already, by (destination folder, sha256), in the service's SQLite
+ * database: what makes the drop folder and `voxdex import` submit each file exactly once per folder,
+ * across restarts. Keyed per folder on purpose: the same recording sent to another folder is a
+ * separate intent, and one company never learns what another company submitted.
+ * A row goes submitting → submitted, or → failed (a failed content may be dropped again and is retried).
+ */
+import type Database from 'better-sqlite3';
+import type { ErrorInfo } from '../errors.js';
+import type { Destination } from '../types.js';
+
+export type LedgerState = 'submitting' | 'submitted' | 'failed';
+
+export interface LedgerEntry {
+  sha256: string;
+  state: LedgerState;
+  requestid?: string;
+  source: 'drop' | 'import';
+  destination: Destination;
+  path: string;
+  at: string;
+  error?: ErrorInfo;
+}
+
+interface Row {
+  sha256: string;
+  state: LedgerState;
+  requestid: string | null;
+  source: 'drop' | 'import';
+  company: string;
+  org: string;
+  folder: string;
+  path: string;
+  updated_at: string;
+  error: string | null;
+}
+
+export class SubmissionLedger {
+  readonly #db: Database.Database;
+
+  constructor(db: Database.Database) {
+    this.#db = db;
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS intake_files (
+        company TEXT NOT NULL, org TEXT NOT NULL, folder TEXT NOT NULL, sha256 TEXT NOT NULL,
+        state TEXT NOT NULL, requestid TEXT, source TEXT NOT NULL, path TEXT NOT NULL,
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL, error TEXT,
+        PRIMARY KEY (company, org, folder, sha256));
+    `);
+  }
+
+  get(d: Destination, sha256: string): LedgerEntry | undefined {
+    const r = this.#db
+      .prepare('SELECT * FROM intake_files WHERE company = ? AND org = ? AND folder = ? AND sha256 = ?')
+      .get(d.company, d.org, d.folder, sha256) as Row | undefined;
+    if (!r) return undefined;
+    const e: LedgerEntry = {
+      sha256: r.sha256,
+      state: r.state,
+      source: r.source,
+      destination: { company: r.company, org: r.org, folder: r.folder },
+      path: r.path,
+      at: r.updated_at,
+    };
+    if (r.requestid) e.requestid = r.requestid;
+    if (r.error) e.error = JSON.parse(r.error) as ErrorInfo;
+    return e;
+  }
+
+  /** Records that `sha256` is about to be submitted (replacing a failed or interrupted attempt). */
+  begin(destination: Destination, sha256: string, source: 'drop' | 'import', path: string): void {
+    const now = new Date().toISOString();
+    this.#db
+      .prepare(
+        `INSERT INTO intake_files (sha256, state, source, company, org, folder, path, created_at, updated_at)
+         VALUES (?, 'submitting', ?, ?, ?, ?, ?, ?, ?)
+         ON CONFLICT (company, org, folder, sha256) DO UPDATE SET state = 'submitting', source = excluded.source,
+           path = excluded.path, updated_at = excluded.updated_at, error = NULL
+         WHERE intake_files.state != 'submitted'`,
+      )
+      .run(sha256, source, destination.company, destination.org, destination.folder, path, now, now);
+  }
+
+  submitted(d: Destination, sha256: string, requestid: string): void {
+    this.#db
+      .prepare(`UPDATE intake_files SET state = 'submitted', requestid = ?, updated_at = ? WHERE company = ? AND org = ? AND folder = ? AND sha256 = ?`)
+      .run(requestid, new Date().toISOString(), d.company, d.org, d.folder, sha256);
+  }
+
+  failed(d: Destination, sha256: string, error: ErrorInfo): void {
+    this.#db
+      .prepare(`UPDATE intake_files SET state = 'failed', error = ?, updated_at = ? WHERE company = ? AND org = ? AND folder = ? AND sha256 = ? AND state != 'submitted'`)
+      .run(JSON.stringify({ code: error.code, message: error.message }), new Date().toISOString(), d.company, d.org, d.folder, sha256);
+  }
+
+  /** Forgets an attempt that will be retried as if it never happened (the service was busy). */
+  release(d: Destination, sha256: string): void {
+    this.#db
+      .prepare(`DELETE FROM intake_files WHERE company = ? AND org = ? AND folder = ? AND sha256 = ? AND state = 'submitting'`)
+      .run(d.company, d.org, d.folder, sha256);
+  }
+}

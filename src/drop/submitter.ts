@@ -1,0 +1,24 @@
+/** The boundary between intake (drop folder, `voxdex import`) and the service that accepts work. */
+import type { Destination } from '../types.js';
+
+export interface SubmitInput {
+  /** Absolute path of the audio file or archive. The service must have its own durable copy before resolving. */
+  path: string;
+  /** The name the file arrived under (becomes the request's source name). */
+  originalName: string;
+  destination: Destination;
+  /** From the `<name>.json` sidecar, when there is one: a JSON object. */
+  metadata?: Record<string, unknown>;
+  source: 'drop' | 'import';
+  /** sha256 of the content (hex): a key the service may use to make a repeated submission a no-op. */
+  sha256?: string;
+}
+
+/**
+ * Implemented by the service. Resolves once the request is durably queued; throws a VoxdexError for a
+ * bad file or an unknown destination (NOT_FOUND), or a retryable one (OVERLOADED, NOT_READY) when it
+ * cannot take work right now.
+ */
+export interface Submitter {
+  submit(input: SubmitInput): Promise<{ requestid: string }>;
+}

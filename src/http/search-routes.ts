@@ -1,0 +1,205 @@
+/**
+ * `GET|POST|DELETE /search/{CO}/{ORG}[/{FOLDER}]` (API.md §6, §8). One handler the service mounts on
+ * `/search/*`; it parses the path itself (works whether or not the router strips the mount prefix),
+ * validates options once for GET and POST alike, asks `auth` who may do it, queries the index and
+ * renders. The token comes only from the query string or the POST body and is never logged.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { toVoxdexError, voxdexError } from '../errors.js';
+import { invalidParameter, isShortName } from '../is.js';
+import type { Logger } from '../log.js';
+import {
+  fromJsonBody,
+  fromSearchParams,
+  parseDeleteOptions,
+  parseSearchOptions,
+  type RawOptions,
+} from '../search/search-options.js';
+import { renderCount, renderDetails, renderError, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from '../search/render.js';
+import type { SearchScope, TranscriptIndex } from '../search/transcript-index.js';
+
+/** Throws BAD_TOKEN (401), FORBIDDEN (403) or NOT_FOUND (404) unless `token` may use this scope. */
+export type SearchAuth = (token: string | undefined, company: string, org: string, folder?: string) => void;
+
+export interface SearchHandlerOptions {
+  index: TranscriptIndex;
+  auth: SearchAuth;
+  log: Logger;
+  /** Largest POST body accepted (default 1 MiB). */
+  maxBodyBytes?: number;
+}
+
+/** The three checks of src/tenancy in the order /search needs them (token, company, scope). */
+export function tenancyAuth(tenancy: {
+  authenticate(token: string | undefined): unknown;
+  authorize(principal: never, company: string): void;
+  requireScope(company: string, org: string, folder?: string): void;
+}): SearchAuth {
+  return (token, company, org, folder) => {
+    const principal = tenancy.authenticate(token);
+    tenancy.authorize(principal as never, company);
+    tenancy.requireScope(company, org, folder);
+  };
+}
+
+const ALLOW = 'GET, POST, DELETE';
+const SAFE_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; sandbox",
+  'Cache-Control': 'no-store',
+};
+
+/** `/search/CO/ORG[/FOLDER]` (or, mount prefix stripped, `/CO/ORG[/FOLDER]`) → scope. */
+export function parseSearchPath(pathname: string): SearchScope {
+  const parts = pathname.split('/').filter((p) => p !== '');
+  if (parts[0] === 'search') parts.shift();
+  if (parts.length < 2 || parts.length > 3) {
+    throw voxdexError('NOT_FOUND', `No such search path ${JSON.stringify(pathname)}; use /search/{CO_SHORT}/{ORG_SHORT}[/{FOLDERNAME}]`);
+  }
+  const names = ['company', 'org', 'folder'] as const;
+  const values = parts.map((p, i) => {
+    let v: string;
+    try {
+      v = decodeURIComponent(p);
+    } catch {
+      v = p;
+    }
+    if (!isShortName(v)) throw invalidParameter(names[i]!, 'a short name of 1-64 characters A-Z a-z 0-9 _ . -', v, 'BAD_NAME');
+    return v;
+  });
+  return values.length === 3 ? { company: values[0]!, org: values[1]!, folder: values[2]! } : { company: values[0]!, org: values[1]! };
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size > limit) {
+        reject(voxdexError('TOO_LARGE', `The search request body is larger than ${limit} bytes; send fewer options.`));
+        req.destroy();
+      } else chunks.push(c);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Options from the query string and, for POST, the body (JSON object or urlencoded form). */
+async function collectOptions(req: IncomingMessage, url: URL, limit: number): Promise<RawOptions> {
+  const fromQuery = fromSearchParams(url.searchParams);
+  if (req.method !== 'POST') return fromQuery;
+  const text = await readBody(req, limit);
+  if (text.trim() === '') return fromQuery;
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  let fromBody: RawOptions;
+  if (type.startsWith('application/x-www-form-urlencoded')) {
+    fromBody = fromSearchParams(new URLSearchParams(text));
+  } else {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw voxdexError('BAD_ARGUMENT', 'The POST body is not valid JSON; send the search options as a JSON object.');
+    }
+    fromBody = fromJsonBody(parsed);
+  }
+  for (const name of Object.keys(fromBody)) {
+    if (Object.hasOwn(fromQuery, name)) throw voxdexError('BAD_ARGUMENT', `The option ${name} was given both in the URL and in the body; give it once.`);
+  }
+  return { ...fromQuery, ...fromBody };
+}
+
+function send(res: ServerResponse, r: Rendered, headers: Record<string, string | number> = {}): void {
+  res.writeHead(r.status, { ...SAFE_HEADERS, 'Content-Type': r.type, 'Content-Length': Buffer.byteLength(r.body), ...headers });
+  res.end(r.body);
+}
+
+export function createSearchHandler(options: SearchHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
+  const { index, auth, log } = options;
+  const limit = options.maxBodyBytes ?? 1024 * 1024;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const started = performance.now();
+    const accept = req.headers.accept;
+    const url = new URL((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
+      throw Object.assign(voxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /search; use ${ALLOW}.`), { allow: ALLOW });
+    }
+    const scope = parseSearchPath(url.pathname);
+    const raw = await collectOptions(req, url, limit);
+    // Who is asking comes before what is asked: an unknown token learns nothing about option syntax.
+    auth(raw.token, scope.company, scope.org, scope.folder);
+    const where = { method: req.method, ...scope };
+
+    if (req.method === 'DELETE') {
+      const del = parseDeleteOptions(raw);
+      const deleted = await index.delete(scope, del.tids);
+      log.info({ ...where, requested: del.tids.length, deleted, ms: Math.round(performance.now() - started) }, 'search delete');
+      send(res, renderCount(deleted, accept));
+      return;
+    }
+
+    const opts = parseSearchOptions(raw, accept);
+    const { query } = opts;
+    const done = (extra: Record<string, unknown>) =>
+      log.info({ ...where, output: opts.output, ...extra, ms: Math.round(performance.now() - started) }, 'search');
+
+    switch (opts.output) {
+      case 'count': {
+        const n = await index.count(scope, query);
+        done({ total: n });
+        send(res, renderCount(n, accept));
+        return;
+      }
+      case 'summary': {
+        const { total, rows } = await index.search(scope, query);
+        done({ total, rows: rows.length });
+        send(res, opts.format === 'csv' ? renderSummaryCsv(rows, opts.fields, accept) : renderSummaryJson(rows, opts.fields, accept), {
+          'X-Total-Count': total,
+        });
+        return;
+      }
+      case 'details': {
+        const [total, docs] = await Promise.all([index.count(scope, query), index.details(scope, query)]);
+        done({ total, rows: docs.length });
+        send(res, renderDetails(docs, accept), { 'X-Total-Count': total });
+        return;
+      }
+      case 'zip': {
+        const [total, docs] = await Promise.all([index.count(scope, query), index.details(scope, query)]);
+        done({ total, rows: docs.length });
+        res.writeHead(200, {
+          ...SAFE_HEADERS,
+          'Content-Type': 'application/zip',
+          'Content-Disposition': 'attachment; filename="search.zip"',
+          'X-Total-Count': total,
+        });
+        renderZip(docs, opts.zipfiles).on('error', (err) => {
+          log.error({ err }, 'search zip failed');
+          res.destroy(err);
+        }).pipe(res);
+        return;
+      }
+    }
+  }
+
+  return (req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      const e = toVoxdexError(err);
+      if (e.status >= 500) log.error({ err: (e.cause as Error | undefined) ?? e, code: e.code }, 'search failed');
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      const headers: Record<string, string | number> = {};
+      const allow = (err as { allow?: string }).allow;
+      if (allow) headers.Allow = allow;
+      if (e.status === 503) headers['Retry-After'] = 30;
+      send(res, renderError(e, req.headers.accept), headers);
+      if (!req.complete) req.resume();
+    });
+  };
+}
+

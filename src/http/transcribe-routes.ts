@@ -1,0 +1,157 @@
+/**
+ * `/transcribe` (API.md §2, §3): submit, status/result, signed download, cancel, delete.
+ * Validation at the edge; the work is JobService's.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createReadStream, rmSync, statSync } from 'node:fs';
+import { voxdexError } from '../errors.js';
+import { isUuid } from '../is.js';
+import type { JobService } from '../jobs/job-service.js';
+import { resultMime } from '../jobs/result-file.js';
+import type { Job, JobStore } from '../store/job-store.js';
+import type { Principal, Tenancy } from '../tenancy/tenancy.js';
+import { checkShortName } from '../tenancy/tenancy.js';
+import { readUpload, queryParams, checkParamNames } from './multipart.js';
+import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
+
+export interface TranscribeRouteDeps {
+  jobs: JobService;
+  store: JobStore;
+  tenancy: Tenancy;
+  /** Secret for signed result URLs. */
+  urlSecret: string;
+  resultUrlTtlSec: number;
+  maxUploadBytes: number;
+  incomingDir: string;
+}
+
+const RESULT_PARAMS = ['token', 'requestid', 'inline'];
+
+export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
+  const submit = async (req: Req, res: Res, path: { company?: string; org?: string; folder?: string }) => {
+    let form: Awaited<ReturnType<typeof readUpload>>;
+    try {
+      d.jobs.checkCapacity();
+      form = await readUpload(req, { tmpDir: d.incomingDir, maxBytes: d.maxUploadBytes });
+    } catch (err) {
+      // Refused before the body was read: close the connection rather than drain the upload.
+      if (!req.complete) Object.assign(err as object, { closeConnection: true });
+      throw err;
+    }
+    const p = form.params;
+    try {
+      const principal = d.tenancy.authenticate(p.token);
+      let company: string;
+      if (path.company !== undefined) company = checkShortName('company', path.company);
+      else if (principal.kind === 'company') company = principal.company;
+      else throw voxdexError('BAD_ARGUMENT', 'The root token must name the destination: POST /transcribe/{CO_SHORT}/{ORG_SHORT}/{FOLDERNAME}');
+      d.tenancy.authorize(principal, company);
+      const destination =
+        path.org !== undefined && path.folder !== undefined
+          ? { company, org: checkShortName('org', path.org), folder: checkShortName('folder', path.folder) }
+          : d.tenancy.defaultDestination(company);
+      if (!form.file) throw voxdexError('BAD_ARGUMENT', 'No file: send the audio file or zip/7z archive in the multipart form field "file"');
+      const requestid = await d.jobs.submit({
+        destination,
+        file: form.file,
+        move: true,
+        model: p.model,
+        output: p.output,
+        callback: p.callback,
+        callbackerror: p.callbackerror,
+        metadata: p.metadata,
+        datetime: p.datetime,
+        zpass: p.zpass,
+        ignored: form.ignored,
+      });
+      sendJson(res, 200, { requestid });
+    } catch (err) {
+      if (form.file) rmSync(form.file.path, { force: true });
+      throw err;
+    }
+  };
+  routes.add('POST', '/transcribe', (req, res) => submit(req, res, {}));
+  routes.add('POST', '/transcribe/:org/:folder', (req, res) => {
+    // `/transcribe/{requestid}/cancel` shares this shape; polka matches the first route added.
+    if (isUuid(req.params.org) && req.params.folder === 'cancel') return cancel(req, res, req.params.org!);
+    return submit(req, res, { org: req.params.org, folder: req.params.folder });
+  });
+  routes.add('POST', '/transcribe/:company/:org/:folder', (req, res) =>
+    submit(req, res, { company: req.params.company, org: req.params.org, folder: req.params.folder }),
+  );
+
+  const lookup = (req: Req, id: string | undefined): { job: Job; principal: Principal } => {
+    const params = queryParams(req);
+    checkParamNames(Object.keys(params), RESULT_PARAMS, []);
+    const principal = d.tenancy.authenticate(params.token);
+    if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
+    const job = d.store.get(id);
+    if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
+    d.tenancy.authorize(principal, job.destination.company);
+    return { job, principal };
+  };
+
+  const result = (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
+    const { job } = lookup(req, id);
+    if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, d.jobs.status(job));
+    if (job.state !== 'done' || !job.resultPath) {
+      const status = d.jobs.status(job);
+      const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
+      return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
+    }
+    if (mode === 'file' || queryValue(req, 'inline') === 'true') return sendFile(res, job);
+    const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
+    const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+    const host = req.headers.host ?? 'localhost';
+    const url = `${proto}://${host}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;
+    sendJson(res, 200, url);
+  };
+
+  routes.add('GET', '/transcribe/result', (req, res) => result(req, res, queryValue(req, 'requestid'), 'url'));
+  routes.add('GET', '/transcribe/result/:id', (req, res) => result(req, res, req.params.id, 'url'));
+  routes.add('GET', '/transcribe/:id/result', (req, res) => result(req, res, req.params.id, 'file'));
+
+  routes.add('GET', '/transcribe/download/:id', (req, res) => {
+    const id = req.params.id;
+    const expires = Number(queryValue(req, 'expires'));
+    const sig = queryValue(req, 'sig') ?? '';
+    const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqualHex(sig, sign(d.urlSecret, id, expires));
+    if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid; ask GET /transcribe/result for a new one');
+    if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This result link has expired; ask GET /transcribe/result for a new one');
+    const job = d.store.get(id);
+    if (!job || job.state !== 'done' || !job.resultPath) throw voxdexError('NOT_FOUND', `The result of request ${id} no longer exists`);
+    sendFile(res, job);
+  });
+
+  routes.add('DELETE', '/transcribe/result', async (req, res) => {
+    const { job } = lookup(req, queryValue(req, 'requestid'));
+    await d.jobs.remove(job);
+    sendJson(res, 200, { requestid: job.id, deleted: true });
+  });
+
+  const cancel = async (req: Req, res: Res, id: string) => {
+    const { job } = lookup(req, id);
+    const after = await d.jobs.cancel(job);
+    sendJson(res, 200, d.jobs.status(after));
+  };
+  routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(req, res, req.params.id!));
+}
+
+function sign(secret: string, id: string, expires: number): string {
+  return createHmac('sha256', secret).update(`${id}.${expires}`).digest('hex');
+}
+
+function safeEqualHex(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+function sendFile(res: Res, job: Job): void {
+  const file = job.resultPath!;
+  const size = statSync(file).size;
+  const ext = file.slice(file.lastIndexOf('.') + 1);
+  const base = job.kind === 'archive' ? `${job.id}.zip` : `${job.source.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_.-]/g, '_')}.${ext}`;
+  res.writeHead(200, { 'Content-Type': resultMime(file), 'Content-Length': size, 'Content-Disposition': `attachment; filename="${base}"` });
+  createReadStream(file).pipe(res);
+}

@@ -1,0 +1,57 @@
+/** Builds the transcript document (API.md §4) of one file from the transcriber's result. */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { PACKAGE_ROOT } from '../config.js';
+import type { ChannelInfo, TranscriptDocument, Utterance } from '../types.js';
+
+export const VOXDEX_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+/** What a transcriber returns for one file. */
+export interface TranscribeResult {
+  model: string;
+  utterances: Utterance[];
+  chaninfo: ChannelInfo[];
+  confidence?: number;
+  audiosecs: number;
+  nchannels: number;
+}
+
+export interface DocumentInput {
+  requestid: string;
+  source: string;
+  started: string;
+  metadata?: Record<string, unknown>;
+  warnings: string[];
+  result: TranscribeResult;
+}
+
+const ms = (x: number) => Math.round(x * 1000) / 1000;
+
+export function buildDocument(input: DocumentInput): TranscriptDocument {
+  const r = input.result;
+  const utterances = [...r.utterances]
+    .sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel)
+    .map((u) => ({
+      ...u,
+      start: ms(u.start),
+      end: ms(u.end),
+      metadata: { ...u.metadata, source: u.metadata.source ?? input.source, model: u.metadata.model ?? r.model },
+      events: u.events.map((e) => ({ ...e, start: ms(e.start), end: ms(e.end) })),
+    }));
+  const doc: TranscriptDocument = {
+    asr: `voxdex ${VOXDEX_VERSION}`,
+    model: r.model,
+    confidence: r.confidence,
+    audiosecs: ms(r.audiosecs),
+    nchannels: r.nchannels,
+    started: input.started,
+    donedate: new Date().toISOString(),
+    requestid: input.requestid,
+    source: input.source,
+    chaninfo: r.chaninfo,
+    utterances,
+  };
+  if (input.metadata && Object.keys(input.metadata).length > 0) doc.streamtags = { metadata: input.metadata };
+  if (input.warnings.length > 0) doc.warning = input.warnings.join('; ');
+  return doc;
+}

@@ -1,0 +1,64 @@
+/**
+ * Writes a request's result file: one audio file → its transcript in the requested output;
+ * an archive → a zip of `<member minus audio extension>.json|.txt` per finished member, plus
+ * `errors.json` ([{file, error:{code,message}}]) when some members failed.
+ */
+import { once } from 'node:events';
+import { createWriteStream } from 'node:fs';
+import { rename } from 'node:fs/promises';
+import path from 'node:path';
+import yazl from 'yazl';
+import type { ErrorInfo } from '../errors.js';
+import { outputExtension, renderTranscript } from '../render/output.js';
+import type { OutputFormat, TranscriptDocument } from '../types.js';
+import { fsyncPath, writeDurably } from './paths.js';
+
+export interface MemberOutcome {
+  member: string;
+  document?: TranscriptDocument;
+  error?: ErrorInfo;
+}
+
+export function resultExtension(kind: 'audio' | 'archive', output: OutputFormat): string {
+  return kind === 'archive' ? 'zip' : outputExtension(output);
+}
+
+export function resultMime(file: string): string {
+  if (file.endsWith('.zip')) return 'application/zip';
+  if (file.endsWith('.txt')) return 'text/plain; charset=utf-8';
+  return 'application/json; charset=utf-8';
+}
+
+/** Zip entry name of a member's transcript. */
+export function memberEntryName(member: string, output: OutputFormat): string {
+  const base = member.replace(/\.(wav|wave)$/i, '');
+  return `${base}.${outputExtension(output)}`;
+}
+
+export async function writeResultFile(file: string, kind: 'audio' | 'archive', output: OutputFormat, outcomes: MemberOutcome[]): Promise<void> {
+  if (kind === 'audio') {
+    const doc = outcomes[0]?.document;
+    if (!doc) throw new Error('writeResultFile: the single file has no transcript');
+    writeDurably(file, renderTranscript(doc, output));
+    return;
+  }
+  const zip = new yazl.ZipFile();
+  const used = new Set<string>();
+  for (const o of outcomes) {
+    if (!o.document) continue;
+    let name = memberEntryName(o.member, output);
+    for (let n = 2; used.has(name); n++) name = memberEntryName(`${o.member}-${n}`, output);
+    used.add(name);
+    zip.addBuffer(Buffer.from(renderTranscript(o.document, output)), name);
+  }
+  const errors = outcomes.filter((o) => o.error).map((o) => ({ file: o.member, error: o.error }));
+  if (errors.length > 0) zip.addBuffer(Buffer.from(JSON.stringify(errors, null, 2)), 'errors.json');
+  zip.end();
+  const tmp = `${file}.tmp-${process.pid}`;
+  const out = createWriteStream(tmp);
+  zip.outputStream.pipe(out);
+  await once(out, 'close');
+  fsyncPath(tmp);
+  await rename(tmp, file);
+  fsyncPath(path.dirname(file));
+}

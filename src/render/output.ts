@@ -1,0 +1,66 @@
+/**
+ * Renders a transcript document in the requested output (API.md §4):
+ * - `json`: the document, null/undefined fields omitted;
+ * - `jsontop`: the top-level fields only, utterance detail collapsed into one `text` field
+ *   (one channel: the words in order on one line; several channels: one `[channel] text` line per utterance);
+ * - `text`: one line per utterance in time order, prefixed `[channel] ` when there are several channels.
+ */
+import type { OutputFormat, TranscriptDocument, Utterance } from '../types.js';
+
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'jsontop', 'text'];
+
+export function outputExtension(output: OutputFormat): string {
+  return output === 'text' ? 'txt' : 'json';
+}
+
+export function outputMime(output: OutputFormat): string {
+  return output === 'text' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+}
+
+/** Utterances in time order (ties: channel, then uttid). */
+function ordered(doc: TranscriptDocument): Utterance[] {
+  return [...doc.utterances].sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel || a.metadata.uttid - b.metadata.uttid);
+}
+
+function utteranceText(u: Utterance): string {
+  return u.events.map((e) => e.word).join(' ');
+}
+
+function multiChannel(doc: TranscriptDocument): boolean {
+  return doc.nchannels > 1;
+}
+
+/** The lines of `output=text`, without line ends. */
+export function textLines(doc: TranscriptDocument): string[] {
+  const multi = multiChannel(doc);
+  return ordered(doc)
+    .map((u) => ({ u, text: utteranceText(u) }))
+    .filter((x) => x.text.length > 0)
+    .map(({ u, text }) => (multi ? `[${u.metadata.channel}] ${text}` : text));
+}
+
+function omitNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(omitNulls);
+  if (value && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = omitNulls(v);
+    return out;
+  }
+  return value;
+}
+
+export function renderTranscript(doc: TranscriptDocument, output: OutputFormat): string {
+  switch (output) {
+    case 'json':
+      return JSON.stringify(omitNulls(doc));
+    case 'jsontop': {
+      const { utterances: _drop, ...top } = doc;
+      const text = multiChannel(doc) ? textLines(doc).join('\n') : ordered(doc).map(utteranceText).filter(Boolean).join(' ');
+      return JSON.stringify(omitNulls({ ...top, text }));
+    }
+    case 'text': {
+      const lines = textLines(doc);
+      return lines.length ? `${lines.join('\n')}\n` : '';
+    }
+  }
+}

@@ -1,0 +1,324 @@
+/**
+ * The transcript index on Elasticsearch 8.x through the official client. Elasticsearch finds, filters,
+ * counts, sorts and pages; hits, snippets and scores come from match.ts over the stored document, so
+ * results equal the embedded SQLite store's (one conformance suite runs against both). The mapping and
+ * the query translation live in elasticsearch-mapping.ts; docs/elasticsearch.md has the choices.
+ */
+import { Client, errors, type estypes } from '@elastic/elasticsearch';
+import type { Config } from '../config.js';
+import type { TranscriptDocument } from '../types.js';
+import { voxdexError, VoxdexError } from '../errors.js';
+import { findHits, type ChannelWords } from './match.js';
+import { decodeRow, type EsTranscript, INDEX_SETTINGS, MAPPING_VERSION, MAPPINGS, searchQuery, searchSort, toEsTranscript } from './elasticsearch-mapping.js';
+import type {
+  IndexedTranscript,
+  SearchQuery,
+  SearchResult,
+  SearchScope,
+  StoredTranscript,
+  SummaryRow,
+  TranscriptIndex,
+} from './transcript-index.js';
+
+export interface ElasticsearchIndexOptions {
+  /** Elasticsearch URL, e.g. http://127.0.0.1:9200 (VOXDEX_ES_URL). Ignored when `client` is given. */
+  node?: string;
+  /** A client to share; the index does not close it. */
+  client?: Client;
+  /** The index name (`<VOXDEX_ES_INDEX_PREFIX>-transcripts` from config). */
+  index: string;
+  /** Transcripts per bulk request (default 500). */
+  bulkSize?: number;
+  /** Per-request timeout in ms (default 30 000). */
+  requestTimeoutMs?: number;
+  /** Matches fetched per request when sorting by score, which reads every match (default 1000). */
+  scanPageSize?: number;
+}
+
+/** Characters of JSON per bulk request, well under Elasticsearch's default http.max_content_length (100 MB). */
+const BULK_BYTES = 16 * 1024 * 1024;
+/** Elasticsearch index names: lowercase, no \ / * ? " < > | space , #, not starting with - _ +. */
+const INDEX_NAME = /^[a-z0-9][a-z0-9._-]{0,200}$/;
+
+export function transcriptIndexName(prefix: string): string {
+  return `${prefix}-transcripts`;
+}
+
+/** The index the service uses when VOXDEX_ES_URL is set. */
+export function elasticsearchIndexFromConfig(config: Pick<Config, 'esUrl' | 'esIndexPrefix'>): ElasticsearchIndex {
+  if (!config.esUrl) throw voxdexError('BAD_ARGUMENT', 'VOXDEX_ES_URL is not set; the Elasticsearch index needs its URL.');
+  return new ElasticsearchIndex({ node: config.esUrl, index: transcriptIndexName(config.esIndexPrefix) });
+}
+
+type Source = Partial<EsTranscript> & Pick<EsTranscript, 'tid'>;
+type Row = Pick<EsTranscript, 'tid' | 'datetime' | 'duration' | 'nchannels' | 'model' | 'filename' | 'confidence' | 'row'>;
+/** What summary rows fetch (the full document only for details). */
+export const ROW_SOURCE: Array<keyof Row> = ['tid', 'datetime', 'duration', 'nchannels', 'model', 'filename', 'confidence', 'row'];
+
+export class ElasticsearchIndex implements TranscriptIndex {
+  readonly indexName: string;
+  readonly #client: Client;
+  readonly #ownsClient: boolean;
+  readonly #bulkSize: number;
+  readonly #scanPage: number;
+  readonly #where: string;
+
+  constructor(options: ElasticsearchIndexOptions) {
+    if (!INDEX_NAME.test(options.index)) {
+      throw voxdexError(
+        'BAD_ARGUMENT',
+        `Expected an Elasticsearch index name (lowercase letters, digits, . _ -) but received ${JSON.stringify(options.index)}; check VOXDEX_ES_INDEX_PREFIX.`,
+      );
+    }
+    if (!options.client && !options.node) throw voxdexError('BAD_ARGUMENT', 'Elasticsearch index needs `node` (a URL) or `client`.');
+    this.indexName = options.index;
+    this.#ownsClient = !options.client;
+    this.#client = options.client ?? new Client({ node: options.node!, requestTimeout: options.requestTimeoutMs ?? 30_000, maxRetries: 2 });
+    this.#bulkSize = options.bulkSize ?? 500;
+    this.#scanPage = options.scanPageSize ?? 1000;
+    this.#where = `Elasticsearch index ${options.index}${options.node ? ` at ${withoutCredentials(options.node)}` : ''}`;
+  }
+
+  /** The client, for callers that send their own requests (the benchmark's direct peer). */
+  get client(): Client {
+    return this.#client;
+  }
+
+  async init(): Promise<void> {
+    const existing = await this.#call(() => this.#client.indices.exists({ index: this.indexName }));
+    if (!existing) {
+      try {
+        await this.#client.indices.create({ index: this.indexName, settings: INDEX_SETTINGS, mappings: MAPPINGS });
+        return;
+      } catch (err) {
+        // Another process created it first: fall through and check its mapping.
+        if (errorType(err) !== 'resource_already_exists_exception') throw this.#translate(err);
+      }
+    }
+    const mapping = await this.#call(() => this.#client.indices.getMapping({ index: this.indexName }));
+    const version = Object.values(mapping)[0]?.mappings._meta?.voxdex_mapping_version;
+    if (version !== MAPPING_VERSION) {
+      throw voxdexError(
+        'INDEX_UNAVAILABLE',
+        `${this.#where} has mapping version ${String(version)}, this voxdex needs ${MAPPING_VERSION}; reindex into a new VOXDEX_ES_INDEX_PREFIX (docs/elasticsearch.md).`,
+      );
+    }
+  }
+
+  async index(docs: readonly IndexedTranscript[]): Promise<void> {
+    if (docs.length === 0) return;
+    const now = new Date().toISOString();
+    // Validate everything before writing anything, as the embedded store does in one transaction.
+    const prepared = docs.map((t) => {
+      const dt = Date.parse(t.datetime);
+      if (!Number.isFinite(dt)) throw voxdexError('BAD_ARGUMENT', `Transcript ${t.tid} has an invalid datetime ${JSON.stringify(t.datetime)}`);
+      return toEsTranscript(t, dt, now);
+    });
+    // Bulk requests of at most bulkSize transcripts and about BULK_BYTES (long calls make big documents).
+    let batch: EsTranscript[] = [];
+    let bytes = 0;
+    for (const [i, doc] of prepared.entries()) {
+      batch.push(doc);
+      bytes += doc.doc.length + doc.row.length * 2;
+      if (batch.length >= this.#bulkSize || bytes >= BULK_BYTES || i === prepared.length - 1) {
+        await this.#bulk(batch);
+        batch = [];
+        bytes = 0;
+      }
+    }
+    // Visible to the next search once this resolves.
+    await this.#call(() => this.#client.indices.refresh({ index: this.indexName }));
+  }
+
+  async #bulk(docs: EsTranscript[]): Promise<void> {
+    const operations = docs.flatMap((doc) => [{ index: { _index: this.indexName, _id: doc.tid } }, doc]);
+    const res = await this.#call(() => this.#client.bulk({ operations, refresh: false }));
+    if (!res.errors) return;
+    const failed = res.items.find((item) => item.index?.error)?.index;
+    const status = failed?.status ?? 500;
+    throw voxdexError(
+      status === 429 || status >= 500 ? 'INDEX_UNAVAILABLE' : 'INTERNAL',
+      `${this.#where} rejected transcript ${failed?._id}: ${failed?.error?.type}: ${failed?.error?.reason}`,
+    );
+  }
+
+  async delete(scope: SearchScope, tids: readonly string[]): Promise<number> {
+    const ids = [...new Set(tids)];
+    if (ids.length === 0) return 0;
+    const filter: estypes.QueryDslQueryContainer[] = [{ term: { company: scope.company } }, { term: { org: scope.org } }, { ids: { values: ids } }];
+    if (scope.folder !== undefined) filter.push({ term: { folder: scope.folder } });
+    // _delete_by_query lives in a module the minimal distribution lacks: find those in scope, then delete
+    // each only if unchanged since (a transcript re-indexed elsewhere meanwhile is left alone).
+    const found = await this.#call(() =>
+      this.#client.search({ index: this.indexName, query: { bool: { filter } }, size: ids.length, _source: false, seq_no_primary_term: true }),
+    );
+    if (found.hits.hits.length === 0) return 0;
+    const operations = found.hits.hits.map((h) => ({
+      delete: { _index: this.indexName, _id: h._id!, if_seq_no: h._seq_no!, if_primary_term: h._primary_term! },
+    }));
+    const res = await this.#call(() => this.#client.bulk({ operations, refresh: true }));
+    return res.items.filter((item) => item.delete?.result === 'deleted').length;
+  }
+
+  async count(scope: SearchScope, query: SearchQuery): Promise<number> {
+    const res = await this.#call(() => this.#client.count({ index: this.indexName, query: searchQuery(scope, query) }));
+    return res.count;
+  }
+
+  async search(scope: SearchScope, query: SearchQuery): Promise<SearchResult> {
+    const { total, page } = await this.#page(scope, query, ROW_SOURCE);
+    const rows = page.map(({ source, words }): SummaryRow => {
+      const s = source as Row;
+      const data = decodeRow(s.row);
+      const { score, hits } = findHits(query.terms, words ?? data.words, query.channel);
+      const row: SummaryRow = {
+        tid: s.tid,
+        filename: s.filename,
+        datetime: s.datetime,
+        duration: s.duration,
+        nchannels: s.nchannels,
+        model: s.model,
+        score,
+        metadata: data.metadata,
+        hits,
+      };
+      if (s.confidence !== undefined && s.confidence !== null) row.confidence = s.confidence;
+      return row;
+    });
+    return { total, rows };
+  }
+
+  async details(scope: SearchScope, query: SearchQuery): Promise<StoredTranscript[]> {
+    const { page } = await this.#page(scope, query, ['tid', 'doc']);
+    return page.map(({ source }) => ({ tid: source.tid, ...(JSON.parse(source.doc!) as TranscriptDocument) }));
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient) await this.#client.close();
+  }
+
+  /** One page in the requested order, and the total. Sorting by score reads every match (see docs). */
+  async #page(
+    scope: SearchScope,
+    q: SearchQuery,
+    fields: Array<keyof EsTranscript>,
+  ): Promise<{ total: number; page: Array<{ source: Source; words?: ChannelWords[] }> }> {
+    const query = searchQuery(scope, q);
+    if (q.sort === 'score' && q.terms) return this.#pageByScore(query, q, fields);
+    const res = await this.#call(() =>
+      this.#client.search<Source>({
+        index: this.indexName,
+        query,
+        sort: searchSort(q),
+        from: q.offset,
+        size: q.size,
+        track_total_hits: true,
+        _source: fields,
+      }),
+    );
+    return { total: totalOf(res.hits.total), page: res.hits.hits.map((h) => ({ source: h._source! })) };
+  }
+
+  async #pageByScore(query: estypes.QueryDslQueryContainer, q: SearchQuery, fields: Array<keyof EsTranscript>) {
+    const scored: Array<{ tid: string; score: number; words: ChannelWords[] }> = [];
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const res = await this.#call(() =>
+        this.#client.search<Pick<EsTranscript, 'tid' | 'row'>>({
+          index: this.indexName,
+          query,
+          sort: [{ tid: { order: 'asc' } }],
+          size: this.#scanPage,
+          search_after: after,
+          _source: ['tid', 'row'],
+        }),
+      );
+      for (const h of res.hits.hits) {
+        const { words } = decodeRow(h._source!.row);
+        scored.push({ tid: h._source!.tid, words, score: findHits(q.terms, words, q.channel).score });
+      }
+      if (res.hits.hits.length < this.#scanPage) break;
+      after = res.hits.hits.at(-1)!.sort;
+    }
+    const dir = q.sortdir === 'asc' ? 1 : -1;
+    scored.sort((a, b) => dir * (a.score - b.score) || (a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0));
+    const slice = scored.slice(q.offset, q.offset + q.size);
+    if (slice.length === 0) return { total: scored.length, page: [] };
+    const res = await this.#call(() =>
+      this.#client.search<Source>({
+        index: this.indexName,
+        query: { bool: { filter: [query, { ids: { values: slice.map((s) => s.tid) } }] } },
+        size: slice.length,
+        _source: fields,
+      }),
+    );
+    const byTid = new Map(res.hits.hits.map((h) => [h._source!.tid, h._source!]));
+    const page = slice.filter((s) => byTid.has(s.tid)).map((s) => ({ source: byTid.get(s.tid)!, words: s.words }));
+    return { total: scored.length, page };
+  }
+
+  async #call<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      throw this.#translate(err);
+    }
+  }
+
+  /** Client errors → the error table: unreachable / overloaded is retryable, a query ES refuses is the caller's. */
+  #translate(err: unknown): VoxdexError {
+    if (err instanceof VoxdexError) return err;
+    if (err instanceof errors.ResponseError) {
+      const status = err.statusCode ?? 500;
+      const type = errorType(err);
+      const reason = errorReason(err);
+      if (type === 'index_not_found_exception') {
+        return voxdexError('INDEX_UNAVAILABLE', `${this.#where} does not exist; call init() (the service does at start).`, err);
+      }
+      const text = `${type} ${reason}`;
+      if (/maxClauseCount|too_many_clauses|too_many_nested_clauses|too_complex/i.test(text)) {
+        return voxdexError(
+          'BAD_QUERY',
+          `Invalid terms: a wildcard matches too many different words for Elasticsearch (${reason}); add letters to narrow the wildcard.`,
+          err,
+        );
+      }
+      if (/result window is too large/i.test(text)) {
+        return voxdexError('BAD_ARGUMENT', `offset + size is beyond what Elasticsearch pages (${reason}); narrow the search instead.`, err);
+      }
+      if (status === 429 || status >= 500) return voxdexError('INDEX_UNAVAILABLE', `${this.#where} failed (${status} ${type}): ${reason}`, err);
+      return voxdexError('INTERNAL', `${this.#where} rejected a request (${status} ${type}): ${reason}`, err);
+    }
+    if (err instanceof errors.ElasticsearchClientError) {
+      return voxdexError('INDEX_UNAVAILABLE', `${this.#where} is unreachable (${err.name}: ${err.message}); check VOXDEX_ES_URL and that it is running.`, err);
+    }
+    return voxdexError('INTERNAL', `internal error talking to ${this.#where}: ${(err as Error)?.message ?? String(err)}`, err);
+  }
+}
+
+/** The URL as errors may show it: no user name or password. */
+function withoutCredentials(node: string): string {
+  try {
+    const u = new URL(node);
+    u.username = '';
+    u.password = '';
+    return u.href.replace(/\/$/, '');
+  } catch {
+    return '(invalid URL)';
+  }
+}
+
+function totalOf(total: estypes.SearchTotalHits | number | undefined): number {
+  return typeof total === 'number' ? total : (total?.value ?? 0);
+}
+
+function errorType(err: unknown): string | undefined {
+  const body = (err as { meta?: { body?: { error?: { type?: string } } } })?.meta?.body;
+  return body?.error?.type;
+}
+
+function errorReason(err: unknown): string {
+  const e = (err as { meta?: { body?: { error?: { reason?: string; root_cause?: Array<{ reason?: string }>; caused_by?: { reason?: string } } } } })
+    ?.meta?.body?.error;
+  return e?.root_cause?.[0]?.reason ?? e?.caused_by?.reason ?? e?.reason ?? (err as Error).message;
+}

@@ -1,0 +1,179 @@
+/**
+ * Exact, backend-independent matching of a terms AST against one transcript. Backends use their
+ * engine to find candidates and count; this module defines (and computes) what a hit is, so that
+ * SQLite and Elasticsearch return identical hits, snippets and scores.
+ */
+import type { TranscriptDocument } from '../types.js';
+import type { Hit } from './transcript-index.js';
+import { normalizeWord, type QueryNode } from './query.js';
+
+/** One channel's word sequence: utterances in time order, fillers and punctuation-only words dropped. */
+export interface ChannelWords {
+  channel: number;
+  /** normalizeWord() of each word: what is indexed and matched. */
+  norm: string[];
+  /** The words as the ASR wrote them: what snippets show. */
+  words: string[];
+  starts: number[];
+  ends: number[];
+}
+
+export const SNIPPET_CONTEXT_WORDS = 3;
+export const MAX_HITS_PER_ROW = 100;
+
+const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
+
+/** Splits a document into per-channel word sequences, ordered by channel number. */
+export function channelWords(doc: TranscriptDocument): ChannelWords[] {
+  const byChannel = new Map<number, ChannelWords>();
+  const utts = [...(doc.utterances ?? [])].sort((a, b) => a.start - b.start || (a.metadata?.uttid ?? 0) - (b.metadata?.uttid ?? 0));
+  for (const u of utts) {
+    const channel = u.metadata?.channel ?? 0;
+    let cw = byChannel.get(channel);
+    if (!cw) byChannel.set(channel, (cw = { channel, norm: [], words: [], starts: [], ends: [] }));
+    for (const e of u.events ?? []) {
+      if (typeof e.word !== 'string' || FILLER.test(e.word)) continue;
+      const n = normalizeWord(e.word);
+      if (n === '') continue;
+      cw.norm.push(n);
+      cw.words.push(e.word);
+      cw.starts.push(e.start);
+      cw.ends.push(e.end);
+    }
+  }
+  return [...byChannel.values()].sort((a, b) => a.channel - b.channel);
+}
+
+const patterns = new Map<string, RegExp | string>();
+
+/** A query word as a matcher: the word itself, or an anchored RegExp for `*` / `?` wildcards. */
+function pattern(word: string): RegExp | string {
+  let p = patterns.get(word);
+  if (p === undefined) {
+    p = /[*?]/.test(word)
+      ? new RegExp(`^${word.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'u')
+      : word;
+    if (patterns.size > 10_000) patterns.clear();
+    patterns.set(word, p);
+  }
+  return p;
+}
+
+function matches(p: RegExp | string, token: string): boolean {
+  return typeof p === 'string' ? p === token : p.test(token);
+}
+
+/** Word-index spans [first, last] of a leaf's occurrences in one channel: non-overlapping, left to right. */
+export function leafSpans(node: QueryNode, cw: ChannelWords): Array<[number, number]> {
+  const spans: Array<[number, number]> = [];
+  const n = cw.norm.length;
+  if (node.type === 'word') {
+    const p = pattern(node.word);
+    for (let i = 0; i < n; i++) if (matches(p, cw.norm[i]!)) spans.push([i, i]);
+  } else if (node.type === 'phrase') {
+    const ps = node.words.map(pattern);
+    const k = ps.length;
+    const first = ps[0]!;
+    for (let i = 0; i + k <= n; i++) {
+      if (!matches(first, cw.norm[i]!)) continue;
+      let j = 1;
+      while (j < k && matches(ps[j]!, cw.norm[i + j]!)) j++;
+      if (j === k) {
+        spans.push([i, i + k - 1]);
+        i += k - 1;
+      }
+    }
+  } else if (node.type === 'near') {
+    // The window ending at e: for every word its latest occurrence at or before e. It matches when at
+    // most `distance` words lie between its first and last word (FTS5 NEAR semantics).
+    const ps = node.words.map(pattern);
+    const latest = ps.map(() => -1);
+    let lastEnd = -1;
+    for (let e = 0; e < n; e++) {
+      let hit = false;
+      ps.forEach((p, k) => {
+        if (matches(p, cw.norm[e]!)) {
+          latest[k] = e;
+          hit = true;
+        }
+      });
+      if (!hit) continue;
+      const s = Math.min(...latest);
+      if (s < 0 || s <= lastEnd || e - s - 1 > node.distance) continue;
+      spans.push([s, e]);
+      lastEnd = e;
+    }
+  }
+  return spans;
+}
+
+function inChannels(all: ChannelWords[], channel: number | undefined): ChannelWords[] {
+  return channel === undefined ? all : all.filter((c) => c.channel === channel);
+}
+
+/** Does the transcript match the query (restricted to `channel` when given)? */
+export function evaluate(node: QueryNode, all: ChannelWords[], channel?: number): boolean {
+  const chans = inChannels(all, channel);
+  const test = (q: QueryNode): boolean => {
+    switch (q.type) {
+      case 'and':
+        return q.children.every(test);
+      case 'or':
+        return q.children.some(test);
+      case 'not':
+        return !test(q.child);
+      default:
+        return chans.some((cw) => leafSpans(q, cw).length > 0);
+    }
+  };
+  return test(node);
+}
+
+/** The leaves that are not under a NOT: those whose occurrences are hits. */
+function positiveLeaves(node: QueryNode, negated = false, out: QueryNode[] = []): QueryNode[] {
+  if (node.type === 'not') positiveLeaves(node.child, !negated, out);
+  else if (node.type === 'and' || node.type === 'or') for (const c of node.children) positiveLeaves(c, negated, out);
+  else if (!negated) out.push(node);
+  return out;
+}
+
+const ms = (x: number) => Math.round(x * 1000) / 1000;
+
+/**
+ * Hits of a matching transcript: every occurrence of every non-excluded word, phrase and proximity
+ * group (restricted to `channel` when given), deduplicated, ordered by start time, channel, end.
+ * score = the number of hits; `hits` holds the first MAX_HITS_PER_ROW of them.
+ */
+export function findHits(node: QueryNode | undefined, all: ChannelWords[], channel?: number): { score: number; hits: Hit[] } {
+  if (!node) return { score: 0, hits: [] };
+  const leaves = positiveLeaves(node);
+  const found: Array<{ cw: ChannelWords; s: number; e: number }> = [];
+  for (const cw of inChannels(all, channel)) {
+    const seen = new Set<string>();
+    for (const leaf of leaves) {
+      for (const [s, e] of leafSpans(leaf, cw)) {
+        const key = `${s}:${e}`;
+        if (!seen.has(key)) {
+          seen.add(key);
+          found.push({ cw, s, e });
+        }
+      }
+    }
+  }
+  found.sort((a, b) => a.cw.starts[a.s]! - b.cw.starts[b.s]! || a.cw.channel - b.cw.channel || a.s - b.s || a.e - b.e);
+  const hits = found.slice(0, MAX_HITS_PER_ROW).map(({ cw, s, e }) => ({
+    channel: cw.channel,
+    start: ms(cw.starts[s]!),
+    end: ms(cw.ends[e]!),
+    text: cw.words.slice(Math.max(0, s - SNIPPET_CONTEXT_WORDS), e + 1 + SNIPPET_CONTEXT_WORDS).join(' '),
+  }));
+  return { score: found.length, hits };
+}
+
+/** A metadata value as the text `meta.<field>=value` compares against; undefined: not searchable. */
+export function metaText(value: unknown): string | undefined {
+  if (value === null || value === undefined) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value);
+}

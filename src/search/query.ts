@@ -1,0 +1,190 @@
+/**
+ * The `terms` query language (API.md §6) → AST. Grammar (docs/search.md):
+ *
+ *   query   := or
+ *   or      := and ( '|' and )*
+ *   and     := unary ( '&'? unary )*          words side by side are ANDed
+ *   unary   := '-' unary | primary            '-' right before a word, phrase or group: NOT
+ *   primary := '(' or ')' | '"' word+ '"' ( '~' N )? | word
+ *   word    := letters/digits with optional '*' (any run, also empty) and '?' (exactly one) wildcards
+ *
+ * `"w1 w2 …"~N` is proximity: all words in one channel, at most N other words between the first and
+ * the last of them, in any order (N 0–100). Words are case-insensitive and normalized with
+ * `normalizeWord`. Every syntax problem is a BAD_QUERY naming the position.
+ */
+import { voxdexError } from '../errors.js';
+
+export type QueryNode =
+  | { type: 'word'; word: string }
+  | { type: 'phrase'; words: string[] }
+  | { type: 'near'; words: string[]; distance: number }
+  | { type: 'and'; children: QueryNode[] }
+  | { type: 'or'; children: QueryNode[] }
+  | { type: 'not'; child: QueryNode };
+
+export const MAX_TERMS_LENGTH = 2000;
+export const MAX_QUERY_LEAVES = 64;
+export const MAX_NEAR_DISTANCE = 100;
+
+const ASCII_WORD = /^[a-z0-9]+$/;
+
+/** Lowercase, diacritics removed, everything but letters and digits removed ("Don't" → "dont"). */
+export function normalizeWord(word: string): string {
+  if (ASCII_WORD.test(word)) return word;
+  return word.normalize('NFD').replace(/\p{M}+/gu, '').toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+}
+
+/** True for a word containing `*` or `?`. */
+export function isWildcard(word: string): boolean {
+  return /[*?]/.test(word);
+}
+
+/** A query word with wildcards kept: "Hel*O?" → "hel*o?". */
+function normalizeQueryWord(raw: string, pos: number): string {
+  const word = raw
+    .split(/([*?])/)
+    .map((part) => (part === '*' || part === '?' ? part : normalizeWord(part)))
+    .join('')
+    .replace(/\*+/g, '*');
+  if (!/[\p{L}\p{N}]/u.test(word)) {
+    throw bad(`the word ${JSON.stringify(raw)} at position ${pos} has no letters or digits`);
+  }
+  return word;
+}
+
+function bad(message: string) {
+  return voxdexError('BAD_QUERY', `Invalid terms: ${message}. See docs/search.md for the syntax.`);
+}
+
+type Token =
+  | { kind: 'word'; text: string; pos: number }
+  | { kind: 'phrase'; words: string[]; distance?: number; pos: number }
+  | { kind: '(' | ')' | '|' | '&' | '-'; pos: number };
+
+const SPECIAL = new Set(['"', '(', ')', '|', '&']);
+
+function tokenize(input: string): Token[] {
+  const tokens: Token[] = [];
+  let i = 0;
+  while (i < input.length) {
+    const c = input[i]!;
+    if (/\s/.test(c)) {
+      i++;
+    } else if (c === '(' || c === ')' || c === '|' || c === '&') {
+      tokens.push({ kind: c, pos: i });
+      i++;
+    } else if (c === '-') {
+      tokens.push({ kind: '-', pos: i });
+      i++;
+    } else if (c === '"') {
+      const close = input.indexOf('"', i + 1);
+      if (close < 0) throw bad(`the quote at position ${i} is not closed`);
+      const raw = input.slice(i + 1, close).split(/\s+/).filter((w) => w !== '');
+      const words = raw.map((w) => normalizeQueryWord(w, i)).filter((w) => w !== '');
+      if (words.length === 0) throw bad(`the quoted phrase at position ${i} is empty`);
+      const pos = i;
+      i = close + 1;
+      let distance: number | undefined;
+      if (input[i] === '~') {
+        const m = /^~(\d{1,3})(?![\w*?])/.exec(input.slice(i));
+        const n = m ? Number(m[1]) : NaN;
+        if (!(n >= 0 && n <= MAX_NEAR_DISTANCE)) {
+          throw bad(`expected a whole number of words from 0 to ${MAX_NEAR_DISTANCE} after "~" at position ${i}`);
+        }
+        distance = n;
+        i += m![0].length;
+      }
+      tokens.push({ kind: 'phrase', words, distance, pos });
+    } else {
+      let j = i;
+      while (j < input.length && !/\s/.test(input[j]!) && !SPECIAL.has(input[j]!)) j++;
+      const text = input.slice(i, j);
+      if (text.includes('~')) throw bad(`"~N" proximity applies to a quoted phrase ("word1 word2"~5), found ${JSON.stringify(text)} at position ${i}`);
+      tokens.push({ kind: 'word', text: normalizeQueryWord(text, i), pos: i });
+      i = j;
+    }
+  }
+  return tokens;
+}
+
+/** Parses `terms`; returns undefined for blank terms (match everything). Throws BAD_QUERY. */
+export function parseTerms(input: string): QueryNode | undefined {
+  if (input.length > MAX_TERMS_LENGTH) throw bad(`longer than ${MAX_TERMS_LENGTH} characters`);
+  const tokens = tokenize(input);
+  if (tokens.length === 0) return undefined;
+  let at = 0;
+  let leaves = 0;
+  const peek = () => tokens[at];
+  const where = () => (at < tokens.length ? `at position ${tokens[at]!.pos}` : 'at the end');
+
+  function or(): QueryNode {
+    const children = [and()];
+    while (peek()?.kind === '|') {
+      at++;
+      children.push(and());
+    }
+    return children.length === 1 ? children[0]! : { type: 'or', children };
+  }
+  function and(): QueryNode {
+    const children = [unary()];
+    for (;;) {
+      const t = peek();
+      if (t === undefined || t.kind === '|' || t.kind === ')') break;
+      if (t.kind === '&') at++;
+      children.push(unary());
+    }
+    return children.length === 1 ? children[0]! : { type: 'and', children };
+  }
+  function unary(): QueryNode {
+    if (peek()?.kind === '-') {
+      at++;
+      return { type: 'not', child: unary() };
+    }
+    return primary();
+  }
+  function primary(): QueryNode {
+    const t = peek();
+    if (t === undefined) throw bad(`expected a word, phrase or "(" ${where()}`);
+    at++;
+    if (t.kind === 'word') return leaf({ type: 'word', word: t.text });
+    if (t.kind === 'phrase') {
+      if (t.words.length === 1) return leaf({ type: 'word', word: t.words[0]! });
+      if (t.distance !== undefined) return leaf({ type: 'near', words: t.words, distance: t.distance });
+      return leaf({ type: 'phrase', words: t.words });
+    }
+    if (t.kind === '(') {
+      if (peek()?.kind === ')') throw bad(`empty parentheses at position ${t.pos}`);
+      const inner = or();
+      if (peek()?.kind !== ')') throw bad(`the "(" at position ${t.pos} is not closed`);
+      at++;
+      return inner;
+    }
+    throw bad(`unexpected "${t.kind}" at position ${t.pos}; expected a word, phrase or "("`);
+  }
+  function leaf(node: QueryNode): QueryNode {
+    if (++leaves > MAX_QUERY_LEAVES) throw bad(`more than ${MAX_QUERY_LEAVES} words and phrases`);
+    return node;
+  }
+
+  const node = or();
+  if (at < tokens.length) throw bad(`unexpected "${(tokens[at] as { kind: string }).kind}" at position ${tokens[at]!.pos}`);
+  return node;
+}
+
+/** Canonical text of an AST (for logs and tests): the same syntax, fully parenthesized. */
+export function formatQuery(node: QueryNode): string {
+  switch (node.type) {
+    case 'word':
+      return node.word;
+    case 'phrase':
+      return `"${node.words.join(' ')}"`;
+    case 'near':
+      return `"${node.words.join(' ')}"~${node.distance}`;
+    case 'not':
+      return `-${formatQuery(node.child)}`;
+    case 'and':
+      return `(${node.children.map(formatQuery).join(' & ')})`;
+    case 'or':
+      return `(${node.children.map(formatQuery).join(' | ')})`;
+  }
+}

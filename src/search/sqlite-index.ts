@@ -1,0 +1,336 @@
+/**
+ * The embedded transcript index: one SQLite file (WAL) through better-sqlite3.
+ * - `transcripts`: one row per transcript (scope, call time, filters, metadata JSON, the document JSON);
+ * - `fts`: contentless FTS5, one row per transcript (rowid = transcripts.id), one column per channel;
+ * - `words`: per channel the original words and their start/end times, to turn matches into hits in the app;
+ * - `meta`: (field, value-as-text) pairs for `meta.<field>=value`.
+ * Queries put the full-text match first (`id IN (SELECT rowid FROM fts WHERE fts MATCH ?)`), see
+ * SEARCH-FINDINGS.md; hits, snippets and scores come from src/search/match.ts.
+ */
+import { mkdirSync } from 'node:fs';
+import { deflateRawSync, inflateRawSync } from 'node:zlib';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { voxdexError } from '../errors.js';
+import { type ChannelWords, channelWords, findHits, metaText } from './match.js';
+import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
+import type {
+  IndexedTranscript,
+  SearchQuery,
+  SearchResult,
+  SearchScope,
+  StoredTranscript,
+  SummaryRow,
+  TranscriptIndex,
+} from './transcript-index.js';
+
+export interface SqliteIndexOptions {
+  /** The database file, e.g. `<dataDir>/search.sqlite`; its folder is created if missing. */
+  file: string;
+}
+
+interface Row {
+  id: number;
+  tid: string;
+  datetime: string;
+  duration: number;
+  nchannels: number;
+  model: string;
+  filename: string;
+  confidence: number | null;
+  metadata: string;
+}
+
+/** Stored in PRAGMA user_version; a file with another version is refused rather than misread. */
+export const SCHEMA_VERSION = 1;
+
+const SORT_COLUMN = { datetime: 't.dt', duration: 't.duration', filename: 't.filename', confidence: 't.confidence' } as const;
+const ROW_COLUMNS = 't.id, t.tid, t.datetime, t.duration, t.nchannels, t.model, t.filename, t.confidence, t.metadata';
+
+export class SqliteTranscriptIndex implements TranscriptIndex {
+  readonly #file: string;
+  #db: Database.Database | undefined;
+  #vocab: Database.Statement | undefined;
+  #vocabFrom: Database.Statement | undefined;
+  readonly #statements = new Map<string, Database.Statement>();
+  /** Wildcard → indexed words; emptied whenever the index changes. */
+  readonly #expansions = new Map<string, string[]>();
+
+  constructor(options: SqliteIndexOptions) {
+    this.#file = options.file;
+  }
+
+  /** A prepared statement, cached per SQL text (queries with terms vary; the cache is bounded). */
+  #prepare(sql: string): Database.Statement {
+    let st = this.#statements.get(sql);
+    if (!st) {
+      if (this.#statements.size > 500) this.#statements.clear();
+      st = this.#conn.prepare(sql);
+      this.#statements.set(sql, st);
+    }
+    return st;
+  }
+
+  get #conn(): Database.Database {
+    if (!this.#db) throw voxdexError('INDEX_UNAVAILABLE', 'The search index is not open (the service is starting or stopping); retry shortly.');
+    return this.#db;
+  }
+
+  async init(): Promise<void> {
+    if (this.#db) return;
+    if (this.#file !== ':memory:') mkdirSync(path.dirname(this.#file), { recursive: true });
+    const db = new Database(this.#file);
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = NORMAL');
+    db.pragma('busy_timeout = 5000');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== 0 && version !== SCHEMA_VERSION) {
+      db.close();
+      throw voxdexError('INDEX_UNAVAILABLE', `${this.#file} holds search index schema ${version}, this voxdex reads ${SCHEMA_VERSION}; rebuild the index.`);
+    }
+    db.exec(`
+      CREATE TABLE IF NOT EXISTS transcripts (
+        id INTEGER PRIMARY KEY,
+        tid TEXT NOT NULL UNIQUE,
+        company TEXT NOT NULL, org TEXT NOT NULL, folder TEXT NOT NULL,
+        dt INTEGER NOT NULL, datetime TEXT NOT NULL,
+        duration REAL NOT NULL, nchannels INTEGER NOT NULL,
+        model TEXT NOT NULL, filename TEXT NOT NULL, requestid TEXT NOT NULL,
+        confidence REAL, indexed_at TEXT NOT NULL,
+        metadata TEXT NOT NULL);
+      CREATE INDEX IF NOT EXISTS transcripts_scope_dt ON transcripts (company, org, folder, dt);
+      CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, doc BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS words (id INTEGER PRIMARY KEY, channels TEXT NOT NULL, times BLOB NOT NULL);
+      CREATE TABLE IF NOT EXISTS meta (
+        field TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL,
+        PRIMARY KEY (field, value, id)) WITHOUT ROWID;
+      CREATE INDEX IF NOT EXISTS meta_id ON meta (id);
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
+        content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+      CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
+    `);
+    db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    this.#db = db;
+    this.#vocab = db.prepare('SELECT term FROM fts_vocab WHERE term GLOB ? ORDER BY term LIMIT ?').pluck();
+    this.#vocabFrom = db
+      .prepare('SELECT term FROM fts_vocab WHERE term >= ? AND term < ? AND term GLOB ? ORDER BY term LIMIT ?')
+      .pluck();
+  }
+
+  async index(docs: readonly IndexedTranscript[]): Promise<void> {
+    const db = this.#conn;
+    const find = this.#prepare('SELECT id FROM transcripts WHERE tid = ?').pluck();
+    const insert = this.#prepare(`INSERT INTO transcripts
+      (tid, company, org, folder, dt, datetime, duration, nchannels, model, filename, requestid, confidence, indexed_at, metadata)
+      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+    const insertDoc = this.#prepare('INSERT INTO docs (id, doc) VALUES (?, ?)');
+    const insertFts = this.#prepare(`INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(MAX_CHANNELS)})`);
+    const insertWords = this.#prepare('INSERT INTO words (id, channels, times) VALUES (?, ?, ?)');
+    const insertMeta = this.#prepare('INSERT OR IGNORE INTO meta (field, value, id) VALUES (?, ?, ?)');
+    const now = new Date().toISOString();
+    this.#expansions.clear();
+    db.transaction(() => {
+      for (const t of docs) {
+        const old = find.get(t.tid) as number | undefined;
+        if (old !== undefined) this.#remove(old);
+        const d = t.document;
+        const metadata = d.streamtags?.metadata ?? {};
+        const dt = Date.parse(t.datetime);
+        if (!Number.isFinite(dt)) throw voxdexError('BAD_ARGUMENT', `Transcript ${t.tid} has an invalid datetime ${JSON.stringify(t.datetime)}`);
+        const id = Number(
+          insert.run(t.tid, t.company, t.org, t.folder, dt, t.datetime, d.audiosecs ?? 0, d.nchannels ?? 0, d.model ?? '',
+            d.source ?? '', d.requestid ?? '', d.confidence ?? null, t.indexedAt ?? now, JSON.stringify(metadata)).lastInsertRowid,
+        );
+        insertDoc.run(id, deflateRawSync(JSON.stringify(d), { level: 1 }));
+        const columns: Array<string | null> = FTS_COLUMNS.map(() => null);
+        const cws = channelWords(d);
+        for (const cw of cws) if (cw.channel >= 0 && cw.channel < MAX_CHANNELS) columns[cw.channel] = cw.norm.join(' ');
+        const words = encodeWords(cws);
+        insertWords.run(id, words.channels, words.times);
+        insertFts.run(id, ...columns);
+        for (const [field, value] of Object.entries(metadata)) {
+          const text = metaText(value);
+          if (text !== undefined) insertMeta.run(field, text, id);
+        }
+      }
+    })();
+  }
+
+  #remove(id: number): void {
+    this.#expansions.clear();
+    this.#prepare('DELETE FROM fts WHERE rowid = ?').run(id);
+    this.#prepare('DELETE FROM words WHERE id = ?').run(id);
+    this.#prepare('DELETE FROM docs WHERE id = ?').run(id);
+    this.#prepare('DELETE FROM meta WHERE id = ?').run(id);
+    this.#prepare('DELETE FROM transcripts WHERE id = ?').run(id);
+  }
+
+  async delete(scope: SearchScope, tids: readonly string[]): Promise<number> {
+    const db = this.#conn;
+    const { sql, params } = scopeCondition(scope);
+    const find = this.#prepare(`SELECT id FROM transcripts t WHERE t.tid = ? AND ${sql}`).pluck();
+    return db.transaction(() => {
+      let n = 0;
+      for (const tid of new Set(tids)) {
+        const id = find.get(tid, ...params) as number | undefined;
+        if (id !== undefined) {
+          this.#remove(id);
+          n++;
+        }
+      }
+      return n;
+    })();
+  }
+
+  async count(scope: SearchScope, query: SearchQuery): Promise<number> {
+    const { sql, params } = this.#where(scope, query);
+    return this.#prepare(`SELECT count(*) FROM transcripts t WHERE ${sql}`).pluck().get(...params) as number;
+  }
+
+  async search(scope: SearchScope, query: SearchQuery): Promise<SearchResult> {
+    const total = await this.count(scope, query);
+    const page = this.#page(scope, query, ROW_COLUMNS) as unknown as Array<Row & { words?: ChannelWords[] }>;
+    const rows = page.map((r): SummaryRow => {
+      const { score, hits } = findHits(query.terms, r.words ?? this.#words(r.id), query.channel);
+      const row: SummaryRow = {
+        tid: r.tid,
+        filename: r.filename,
+        datetime: r.datetime,
+        duration: r.duration,
+        nchannels: r.nchannels,
+        model: r.model,
+        score,
+        metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+        hits,
+      };
+      if (r.confidence !== null) row.confidence = r.confidence;
+      return row;
+    });
+    return { total, rows };
+  }
+
+  async details(scope: SearchScope, query: SearchQuery): Promise<StoredTranscript[]> {
+    const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
+    return (this.#page(scope, query, 't.id, t.tid') as Array<{ id: number; tid: string }>).map((r) => ({
+      tid: r.tid,
+      ...JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')),
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.#statements.clear();
+    this.#db?.close();
+    this.#db = undefined;
+  }
+
+  /** One page of rows in the requested order (score: computed in the app over all matches). */
+  #page(scope: SearchScope, query: SearchQuery, columns: string): Array<Record<string, unknown>> {
+    const { sql, params } = this.#where(scope, query);
+    if (query.size === 0) return [];
+    if (query.sort !== 'score' || !query.terms) {
+      const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
+      const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
+      return this
+        .#prepare(`SELECT ${columns} FROM transcripts t WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
+        .all(...params, query.size, query.offset) as Array<Record<string, unknown>>;
+    }
+    const all = this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql}`).all(...params) as Array<{ id: number; tid: string }>;
+    const scored = all.map((r) => {
+      const words = this.#words(r.id);
+      return { ...r, words, score: findHits(query.terms, words, query.channel).score };
+    });
+    const dir = query.sortdir === 'asc' ? 1 : -1;
+    scored.sort((a, b) => dir * (a.score - b.score) || (a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0));
+    const slice = scored.slice(query.offset, query.offset + query.size);
+    const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
+    return slice.map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
+  }
+
+  #words(id: number): ChannelWords[] {
+    const row = this.#prepare('SELECT channels, times FROM words WHERE id = ?').get(id) as { channels: string; times: Buffer } | undefined;
+    return row ? decodeWords(row.channels, row.times) : [];
+  }
+
+  #where(scope: SearchScope, q: SearchQuery): { sql: string; params: unknown[] } {
+    const terms = q.terms ? termsCondition(q.terms, (glob, limit) => this.#expand(glob, limit), 't.id', q.channel) : undefined;
+    // When the terms are one positive full-text match, it goes first and the scope columns get a unary +,
+    // so that SQLite starts from the FTS matches instead of walking the scope index and probing FTS for
+    // every transcript in scope (SEARCH-FINDINGS.md).
+    const ftsFirst = terms !== undefined && terms.sql.startsWith('t.id IN (SELECT rowid FROM fts');
+    const s = scopeCondition(scope, ftsFirst);
+    const parts = terms ? [terms.sql, s.sql] : [s.sql];
+    const params: unknown[] = terms ? [...terms.params, ...s.params] : [...s.params];
+    const add = (sql: string, ...p: unknown[]) => {
+      parts.push(sql);
+      params.push(...p);
+    };
+    if (q.fromMs !== undefined) add('t.dt >= ?', q.fromMs);
+    if (q.toMs !== undefined) add('t.dt <= ?', q.toMs);
+    if (q.durationMin !== undefined) add('t.duration >= ?', q.durationMin);
+    if (q.durationMax !== undefined) add('t.duration <= ?', q.durationMax);
+    if (q.model !== undefined) add('t.model = ?', q.model);
+    if (q.filename !== undefined) add('t.filename = ?', q.filename);
+    if (q.requestid !== undefined) add('t.requestid = ?', q.requestid);
+    for (const [field, value] of Object.entries(q.meta)) add('t.id IN (SELECT id FROM meta WHERE field = ? AND value = ?)', field, value);
+    if (!q.terms && q.channel !== undefined) add('t.nchannels > ?', q.channel);
+    return { sql: parts.join(' AND '), params };
+  }
+
+  #expand(glob: string, limit: number): string[] {
+    const key = `${limit}:${glob}`;
+    let terms = this.#expansions.get(key);
+    if (!terms) {
+      const prefix = /^[^*?]*/.exec(glob)![0];
+      terms = (prefix === '' ? this.#vocab!.all(glob, limit) : this.#vocabFrom!.all(prefix, `${prefix}\u{10ffff}`, glob, limit)) as string[];
+      if (this.#expansions.size >= 1000) this.#expansions.clear();
+      this.#expansions.set(key, terms);
+    }
+    return terms;
+  }
+}
+
+function scopeCondition(scope: SearchScope, noIndex = false): { sql: string; params: string[] } {
+  const p = noIndex ? '+' : '';
+  return scope.folder === undefined
+    ? { sql: `${p}t.company = ? AND ${p}t.org = ?`, params: [scope.company, scope.org] }
+    : { sql: `${p}t.company = ? AND ${p}t.org = ? AND ${p}t.folder = ?`, params: [scope.company, scope.org, scope.folder] };
+}
+
+/**
+ * Per-channel words for the `words` table: JSON [[channel, normalized words joined by ' ', original
+ * words joined by U+001F or '' when equal to the normalized ones]…] and the start/end times of all
+ * words as Uint32 milliseconds.
+ */
+function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
+  const total = cws.reduce((n, cw) => n + cw.starts.length, 0);
+  const times = new Uint32Array(total * 2);
+  let k = 0;
+  for (const cw of cws) {
+    for (let i = 0; i < cw.starts.length; i++) {
+      times[k++] = Math.round(cw.starts[i]! * 1000);
+      times[k++] = Math.round(cw.ends[i]! * 1000);
+    }
+  }
+  const channels = cws.map((cw) => {
+    const norm = cw.norm.join(' ');
+    const words = cw.words.map((w) => w.replace(/\u001f/g, ' ')).join('\u001f');
+    return [cw.channel, norm, words === cw.norm.join('\u001f') ? '' : words];
+  });
+  return { channels: JSON.stringify(channels), times: Buffer.from(times.buffer) };
+}
+
+function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
+  const times = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
+  let k = 0;
+  return (JSON.parse(channels) as Array<[number, string, string]>).map(([channel, joined, original]) => {
+    const norm = joined === '' ? [] : joined.split(' ');
+    const words = original === '' ? norm : original.split('\u001f');
+    const starts = new Array<number>(norm.length);
+    const ends = new Array<number>(norm.length);
+    for (let i = 0; i < norm.length; i++) {
+      starts[i] = times[k++]! / 1000;
+      ends[i] = times[k++]! / 1000;
+    }
+    return { channel, norm, words, starts, ends };
+  });
+}

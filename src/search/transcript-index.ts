@@ -1,0 +1,121 @@
+/**
+ * The transcript index interface (API.md §6). Every backend — the embedded SQLite store and
+ * Elasticsearch — implements it and passes the one conformance suite in
+ * test/conformance/transcript-index.conformance.ts. Options arrive here already validated
+ * (src/search/search-options.ts); the inside trusts them.
+ *
+ * Shared semantics both backends follow (docs/search.md has the long form):
+ * - Words are normalized with `normalizeWord` (src/search/match.ts). Each channel of a transcript is
+ *   one word sequence: its utterances in time order, fillers dropped. Phrases and proximity match
+ *   within one channel's sequence (across utterance boundaries of that channel, never across channels);
+ *   AND / OR / NOT combine at transcript level.
+ * - `hits` and `score` are computed with `findHits` (src/search/match.ts) from the document itself, so
+ *   both backends return identical hits and scores: score = number of hits.
+ * - Sorting: by `sort` in `sortdir`, missing values lowest, ties broken by tid ascending.
+ */
+import type { TranscriptDocument } from '../types.js';
+import type { QueryNode } from './query.js';
+
+/** One transcript as handed to the index. Re-indexing the same tid replaces it. */
+export interface IndexedTranscript {
+  /** Transcript id, unique per installation (assigned by the pipeline). */
+  tid: string;
+  company: string;
+  org: string;
+  folder: string;
+  /** ISO 8601 call time (API.md §2 `datetime`; default: upload time). */
+  datetime: string;
+  /** ISO 8601 time of indexing; the backend fills it in when absent. */
+  indexedAt?: string;
+  document: TranscriptDocument;
+}
+
+/** Where a search or delete looks: one organization, optionally one folder of it. */
+export interface SearchScope {
+  company: string;
+  org: string;
+  folder?: string;
+}
+
+export const SORT_KEYS = ['datetime', 'duration', 'filename', 'score', 'confidence'] as const;
+export type SortKey = (typeof SORT_KEYS)[number];
+export type SortDir = 'asc' | 'desc';
+
+/** A validated search. Absent filters do not restrict. */
+export interface SearchQuery {
+  /** Parsed `terms` (src/search/query.ts); absent: every transcript in scope matches (no hits). */
+  terms?: QueryNode;
+  /** Terms match on this channel only; without terms: transcripts that have this channel. */
+  channel?: number;
+  /** Call datetime range, epoch milliseconds, both inclusive. */
+  fromMs?: number;
+  toMs?: number;
+  /** Duration (document.audiosecs) range in seconds, both inclusive. */
+  durationMin?: number;
+  durationMax?: number;
+  /** Exact (case-sensitive) filters on document.model, document.source, document.requestid. */
+  model?: string;
+  filename?: string;
+  requestid?: string;
+  /** streamtags.metadata[field] equals value, compared as text (`metaText`). */
+  meta: Record<string, string>;
+  offset: number;
+  size: number;
+  sort: SortKey;
+  sortdir: SortDir;
+}
+
+/** One matched occurrence: the channel, the time span of the matched words, and a short snippet. */
+export interface Hit {
+  channel: number;
+  start: number;
+  end: number;
+  text: string;
+}
+
+/** One row of `output=summary`. */
+export interface SummaryRow {
+  tid: string;
+  filename: string;
+  datetime: string;
+  duration: number;
+  nchannels: number;
+  model: string;
+  confidence?: number;
+  score: number;
+  metadata: Record<string, unknown>;
+  hits: Hit[];
+}
+
+export interface SearchResult {
+  /** Every match in scope, regardless of offset/size. */
+  total: number;
+  rows: SummaryRow[];
+}
+
+/** `output=details` / zip: the stored document with its tid first. */
+export type StoredTranscript = { tid: string } & TranscriptDocument;
+
+export interface TranscriptIndex {
+  /** Creates tables / indices; idempotent. Must be called once before anything else. */
+  init(): Promise<void>;
+  /** Adds or replaces (by tid) the given transcripts. Visible to searches once the promise resolves. */
+  index(docs: readonly IndexedTranscript[]): Promise<void>;
+  /** Deletes those of `tids` that lie in scope; returns how many were deleted. */
+  delete(scope: SearchScope, tids: readonly string[]): Promise<number>;
+  /** Number of matches (offset/size ignored). */
+  count(scope: SearchScope, query: SearchQuery): Promise<number>;
+  /** Sorted, paged summary rows with hits, and the total. */
+  search(scope: SearchScope, query: SearchQuery): Promise<SearchResult>;
+  /** Sorted, paged full documents (same order and page as `search`). */
+  details(scope: SearchScope, query: SearchQuery): Promise<StoredTranscript[]>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_SIZE = 100;
+export const MAX_SIZE = 1000;
+
+/** A query with every option at its default; spread over it in tests and callers. */
+export function defaultQuery(overrides: Partial<SearchQuery> = {}): SearchQuery {
+  return { meta: {}, offset: 0, size: DEFAULT_SIZE, sort: 'datetime', sortdir: 'desc', ...overrides };
+}

@@ -1,0 +1,178 @@
+/**
+ * Decode stage: RIFF/WAVE file → DecodedAudio (one Float32Array per channel, samples in [-1, 1)).
+ * The file is read in blocks of whole frames into one reusable, aligned buffer and deinterleaved
+ * through typed-array views, so a 250 MiB file never sits in memory twice.
+ */
+import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
+import { open } from 'node:fs/promises';
+import { endianness } from 'node:os';
+import { voxdexError } from '../errors.js';
+import type { AudioFormat, DecodedAudio, Stage } from '../types.js';
+import { parseWavHeader, type ReadAt, type WavHeader } from '../audio/wav-header.js';
+import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from './g711.js';
+
+export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from '../audio/wav-header.js';
+
+if (endianness() !== 'LE') throw new Error('voxdex decodes WAV through little-endian typed arrays; this host is big-endian');
+
+const BLOCK_BYTES = 1 << 22; // 4 MiB per read
+
+/** Positional reads of a file of `size` bytes (header chunks are small; sync reads are fine). */
+function fdReader(fd: number, size: number): ReadAt {
+  return (position, length) => {
+    const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
+    const n = buf.length ? readSync(fd, buf, 0, buf.length, position) : 0;
+    return buf.subarray(0, n);
+  };
+}
+
+/** Reads and checks only the header of a WAV file (for the upload acceptance check). */
+export function readWavHeader(path: string): WavHeader {
+  const fd = openSync(path, 'r');
+  try {
+    const size = fstatSync(fd).size;
+    return parseWavHeader(fdReader(fd, size), size);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Decodes a whole WAV file held in memory. */
+export function decodeWavBuffer(buf: Uint8Array): DecodedAudio {
+  const header = parseWavHeader((p, n) => buf.subarray(p, p + n), buf.length);
+  const out = allocate(header);
+  let data = buf.subarray(header.dataOffset, header.dataOffset + header.dataBytes);
+  if (data.byteOffset % 4 !== 0) data = new Uint8Array(data); // a copy: typed-array views need alignment
+  decodeFrames(data, header.format, out, 0, header.frames);
+  return result(header, out);
+}
+
+/** Decodes a WAV file from disk, streaming it in blocks; checks `signal` between blocks. */
+export async function decodeWav(path: string, signal?: AbortSignal): Promise<DecodedAudio> {
+  const fh = await open(path, 'r');
+  try {
+    const size = (await fh.stat()).size;
+    const header = parseWavHeader(fdReader(fh.fd, size), size);
+    const out = allocate(header);
+    const framesPerBlock = Math.max(1, Math.floor(BLOCK_BYTES / header.blockAlign));
+    const block = Buffer.allocUnsafeSlow(Math.min(framesPerBlock, header.frames) * header.blockAlign);
+    let frame = 0;
+    while (frame < header.frames) {
+      if (signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
+      const frames = Math.min(framesPerBlock, header.frames - frame);
+      const want = frames * header.blockAlign;
+      let got = 0;
+      while (got < want) {
+        const { bytesRead } = await fh.read(block, got, want - got, header.dataOffset + frame * header.blockAlign + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      const whole = Math.floor(got / header.blockAlign);
+      decodeFrames(block.subarray(0, whole * header.blockAlign), header.format, out, frame, whole);
+      frame += whole;
+      if (whole < frames) {
+        header.warnings.push(`file ended after ${frame} of ${header.frames} frames`);
+        return result(header, out.map((c) => c.subarray(0, frame)));
+      }
+    }
+    return result(header, out);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** The pipeline stage. */
+export const decode: Stage<{ path: string }, DecodedAudio> = (input, ctx) => decodeWav(input.path, ctx.signal);
+
+function allocate(h: WavHeader): Float32Array[] {
+  return Array.from({ length: h.format.channels }, () => new Float32Array(h.frames));
+}
+
+function result(h: WavHeader, channels: Float32Array[]): DecodedAudio {
+  const frames = channels[0]?.length ?? 0;
+  return { format: h.format, channels, durationSec: frames / h.format.sampleRate, warnings: h.warnings };
+}
+
+/**
+ * Deinterleaves `frames` frames from `src` (byteOffset aligned to 4) into `out[c][at..]`.
+ * One loop per encoding and layout; no per-sample calls.
+ */
+export function decodeFrames(src: Uint8Array, fmt: AudioFormat, out: Float32Array[], at: number, frames: number): void {
+  const nch = fmt.channels;
+  const n = frames * nch;
+  switch (fmt.encoding) {
+    case 'mulaw':
+    case 'alaw': {
+      const table = fmt.encoding === 'mulaw' ? MULAW_TO_FLOAT : ALAW_TO_FLOAT;
+      const v = src.subarray(0, n);
+      lookup(v, table, out, at, frames, nch);
+      return;
+    }
+    case 'pcm_u8': {
+      const v = src.subarray(0, n);
+      lookup(v, U8_TO_FLOAT, out, at, frames, nch);
+      return;
+    }
+    case 'pcm_s16':
+      scale(new Int16Array(src.buffer, src.byteOffset, n), 1 / 32768, out, at, frames, nch);
+      return;
+    case 'pcm_s32':
+      scale(new Int32Array(src.buffer, src.byteOffset, n), 1 / 2147483648, out, at, frames, nch);
+      return;
+    case 'pcm_f32':
+      scale(new Float32Array(src.buffer, src.byteOffset, n), 1, out, at, frames, nch);
+      return;
+    case 'pcm_s24': {
+      const k = 1 / 8388608;
+      for (let c = 0; c < nch; c++) {
+        const o = out[c]!;
+        let p = c * 3;
+        const step = nch * 3;
+        for (let i = 0; i < frames; i++, p += step) {
+          o[at + i] = (((src[p]! | (src[p + 1]! << 8) | (src[p + 2]! << 16)) << 8) >> 8) * k;
+        }
+      }
+      return;
+    }
+  }
+}
+
+const U8_TO_FLOAT = new Float32Array(256).map((_, i) => (i - 128) / 128);
+
+function lookup(v: Uint8Array, table: Readonly<Float32Array>, out: Float32Array[], at: number, frames: number, nch: number): void {
+  if (nch === 1) {
+    const o = out[0]!;
+    for (let i = 0; i < frames; i++) o[at + i] = table[v[i]!]!;
+  } else if (nch === 2) {
+    const l = out[0]!;
+    const r = out[1]!;
+    for (let i = 0, p = 0; i < frames; i++, p += 2) {
+      l[at + i] = table[v[p]!]!;
+      r[at + i] = table[v[p + 1]!]!;
+    }
+  } else {
+    for (let c = 0; c < nch; c++) {
+      const o = out[c]!;
+      for (let i = 0, p = c; i < frames; i++, p += nch) o[at + i] = table[v[p]!]!;
+    }
+  }
+}
+
+function scale(v: Int16Array | Int32Array | Float32Array, k: number, out: Float32Array[], at: number, frames: number, nch: number): void {
+  if (nch === 1) {
+    const o = out[0]!;
+    for (let i = 0; i < frames; i++) o[at + i] = v[i]! * k;
+  } else if (nch === 2) {
+    const l = out[0]!;
+    const r = out[1]!;
+    for (let i = 0, p = 0; i < frames; i++, p += 2) {
+      l[at + i] = v[p]! * k;
+      r[at + i] = v[p + 1]! * k;
+    }
+  } else {
+    for (let c = 0; c < nch; c++) {
+      const o = out[c]!;
+      for (let i = 0, p = c; i < frames; i++, p += nch) o[at + i] = v[p]! * k;
+    }
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Index stage: puts one transcript into the transcript index under a tid derived from
+ * (requestid, member), so running the stage again after a crash replaces the same entry instead of
+ * adding a duplicate.
+ */
+import { createHash } from 'node:crypto';
+import type { TranscriptIndex } from '../search/transcript-index.js';
+import type { Destination, Stage, TranscriptDocument } from '../types.js';
+
+/** The transcript id of one member of one request: stable, 32 lowercase hex characters. */
+export function transcriptId(requestid: string, member: string): string {
+  return createHash('sha256').update(`${requestid}\0${member}`).digest('hex').slice(0, 32);
+}
+
+export interface IndexInput {
+  destination: Destination;
+  /** ISO 8601 call time. */
+  datetime: string;
+  member: string;
+  document: TranscriptDocument;
+}
+
+export function indexStage(index: TranscriptIndex): Stage<IndexInput, { tid: string }> {
+  return async (input) => {
+    const tid = transcriptId(input.document.requestid, input.member);
+    await index.index([
+      { tid, company: input.destination.company, org: input.destination.org, folder: input.destination.folder, datetime: input.datetime, document: input.document },
+    ]);
+    return { tid };
+  };
+}

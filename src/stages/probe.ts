@@ -1,0 +1,54 @@
+/**
+ * The fast acceptance check for an upload (before answering the client): container type by
+ * content, archive readability and password, limits, at least one audio member, and the WAV
+ * header of a single file. Reads headers and decompresses at most 3 (small) archive members.
+ */
+import { voxdexError } from '../errors.js';
+import { readWavHeader } from './decode.js';
+import { describeUnsupported, sniff, sniffFile, SNIFF_BYTES } from '../audio/sniff.js';
+import { listArchive, readMemberHead, type ArchiveEntry } from '../audio/seven-zip.js';
+import { checkEntries, classifyMembers, type ArchiveLimits } from '../audio/archive-policy.js';
+
+/** Members the probe decompresses at most while looking for one WAV. */
+const PROBE_READS = 3;
+
+export interface ProbeResult {
+  kind: 'wav' | 'zip' | '7z';
+  /** Archives: members that may be audio (files other than .json sidecars). */
+  members?: number;
+}
+
+export async function probeUpload(path: string, opts: { zpass?: string; signal?: AbortSignal }, limits: ArchiveLimits): Promise<ProbeResult> {
+  const s = sniffFile(path);
+  if (s.kind === 'other') throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s));
+  if (s.kind === 'wav') {
+    readWavHeader(path);
+    return { kind: 'wav' };
+  }
+  const entries = await listArchive(path, s.kind, opts.zpass, opts.signal);
+  const files = checkEntries(entries, limits);
+  const { candidates } = classifyMembers(files);
+  if (candidates.length === 0) throw noAudio(files);
+  // Read likely-audio members: encrypted ones first (the first read proves the password: 7z checks
+  // AES / the CRC), then .wav names, smallest first; up to PROBE_READS reads look for a WAV by content.
+  const isWavName = (e: ArchiveEntry) => /\.wav$/i.test(e.name);
+  const ordered = [...candidates].sort(
+    (a, b) => Number(b.encrypted) - Number(a.encrypted) || Number(isWavName(b)) - Number(isWavName(a)) || a.size - b.size,
+  );
+  const seen: string[] = [];
+  for (const entry of ordered.slice(0, PROBE_READS)) {
+    const what = sniff(await readMemberHead(path, s.kind, entry.name, opts.zpass, SNIFF_BYTES, opts.signal));
+    if (what.kind === 'wav') return { kind: s.kind, members: candidates.length };
+    seen.push(`${JSON.stringify(entry.name)} is ${what.kind === 'other' ? what.what : `a nested ${what.kind} archive`}`);
+  }
+  if (ordered.length > PROBE_READS) return { kind: s.kind, members: candidates.length }; // unpack decides
+  throw voxdexError('NO_AUDIO_MEMBERS', `The archive holds no audio: ${seen.join('; ')}. Send WAV files in the archive.`);
+}
+
+export function noAudio(files: ArchiveEntry[]) {
+  const names = files.slice(0, 5).map((e) => JSON.stringify(e.name));
+  return voxdexError(
+    'NO_AUDIO_MEMBERS',
+    files.length ? `The archive holds no audio files (only ${names.join(', ')}${files.length > 5 ? ', ...' : ''}). Send WAV files in the archive.` : 'The archive is empty. Send WAV files in the archive.',
+  );
+}

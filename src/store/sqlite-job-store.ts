@@ -1,0 +1,239 @@
+/**
+ * JobStore over SQLite (better-sqlite3), WAL with synchronous=FULL: a committed row survives
+ * kill -9 and power loss. Lives at `<dataDir>/jobs.sqlite`.
+ */
+import Database from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { ErrorInfo } from '../errors.js';
+import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob } from './job-store.js';
+
+interface JobRow {
+  seq: number;
+  id: string;
+  company: string;
+  org: string;
+  folder: string;
+  model: string;
+  output: string;
+  callback: string | null;
+  callback_error: string | null;
+  metadata: string | null;
+  datetime: string;
+  source: string;
+  kind: string;
+  upload_path: string;
+  zpass: string | null;
+  warning: string | null;
+  size_bytes: number;
+  state: string;
+  created: string;
+  started: string | null;
+  finished: string | null;
+  progress: number;
+  attempts: number;
+  error: string | null;
+  result_path: string | null;
+}
+
+interface ItemRow {
+  request_id: string;
+  member: string;
+  idx: number;
+  state: string;
+  attempts: number;
+  error: string | null;
+  tid: string | null;
+  audiosecs: number | null;
+  transcript_path: string | null;
+}
+
+export function jobStorePath(dataDir: string): string {
+  return path.join(dataDir, 'jobs.sqlite');
+}
+
+export class SqliteJobStore implements JobStore {
+  readonly db: Database.Database;
+
+  constructor(file: string) {
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS jobs (
+        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
+        company TEXT NOT NULL, org TEXT NOT NULL, folder TEXT NOT NULL, model TEXT NOT NULL, output TEXT NOT NULL,
+        callback TEXT, callback_error TEXT, metadata TEXT, datetime TEXT NOT NULL, source TEXT NOT NULL,
+        kind TEXT NOT NULL, upload_path TEXT NOT NULL, zpass TEXT, warning TEXT, size_bytes INTEGER NOT NULL,
+        state TEXT NOT NULL, created TEXT NOT NULL, started TEXT, finished TEXT,
+        progress REAL NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, error TEXT, result_path TEXT);
+      CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, seq);
+      CREATE TABLE IF NOT EXISTS items (
+        request_id TEXT NOT NULL, member TEXT NOT NULL, idx INTEGER NOT NULL, state TEXT NOT NULL,
+        attempts INTEGER NOT NULL DEFAULT 0, error TEXT, tid TEXT, audiosecs REAL, transcript_path TEXT,
+        PRIMARY KEY (request_id, member));
+    `);
+  }
+
+  create(job: NewJob): Job {
+    const existing = this.get(job.id);
+    if (existing) return existing;
+    this.db
+      .prepare(
+        `INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
+          kind, upload_path, zpass, warning, size_bytes, state, created)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)`,
+      )
+      .run(
+        job.id,
+        job.destination.company,
+        job.destination.org,
+        job.destination.folder,
+        job.model,
+        job.output,
+        job.callback ?? null,
+        job.callbackError ?? null,
+        job.metadata === undefined ? null : JSON.stringify(job.metadata),
+        job.datetime,
+        job.source,
+        job.kind,
+        job.uploadPath,
+        job.zpass ?? null,
+        job.warning ?? null,
+        job.sizeBytes,
+        new Date().toISOString(),
+      );
+    return this.get(job.id)!;
+  }
+
+  get(id: string): Job | undefined {
+    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row && toJob(row);
+  }
+
+  listUnfinished(): Job[] {
+    return (this.db.prepare("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY seq").all() as JobRow[]).map(toJob);
+  }
+
+  markRunning(id: string): boolean {
+    const r = this.db
+      .prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = COALESCE(started, ?) WHERE id = ? AND state IN ('queued', 'running')")
+      .run(new Date().toISOString(), id);
+    return r.changes === 1;
+  }
+
+  setProgress(id: string, progress: number): void {
+    this.db.prepare("UPDATE jobs SET progress = ? WHERE id = ? AND state IN ('queued', 'running')").run(Math.max(0, Math.min(1, progress)), id);
+  }
+
+  finish(id: string, state: 'done' | 'failed' | 'cancelled', extra: { error?: ErrorInfo; resultPath?: string } = {}): boolean {
+    const r = this.db
+      .prepare(
+        `UPDATE jobs SET state = ?, finished = ?, error = ?, result_path = ?, zpass = NULL,
+           progress = CASE WHEN ? = 'done' THEN 1 ELSE progress END
+         WHERE id = ? AND state IN ('queued', 'running')`,
+      )
+      .run(state, new Date().toISOString(), extra.error ? JSON.stringify(extra.error) : null, extra.resultPath ?? null, state, id);
+    return r.changes === 1;
+  }
+
+  setItems(id: string, members: string[]): JobItem[] {
+    const insert = this.db.prepare("INSERT OR IGNORE INTO items (request_id, member, idx, state) VALUES (?, ?, ?, 'queued')");
+    this.db.transaction(() => members.forEach((m, i) => insert.run(id, m, i)))();
+    return this.items(id);
+  }
+
+  items(id: string): JobItem[] {
+    return (this.db.prepare('SELECT * FROM items WHERE request_id = ? ORDER BY idx').all(id) as ItemRow[]).map(toItem);
+  }
+
+  updateItem(id: string, member: string, patch: ItemPatch): void {
+    const sets: string[] = [];
+    const values: unknown[] = [];
+    const put = (col: string, v: unknown) => {
+      sets.push(`${col} = ?`);
+      values.push(v);
+    };
+    if (patch.state !== undefined) put('state', patch.state);
+    if (patch.error !== undefined) put('error', JSON.stringify(patch.error));
+    if (patch.tid !== undefined) put('tid', patch.tid);
+    if (patch.audiosecs !== undefined) put('audiosecs', patch.audiosecs);
+    if (patch.transcriptPath !== undefined) put('transcript_path', patch.transcriptPath);
+    if (patch.bumpAttempts) sets.push('attempts = attempts + 1');
+    if (sets.length === 0) return;
+    this.db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE request_id = ? AND member = ?`).run(...values, id, member);
+  }
+
+  queuePosition(id: string): number {
+    const row = this.db.prepare('SELECT seq, state FROM jobs WHERE id = ?').get(id) as { seq: number; state: string } | undefined;
+    if (!row || row.state !== 'queued') return 0;
+    return (this.db.prepare("SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND seq < ?").pluck().get(row.seq) as number) + 1;
+  }
+
+  countByState(): Record<JobState, number> {
+    const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
+    for (const r of this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) {
+      counts[r.state] = r.n;
+    }
+    return counts;
+  }
+
+  delete(id: string): boolean {
+    return this.db.transaction(() => {
+      this.db.prepare('DELETE FROM items WHERE request_id = ?').run(id);
+      return this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
+    })();
+  }
+
+  ping(): boolean {
+    try {
+      return this.db.open && this.db.prepare('SELECT 1').pluck().get() === 1;
+    } catch {
+      return false;
+    }
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+}
+
+function toJob(r: JobRow): Job {
+  const job: Job = {
+    id: r.id,
+    seq: r.seq,
+    destination: { company: r.company, org: r.org, folder: r.folder },
+    model: r.model,
+    output: r.output as Job['output'],
+    datetime: r.datetime,
+    source: r.source,
+    kind: r.kind as Job['kind'],
+    uploadPath: r.upload_path,
+    sizeBytes: r.size_bytes,
+    state: r.state as JobState,
+    created: r.created,
+    progress: r.progress,
+    attempts: r.attempts,
+  };
+  if (r.callback !== null) job.callback = r.callback;
+  if (r.callback_error !== null) job.callbackError = r.callback_error;
+  if (r.metadata !== null) job.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
+  if (r.zpass !== null) job.zpass = r.zpass;
+  if (r.warning !== null) job.warning = r.warning;
+  if (r.started !== null) job.started = r.started;
+  if (r.finished !== null) job.finished = r.finished;
+  if (r.error !== null) job.error = JSON.parse(r.error) as ErrorInfo;
+  if (r.result_path !== null) job.resultPath = r.result_path;
+  return job;
+}
+
+function toItem(r: ItemRow): JobItem {
+  const item: JobItem = { requestId: r.request_id, member: r.member, idx: r.idx, state: r.state as JobItem['state'], attempts: r.attempts };
+  if (r.error !== null) item.error = JSON.parse(r.error) as ErrorInfo;
+  if (r.tid !== null) item.tid = r.tid;
+  if (r.audiosecs !== null) item.audiosecs = r.audiosecs;
+  if (r.transcript_path !== null) item.transcriptPath = r.transcript_path;
+  return item;
+}

@@ -1,0 +1,326 @@
+/**
+ * Tenancy (API.md §1): companies → organizations → folders, company tokens, the root token,
+ * per-company callback secrets, authorized models with aliases, and the default destination.
+ *
+ * Stored in SQLite (`<dataDir>/tenancy.sqlite`, WAL) so that the admin CLI can change it while the
+ * service runs. Company tokens are 32 lowercase hex characters and are stored only as SHA-256
+ * hashes; every token comparison is constant-time over the hashes.
+ */
+import Database from 'better-sqlite3';
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, writeSync } from 'node:fs';
+import path from 'node:path';
+import { voxdexError } from '../errors.js';
+import { invalidParameter, isShortName } from '../is.js';
+import type { Destination } from '../types.js';
+
+export type Principal = { kind: 'root' } | { kind: 'company'; company: string };
+
+export interface CompanyInfo {
+  company: string;
+  defaultOrg: string;
+  defaultFolder: string;
+  /** Authorized model names; empty means every installed model. */
+  models: string[];
+  /** alias → installed model name. */
+  aliases: Record<string, string>;
+  created: string;
+}
+
+export interface AddCompanyOptions {
+  org: string;
+  folder: string;
+  models?: string[];
+}
+
+/** The model a company gets when it names none and has no list: chosen per file by sample rate. */
+export const AUTO_MODEL = 'auto';
+
+const COMPANY_TOKEN = /^[0-9a-f]{32}$/;
+
+export function tenancyDbPath(dataDir: string): string {
+  return path.join(dataDir, 'tenancy.sqlite');
+}
+
+/** Throws BAD_NAME (400) unless `value` is a short name per API.md §1. */
+export function checkShortName(what: string, value: unknown): string {
+  if (!isShortName(value)) throw invalidParameter(what, 'a short name of 1-64 characters A-Z a-z 0-9 _ . -', value, 'BAD_NAME');
+  return value;
+}
+
+export class Tenancy {
+  readonly db: Database.Database;
+  #rootHash: Buffer | undefined;
+
+  /** `file` is the SQLite path (or ':memory:'); `rootToken` the installation's root token, if known. */
+  constructor(file: string, rootToken?: string) {
+    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = FULL');
+    this.db.pragma('busy_timeout = 5000');
+    this.db.exec(`
+      CREATE TABLE IF NOT EXISTS companies (
+        name TEXT PRIMARY KEY, default_org TEXT NOT NULL, default_folder TEXT NOT NULL,
+        callback_secret TEXT NOT NULL, models TEXT NOT NULL DEFAULT '[]', created TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS orgs (company TEXT NOT NULL, name TEXT NOT NULL, PRIMARY KEY (company, name));
+      CREATE TABLE IF NOT EXISTS folders (company TEXT NOT NULL, org TEXT NOT NULL, name TEXT NOT NULL,
+        PRIMARY KEY (company, org, name));
+      CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, company TEXT NOT NULL, created TEXT NOT NULL);
+      CREATE TABLE IF NOT EXISTS model_aliases (company TEXT NOT NULL, alias TEXT NOT NULL, model TEXT NOT NULL,
+        PRIMARY KEY (company, alias));
+    `);
+    if (rootToken !== undefined) this.#rootHash = sha256(rootToken);
+  }
+
+  /** Opens `<dataDir>/tenancy.sqlite` and loads (creating on first start) the root token file. */
+  static open(config: { dataDir: string; rootTokenFile: string }): { tenancy: Tenancy; rootTokenCreated: boolean } {
+    const { token, created } = ensureRootToken(config.rootTokenFile);
+    return { tenancy: new Tenancy(tenancyDbPath(config.dataDir), token), rootTokenCreated: created };
+  }
+
+  setRootToken(token: string): void {
+    this.#rootHash = sha256(token);
+  }
+
+  close(): void {
+    if (this.db.open) this.db.close();
+  }
+
+  // ------------------------------------------------------------ administration
+
+  /**
+   * Creates the company, org and folder where they do not exist yet, makes org/folder the default
+   * destination, sets the model list when given, and issues a new token (earlier tokens stay valid;
+   * use rotateToken to revoke them).
+   */
+  addCompany(company: string, options: AddCompanyOptions): { token: string; callbackSecret: string; created: boolean } {
+    checkShortName('company', company);
+    checkShortName('org', options.org);
+    checkShortName('folder', options.folder);
+    for (const m of options.models ?? []) checkModelName(m);
+    return this.db.transaction(() => {
+      const existing = this.#companyRow(company);
+      const now = new Date().toISOString();
+      if (!existing) {
+        this.db
+          .prepare('INSERT INTO companies (name, default_org, default_folder, callback_secret, models, created) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(company, options.org, options.folder, randomBytes(32).toString('hex'), JSON.stringify(options.models ?? []), now);
+      } else {
+        this.db.prepare('UPDATE companies SET default_org = ?, default_folder = ? WHERE name = ?').run(options.org, options.folder, company);
+        if (options.models && options.models.length > 0) {
+          this.db.prepare('UPDATE companies SET models = ? WHERE name = ?').run(JSON.stringify(options.models), company);
+        }
+      }
+      this.#insertFolder(company, options.org, options.folder);
+      const token = this.#issueToken(company);
+      return { token, callbackSecret: this.#companyRow(company)!.callback_secret, created: !existing };
+    })();
+  }
+
+  addOrg(company: string, org: string): void {
+    checkShortName('org', org);
+    this.#requireCompany(company);
+    this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org);
+  }
+
+  addFolder(company: string, org: string, folder: string): void {
+    checkShortName('org', org);
+    checkShortName('folder', folder);
+    this.#requireCompany(company);
+    this.db.transaction(() => this.#insertFolder(company, org, folder))();
+  }
+
+  /** Revokes every token of the company and returns the one new token. */
+  rotateToken(company: string): string {
+    this.#requireCompany(company);
+    return this.db.transaction(() => {
+      this.db.prepare('DELETE FROM tokens WHERE company = ?').run(company);
+      return this.#issueToken(company);
+    })();
+  }
+
+  setModels(company: string, models: string[]): void {
+    this.#requireCompany(company);
+    for (const m of models) checkModelName(m);
+    this.db.prepare('UPDATE companies SET models = ? WHERE name = ?').run(JSON.stringify(models), company);
+  }
+
+  /** Maps `alias` (e.g. "eng1:callcenter") to an installed model name for this company. */
+  setModelAlias(company: string, alias: string, model: string): void {
+    this.#requireCompany(company);
+    checkModelName(alias);
+    checkModelName(model);
+    this.db.prepare('INSERT OR REPLACE INTO model_aliases (company, alias, model) VALUES (?, ?, ?)').run(company, alias, model);
+  }
+
+  // ------------------------------------------------------------ queries
+
+  hasCompany(company: string): boolean {
+    return this.#companyRow(company) !== undefined;
+  }
+
+  getCompany(company: string): CompanyInfo {
+    const row = this.#requireCompany(company);
+    const aliases: Record<string, string> = {};
+    for (const a of this.db.prepare('SELECT alias, model FROM model_aliases WHERE company = ? ORDER BY alias').all(company) as { alias: string; model: string }[]) {
+      aliases[a.alias] = a.model;
+    }
+    return {
+      company: row.name,
+      defaultOrg: row.default_org,
+      defaultFolder: row.default_folder,
+      models: JSON.parse(row.models) as string[],
+      aliases,
+      created: row.created,
+    };
+  }
+
+  listCompanies(): CompanyInfo[] {
+    const names = this.db.prepare('SELECT name FROM companies ORDER BY name').pluck().all() as string[];
+    return names.map((n) => this.getCompany(n));
+  }
+
+  listOrgs(company: string): string[] {
+    return this.db.prepare('SELECT name FROM orgs WHERE company = ? ORDER BY name').pluck().all(company) as string[];
+  }
+
+  listFolders(company: string, org: string): string[] {
+    return this.db.prepare('SELECT name FROM folders WHERE company = ? AND org = ? ORDER BY name').pluck().all(company, org) as string[];
+  }
+
+  callbackSecret(company: string): string {
+    return this.#requireCompany(company).callback_secret;
+  }
+
+  defaultDestination(company: string): Destination {
+    const row = this.#requireCompany(company);
+    return { company, org: row.default_org, folder: row.default_folder };
+  }
+
+  // ------------------------------------------------------------ access checks
+
+  /** Who holds `token`: the root, or a company. Missing or unknown → BAD_TOKEN (401). */
+  authenticate(token: string | undefined | null): Principal {
+    if (typeof token !== 'string' || token.length === 0) {
+      throw voxdexError('BAD_TOKEN', 'A token is required: pass token=<your company token> as a form field or query parameter');
+    }
+    const hash = sha256(token);
+    if (this.#rootHash && timingSafeEqual(hash, this.#rootHash)) return { kind: 'root' };
+    if (COMPANY_TOKEN.test(token)) {
+      const hex = hash.toString('hex');
+      const row = this.db.prepare('SELECT hash, company FROM tokens WHERE hash = ?').get(hex) as { hash: string; company: string } | undefined;
+      if (row && timingSafeEqual(Buffer.from(row.hash, 'hex'), hash)) return { kind: 'company', company: row.company };
+    }
+    throw voxdexError('BAD_TOKEN', 'The token is not valid: check it, or ask the operator for a new one (voxdex token rotate)');
+  }
+
+  /** Root may act on every company; a company only on itself (else FORBIDDEN, 403). */
+  authorize(principal: Principal, company: string): void {
+    if (principal.kind === 'root') return;
+    if (principal.company !== company) {
+      throw voxdexError('FORBIDDEN', `This token belongs to another company and may not act on company ${company}`);
+    }
+  }
+
+  /** Company, org (and folder when given) must exist; else NOT_FOUND (404). Names are checked first (BAD_NAME). */
+  requireScope(company: string, org: string, folder?: string): void {
+    checkShortName('company', company);
+    checkShortName('org', org);
+    if (folder !== undefined) checkShortName('folder', folder);
+    this.#requireCompany(company);
+    if (!this.db.prepare('SELECT 1 FROM orgs WHERE company = ? AND name = ?').get(company, org)) {
+      throw voxdexError('NOT_FOUND', `Organization ${org} does not exist in company ${company}: create it with voxdex org add`);
+    }
+    if (folder === undefined) return;
+    if (!this.db.prepare('SELECT 1 FROM folders WHERE company = ? AND org = ? AND name = ?').get(company, org, folder)) {
+      throw voxdexError('NOT_FOUND', `Folder ${folder} does not exist in ${company}/${org}: create it with voxdex folder add`);
+    }
+  }
+
+  /**
+   * Resolves the model for a request: the requested name (or the company default: its first
+   * authorized model, else `auto`), through the company's aliases, must be installed (or `auto`)
+   * → else UNKNOWN_MODEL (400), and authorized for the company → else MODEL_NOT_AUTHORIZED (403).
+   */
+  resolveModel(company: string, requested: string | undefined, installed: readonly string[]): string {
+    const info = this.getCompany(company);
+    const asked = requested === undefined || requested === '' ? (info.models[0] ?? AUTO_MODEL) : requested;
+    const name = info.aliases[asked] ?? asked;
+    if (name !== AUTO_MODEL && !installed.includes(name)) {
+      const known = [AUTO_MODEL, ...installed, ...Object.keys(info.aliases)].join(', ');
+      throw voxdexError('UNKNOWN_MODEL', `Model ${asked} is not installed; use one of: ${known}`);
+    }
+    if (info.models.length > 0 && !info.models.includes(name) && !info.models.includes(asked)) {
+      throw voxdexError('MODEL_NOT_AUTHORIZED', `Model ${asked} is not authorized for company ${company}; authorized: ${info.models.join(', ')}`);
+    }
+    return name;
+  }
+
+  // ------------------------------------------------------------ internals
+
+  #companyRow(company: string) {
+    return this.db.prepare('SELECT * FROM companies WHERE name = ?').get(company) as
+      | { name: string; default_org: string; default_folder: string; callback_secret: string; models: string; created: string }
+      | undefined;
+  }
+
+  #requireCompany(company: string) {
+    checkShortName('company', company);
+    const row = this.#companyRow(company);
+    if (!row) throw voxdexError('NOT_FOUND', `Company ${company} does not exist: create it with voxdex company add`);
+    return row;
+  }
+
+  #insertFolder(company: string, org: string, folder: string): void {
+    this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org);
+    this.db.prepare('INSERT OR IGNORE INTO folders (company, org, name) VALUES (?, ?, ?)').run(company, org, folder);
+  }
+
+  #issueToken(company: string): string {
+    const token = randomBytes(16).toString('hex');
+    this.db.prepare('INSERT INTO tokens (hash, company, created) VALUES (?, ?, ?)').run(sha256(token).toString('hex'), company, new Date().toISOString());
+    return token;
+  }
+}
+
+function checkModelName(name: string): void {
+  if (typeof name !== 'string' || !/^[A-Za-z0-9_.:+-]{1,128}$/.test(name)) {
+    throw invalidParameter('model', 'a model name of letters, digits and _ . : + -', name, 'BAD_NAME');
+  }
+}
+
+function sha256(value: string): Buffer {
+  return createHash('sha256').update(value, 'utf8').digest();
+}
+
+/**
+ * Reads the root token file, creating it with a random value (mode 0600, fsynced) when missing.
+ * The value is never logged; callers print only the path.
+ */
+export function ensureRootToken(file: string): { token: string; created: boolean } {
+  if (existsSync(file)) {
+    const token = readFileSync(file, 'utf8').trim();
+    if (token.length >= 16) return { token, created: false };
+  }
+  mkdirSync(path.dirname(file), { recursive: true });
+  const token = randomBytes(32).toString('hex');
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', 0o600);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Another process created it between our check and open, or it was empty: read what is there.
+    const existing = readFileSync(file, 'utf8').trim();
+    if (existing.length >= 16) return { token: existing, created: false };
+    fd = openSync(file, 'w', 0o600);
+  }
+  try {
+    writeSync(fd, `${token}\n`);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  chmodSync(file, 0o600);
+  return { token, created: true };
+}

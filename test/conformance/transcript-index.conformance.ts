@@ -1,0 +1,305 @@
+/**
+ * The one conformance suite every TranscriptIndex backend must pass (SQLite, Elasticsearch).
+ * Usage, in a test file:  runTranscriptIndexConformance('sqlite', async () => new SqliteTranscriptIndex(...));
+ * The factory must return a NEW, EMPTY index on each call (the suite calls init() and close()).
+ * Expected results are worked out by hand from test/conformance/transcript-corpus.ts.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import yauzl from 'yauzl';
+import { renderSummaryCsv, renderZip } from '../../src/search/render.js';
+import { parseSearchOptions, type RawOptions } from '../../src/search/search-options.js';
+import type { SearchScope, TranscriptIndex } from '../../src/search/transcript-index.js';
+import { channelWords, evaluate } from '../../src/search/match.js';
+import { CORPUS, makeTranscript, SPECS } from './transcript-corpus.js';
+
+const F1: SearchScope = { company: 'acme', org: 'sales', folder: 'f1' };
+const SALES: SearchScope = { company: 'acme', org: 'sales' };
+
+const query = (raw: RawOptions) => parseSearchOptions(raw).query;
+
+async function readZip(buf: Buffer): Promise<Map<string, string>> {
+  const zip = await new Promise<yauzl.ZipFile>((res, rej) => yauzl.fromBuffer(buf, { lazyEntries: true }, (e, z) => (e ? rej(e) : res(z!))));
+  const out = new Map<string, string>();
+  await new Promise<void>((resolve, reject) => {
+    zip.on('entry', (entry: yauzl.Entry) => {
+      zip.openReadStream(entry, (err, stream) => {
+        if (err) return reject(err);
+        const chunks: Buffer[] = [];
+        stream!.on('data', (c: Buffer) => chunks.push(c));
+        stream!.on('end', () => {
+          out.set(entry.fileName, Buffer.concat(chunks).toString('utf8'));
+          zip.readEntry();
+        });
+      });
+    });
+    zip.on('end', resolve);
+    zip.on('error', reject);
+    zip.readEntry();
+  });
+  return out;
+}
+
+async function streamToBuffer(stream: NodeJS.ReadableStream): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  for await (const c of stream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
+}
+
+/** Registers and runs the suites (alias: transcriptIndexConformance). */
+export function runTranscriptIndexConformance(name: string, factory: () => Promise<TranscriptIndex>): void {
+  const read = suite<{ index: TranscriptIndex }>(`${name}: TranscriptIndex conformance (queries)`);
+  read.before(async (ctx) => {
+    ctx.index = await factory();
+    await ctx.index.init();
+    await ctx.index.index(CORPUS);
+  });
+  read.after(async (ctx) => ctx.index.close());
+
+  const tids = async (index: TranscriptIndex, raw: RawOptions, scope: SearchScope = F1) => {
+    const q = query(raw);
+    const result = await index.search(scope, q);
+    const n = await index.count(scope, q);
+    assert.is(result.total, n, `search total equals count for ${JSON.stringify(raw)}`);
+    return result.rows.map((r) => r.tid);
+  };
+
+  const cases: Array<[string, RawOptions, string[], SearchScope?]> = [
+    ['a phrase matches within one channel, also across that channel\'s utterances', { terms: '"cancel my subscription"' }, ['t04', 't01']],
+    ['a phrase never matches across channels', { terms: '"say cancel my subscription"' }, []],
+    ['words side by side are ANDed across channels', { terms: 'cancel subscription' }, ['t05', 't04', 't01']],
+    ['& is an explicit AND', { terms: 'cancel & subscription' }, ['t05', 't04', 't01']],
+    ['| is OR', { terms: 'refund | transfer' }, ['t10', 't03', 't02', 't01']],
+    ['-word excludes transcripts containing it', { terms: 'cancel -subscription' }, ['t02']],
+    ['a query of only exclusions matches the rest of the scope', { terms: '-refund' }, ['t09', 't05', 't04', 't03']],
+    ['-"phrase" excludes the phrase only', { terms: 'cancel -"cancel my subscription"' }, ['t05', 't02']],
+    ['parentheses group', { terms: '(refund | hold) & thank' }, ['t10', 't03', 't01']],
+    ['OR with an excluded alternative', { terms: 'transfer | -cancel*' }, ['t09', 't03']],
+    ['matching is case-insensitive', { terms: '"THANK you"' }, ['t10', 't03', 't01']],
+    ['a trailing * is a prefix', { terms: 'cancel*' }, ['t10', 't05', 't04', 't02', 't01']],
+    ['? stands for exactly one character', { terms: 'col?r' }, ['t09']],
+    ['an inner * stands for any run of characters', { terms: 'c?ll*' }, ['t09', 't03', 't01']],
+    ['wildcards inside a phrase', { terms: '"c*l my sub*"' }, ['t04', 't01']],
+    ['a wildcard matching no word matches nothing', { terms: 'zz?z' }, []],
+    ['a wildcard matching nothing inside OR is ignored', { terms: 'transfer | zz?z' }, ['t03']],
+    ['proximity counts the words between, in any order', { terms: '"refund order"~3' }, ['t10', 't02']],
+    ['proximity below the distance does not match', { terms: '"order refund"~2' }, []],
+    ['proximity stays within one channel', { terms: '"cancel subscription"~1' }, ['t04', 't01']],
+    ['proximity 0 needs adjacent words', { terms: '"cancel subscription"~0' }, []],
+    ['channel restricts where terms match', { terms: 'refund', channel: '0' }, ['t10']],
+    ['channel 1', { terms: 'refund', channel: '1' }, ['t02', 't01']],
+    ['channel without terms keeps transcripts that have the channel', { channel: '1' }, ['t10', 't05', 't04', 't02', 't01']],
+    ['from/to are inclusive; a date alone as to means that whole day', { from: '2024-03-02', to: '2024-03-04' }, ['t04', 't03', 't02']],
+    ['from and to at the same instant', { from: '2024-03-02T09:30:00Z', to: '2024-03-02T09:30:00Z' }, ['t02']],
+    ['from/to with an offset zone', { from: '2024-03-02T10:30:00+01:00', to: '2024-03-02T10:30:00+0100' }, ['t02']],
+    ['duration MIN-MAX is inclusive', { duration: '45-61' }, ['t05', 't04']],
+    ['duration MIN-', { duration: '61.5-' }, ['t10', 't03', 't01']],
+    ['duration -MAX', { duration: '-15' }, ['t09']],
+    ['model filter', { model: 'en-us-16k' }, ['t09', 't03']],
+    ['filename filter', { filename: 'call-02.wav' }, ['t02']],
+    ['requestid filter', { requestid: 'req-4' }, ['t04']],
+    ['meta.<field> filter', { 'meta.agent': 'alice' }, ['t10', 't03', 't01']],
+    ['meta filter on a boolean compares its text', { 'meta.vip': 'true' }, ['t03']],
+    ['meta filter is exact', { 'meta.agent': 'Alice' }, []],
+    ['terms and filters combine', { terms: 'thank', 'meta.agent': 'alice', duration: '100-' }, ['t03']],
+    ['org scope covers all folders', { terms: 'refund' }, ['t06', 't10', 't02', 't01'], SALES],
+    ['folder scope', { terms: 'refund' }, ['t06'], { ...SALES, folder: 'f2' }],
+    ['another org of the same company is separate', { terms: 'cancel' }, ['t08'], { company: 'acme', org: 'support' }],
+    ['another company with the same org name is separate', { terms: 'cancel' }, ['t07'], { company: 'other', org: 'sales' }],
+    ['an unknown folder is empty', {}, [], { ...SALES, folder: 'nope' }],
+    ['default sort: datetime desc', {}, ['t10', 't09', 't05', 't04', 't03', 't02', 't01']],
+    ['sort datetime asc', { sortdir: 'asc' }, ['t01', 't02', 't03', 't04', 't05', 't09', 't10']],
+    ['sort duration asc, ties by tid', { sort: 'duration', sortdir: 'asc' }, ['t09', 't02', 't04', 't05', 't01', 't10', 't03']],
+    ['sort duration desc, ties by tid', { sort: 'duration' }, ['t03', 't10', 't01', 't04', 't05', 't02', 't09']],
+    ['sort filename asc', { sort: 'filename', sortdir: 'asc' }, ['t01', 't02', 't03', 't04', 't05', 't09', 't10']],
+    ['sort filename desc', { sort: 'filename', sortdir: 'desc' }, ['t10', 't09', 't05', 't04', 't03', 't02', 't01']],
+    ['sort confidence desc: missing lowest, ties by tid', { sort: 'confidence' }, ['t09', 't01', 't10', 't02', 't04', 't05', 't03']],
+    ['sort confidence asc', { sort: 'confidence', sortdir: 'asc' }, ['t03', 't04', 't05', 't02', 't10', 't01', 't09']],
+    ['sort score desc (number of hits), ties by tid', { terms: 'subscription | cancel', sort: 'score' }, ['t04', 't01', 't05', 't02']],
+    ['sort score asc', { terms: 'subscription | cancel', sort: 'score', sortdir: 'asc' }, ['t02', 't01', 't05', 't04']],
+    ['sort score without terms: all 0, by tid', { sort: 'score' }, ['t01', 't02', 't03', 't04', 't05', 't09', 't10']],
+    ['paging: offset and size', { offset: '2', size: '2' }, ['t05', 't04']],
+    ['paging: the last partial page', { offset: '5', size: '5' }, ['t02', 't01']],
+    ['paging: offset at the end', { offset: '7' }, []],
+    ['paging: offset beyond the end', { offset: '1000' }, []],
+    ['paging: size 0 gives no rows', { size: '0' }, []],
+    ['paging: size 1000', { size: '1000' }, ['t10', 't09', 't05', 't04', 't03', 't02', 't01']],
+    ['paging applies after score sorting', { terms: 'subscription | cancel', sort: 'score', offset: '1', size: '2' }, ['t01', 't05']],
+  ];
+  for (const [title, raw, expected, scope] of cases) {
+    read(title, async ({ index }) => {
+      assert.equal(await tids(index, raw, scope), expected);
+    });
+  }
+
+  read('every terms case agrees with the reference matcher (match.ts) over the corpus', async ({ index }) => {
+    for (const [, raw, , scope] of cases) {
+      const q = query(raw);
+      if (!q.terms || Object.keys(raw).some((k) => k !== 'terms' && k !== 'channel')) continue;
+      const sc = scope ?? F1;
+      const expected = CORPUS.filter(
+        (t) => t.company === sc.company && t.org === sc.org && (sc.folder === undefined || t.folder === sc.folder) && evaluate(q.terms!, channelWords(t.document), q.channel),
+      ).length;
+      assert.is(await index.count(sc, q), expected, JSON.stringify(raw));
+    }
+  });
+
+  read('count ignores offset and size', async ({ index }) => {
+    assert.is(await index.count(F1, query({ terms: 'cancel*', offset: '3', size: '1' })), 5);
+    assert.is(await index.count(SALES, query({})), 8);
+  });
+
+  read('summary rows carry the transcript fields, metadata, score and hits', async ({ index }) => {
+    const { total, rows } = await index.search(F1, query({ terms: '"cancel my subscription"' }));
+    assert.is(total, 2);
+    assert.equal(rows[0], {
+      tid: 't04', filename: 'call-04.wav', datetime: '2024-03-04T08:00:00Z', duration: 45, nchannels: 2, model: 'en-us-8k',
+      confidence: 0.75, score: 1, metadata: { agent: 'carol' },
+      hits: [{ channel: 1, start: 1.75, end: 11.15, text: 'i want to cancel my subscription now' }],
+    });
+    assert.equal(rows[1]!.hits, [{ channel: 1, start: 2.25, end: 3.65, text: 'i want to cancel my subscription the refund never' }]);
+    assert.is(rows[1]!.confidence, 0.91);
+  });
+
+  read('a transcript without confidence has no confidence field', async ({ index }) => {
+    const { rows } = await index.search(F1, query({ requestid: 'req-3' }));
+    assert.is('confidence' in rows[0]!, false);
+    assert.equal(rows[0]!.metadata, { agent: 'alice', vip: true });
+    assert.equal(rows[0]!.hits, []);
+    assert.is(rows[0]!.score, 0);
+  });
+
+  read('hits: every occurrence, by time, with the original word case', async ({ index }) => {
+    const { rows } = await index.search(F1, query({ terms: 'col*r' }));
+    assert.equal(rows[0]!.hits, [
+      { channel: 0, start: 0.5, end: 0.9, text: 'the colour and the color' },
+      { channel: 0, start: 2, end: 2.4, text: 'colour and the color of the collar' },
+      { channel: 0, start: 3.5, end: 3.9, text: 'color of the collar' },
+    ]);
+    assert.is(rows[0]!.score, 3);
+    const thank = await index.search(F1, query({ terms: '"thank you"', requestid: 'req-10' }));
+    assert.equal(thank.rows[0]!.hits, [{ channel: 1, start: 0.25, end: 1.15, text: 'Thank You' }]);
+  });
+
+  read('hits: excluded words give none; channel restricts hits', async ({ index }) => {
+    const { rows } = await index.search(F1, query({ terms: 'subscription -refund' }));
+    assert.equal(rows.map((r) => [r.tid, r.hits.map((h) => h.channel)]), [['t05', [1]], ['t04', [0, 1]]]);
+    const ch0 = await index.search(F1, query({ terms: 'subscription', channel: '0' }));
+    assert.equal(ch0.rows.map((r) => [r.tid, r.hits.map((h) => h.start)]), [['t04', [1.5]]]);
+  });
+
+  read('hits: a proximity group is one hit from its first to its last word', async ({ index }) => {
+    const { rows } = await index.search(F1, query({ terms: '"order refund"~3', requestid: 'req-10' }));
+    assert.equal(rows[0]!.hits, [{ channel: 0, start: 0.5, end: 2.9, text: 'your refund for the canceled order was processed' }]);
+  });
+
+  read('details: the stored documents with their tid, in search order', async ({ index }) => {
+    const docs = await index.details(F1, query({ terms: '"cancel my subscription"' }));
+    assert.equal(docs.map((d) => d.tid), ['t04', 't01']);
+    assert.equal(docs[1], { tid: 't01', ...CORPUS[0]!.document });
+    assert.equal(Object.keys(docs[0]!)[0], 'tid');
+    assert.equal(await index.details(F1, query({ offset: '6', size: '5' })).then((d) => d.map((x) => x.tid)), ['t01']);
+  });
+
+  read('summary CSV quotes commas, quotes and newlines in metadata (RFC 4180)', async ({ index }) => {
+    const opts = parseSearchOptions({ 'meta.agent': 'bob', fields: 'tid,filename,metadata', csv: '' });
+    const { rows } = await index.search(SALES, opts.query);
+    const csv = renderSummaryCsv(rows, opts.fields, undefined).body;
+    assert.is(csv, 'tid,filename,meta.agent,meta.note\r\nt06,call-06.wav,bob,\r\nt02,call-02.wav,bob,"said ""hi"", then left,\nangry"\r\n');
+  });
+
+  read('zip: one .json and one .txt per match, read back', async ({ index }) => {
+    const docs = await index.details(F1, query({ terms: '"cancel my subscription"' }));
+    const files = await readZip(await streamToBuffer(renderZip(docs, ['json', 'text'])));
+    assert.equal([...files.keys()], ['call-04.json', 'call-04.txt', 'call-01.json', 'call-01.txt']);
+    assert.equal(JSON.parse(files.get('call-01.json')!), { tid: 't01', ...CORPUS[0]!.document });
+    assert.is(files.get('call-04.txt'), '[0] we value your subscription\n[1] i want to cancel\n[1] my subscription now\n');
+    const textOnly = await readZip(await streamToBuffer(renderZip(docs, ['text'])));
+    assert.equal([...textOnly.keys()], ['call-04.txt', 'call-01.txt']);
+  });
+
+  read.run();
+
+  const write = suite(`${name}: TranscriptIndex conformance (changes)`);
+  const fresh = async () => {
+    const index = await factory();
+    await index.init();
+    await index.index(CORPUS);
+    return index;
+  };
+
+  write('re-indexing a tid replaces it; indexing the same document twice changes nothing', async () => {
+    const index = await fresh();
+    try {
+      await index.index([CORPUS[1]!, CORPUS[1]!]);
+      assert.is(await index.count(SALES, query({})), 8);
+      const t02 = SPECS.find((s) => s.tid === 't02')!;
+      assert.equal(await tids(index, { terms: 'rel?vant | r*nt' }), []);
+      await index.index([makeTranscript({ ...t02, channels: [['nothing relevant here']], metadata: { agent: 'bo' } })]);
+      assert.equal(await tids(index, { terms: 'rel?vant | r*nt' }), ['t02']);
+      assert.is(await index.count(SALES, query({})), 8);
+      assert.equal(await tids(index, { terms: 'refund' }), ['t10', 't01']);
+      assert.equal(await tids(index, { terms: 'relevant' }), ['t02']);
+      assert.equal(await tids(index, { 'meta.agent': 'bob' }, SALES), ['t06']);
+      assert.equal(await tids(index, { 'meta.agent': 'bo' }), ['t02']);
+    } finally {
+      await index.close();
+    }
+  });
+
+  write('re-indexing can move a transcript to another folder', async () => {
+    const index = await fresh();
+    try {
+      const t09 = SPECS.find((s) => s.tid === 't09')!;
+      await index.index([makeTranscript({ ...t09, scope: ['acme', 'sales', 'f2'] })]);
+      assert.equal(await tids(index, { terms: 'colour' }), []);
+      assert.equal(await tids(index, { terms: 'colour' }, { ...SALES, folder: 'f2' }), ['t09']);
+    } finally {
+      await index.close();
+    }
+  });
+
+  write('delete removes only tids inside the scope and returns how many', async () => {
+    const index = await fresh();
+    try {
+      assert.is(await index.delete(F1, ['t01', 't06', 't07', 'nope']), 1);
+      assert.equal(await tids(index, { terms: 'refund' }, SALES), ['t06', 't10', 't02']);
+      assert.equal(await tids(index, { terms: 'cancel' }, { company: 'other', org: 'sales' }), ['t07']);
+      assert.is(await index.delete(F1, ['t01']), 0);
+      assert.is(await index.delete(SALES, ['t06', 't02', 't02']), 2);
+      assert.is(await index.count(SALES, query({})), 5);
+      assert.is(await index.count(SALES, query({ terms: 'refund' })), 1);
+    } finally {
+      await index.close();
+    }
+  });
+
+  write('a deleted transcript can be indexed again', async () => {
+    const index = await fresh();
+    try {
+      await index.delete(F1, ['t04']);
+      assert.equal(await tids(index, { terms: '"cancel my subscription"' }), ['t01']);
+      await index.index([CORPUS[3]!]);
+      assert.equal(await tids(index, { terms: '"cancel my subscription"' }), ['t04', 't01']);
+    } finally {
+      await index.close();
+    }
+  });
+
+  write('an empty index answers with nothing', async () => {
+    const index = await factory();
+    await index.init();
+    try {
+      assert.is(await index.count(F1, query({ terms: 'refund' })), 0);
+      assert.equal(await index.search(F1, query({})), { total: 0, rows: [] });
+      assert.equal(await index.details(F1, query({ terms: 'a*' })), []);
+      assert.is(await index.delete(F1, ['t01']), 0);
+    } finally {
+      await index.close();
+    }
+  });
+
+  write.run();
+}
+
+export const transcriptIndexConformance = runTranscriptIndexConformance;

@@ -1,0 +1,135 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { VoxdexError } from '../src/errors.js';
+import { ensureRootToken, Tenancy } from '../src/tenancy/tenancy.js';
+
+const tenancy = suite('tenancy');
+
+function code(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, VoxdexError);
+    return `${(err as VoxdexError).status} ${(err as VoxdexError).code}`;
+  }
+  return 'no error';
+}
+
+tenancy('issues a 32-hex company token that authenticates as that company and is stored only as a hash', () => {
+  const t = new Tenancy(':memory:', 'r'.repeat(64));
+  const { token, callbackSecret, created } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
+  assert.ok(created);
+  assert.match(token, /^[0-9a-f]{32}$/);
+  assert.match(callbackSecret, /^[0-9a-f]{64}$/);
+  assert.equal(t.authenticate(token), { kind: 'company', company: 'acme' });
+  const stored = t.db.prepare('SELECT hash FROM tokens').pluck().all() as string[];
+  assert.is(stored.length, 1);
+  assert.not.ok(stored.includes(token));
+  assert.equal(t.defaultDestination('acme'), { company: 'acme', org: 'sales', folder: 'calls' });
+  t.close();
+});
+
+tenancy('authenticates the root token and refuses missing or unknown tokens with 401', () => {
+  const t = new Tenancy(':memory:', 'f'.repeat(64));
+  assert.equal(t.authenticate('f'.repeat(64)), { kind: 'root' });
+  assert.is(code(() => t.authenticate(undefined)), '401 BAD_TOKEN');
+  assert.is(code(() => t.authenticate('')), '401 BAD_TOKEN');
+  assert.is(code(() => t.authenticate('0123456789abcdef0123456789abcdef')), '401 BAD_TOKEN');
+  assert.is(code(() => t.authenticate('not a token')), '401 BAD_TOKEN');
+  t.close();
+});
+
+tenancy('rotating a token revokes the old one', () => {
+  const t = new Tenancy(':memory:');
+  const { token } = t.addCompany('acme', { org: 'o', folder: 'f' });
+  const next = t.rotateToken('acme');
+  assert.is.not(next, token);
+  assert.is(code(() => t.authenticate(token)), '401 BAD_TOKEN');
+  assert.equal(t.authenticate(next), { kind: 'company', company: 'acme' });
+  assert.is(code(() => t.rotateToken('nobody')), '404 NOT_FOUND');
+  t.close();
+});
+
+tenancy('a company token is forbidden on another company; root is allowed everywhere', () => {
+  const t = new Tenancy(':memory:');
+  const a = t.addCompany('acme', { org: 'o', folder: 'f' });
+  t.addCompany('globex', { org: 'o', folder: 'f' });
+  const p = t.authenticate(a.token);
+  t.authorize(p, 'acme');
+  assert.is(code(() => t.authorize(p, 'globex')), '403 FORBIDDEN');
+  t.authorize({ kind: 'root' }, 'globex');
+  t.close();
+});
+
+tenancy('rejects bad short names with 400 BAD_NAME and unknown scopes with 404', () => {
+  const t = new Tenancy(':memory:');
+  assert.is(code(() => t.addCompany('bad name', { org: 'o', folder: 'f' })), '400 BAD_NAME');
+  assert.is(code(() => t.addCompany('x'.repeat(65), { org: 'o', folder: 'f' })), '400 BAD_NAME');
+  assert.is(code(() => t.addCompany('acme', { org: '..', folder: 'f' })), '400 BAD_NAME');
+  t.addCompany('acme', { org: 'sales', folder: 'calls' });
+  t.addFolder('acme', 'support', 'q1');
+  t.requireScope('acme', 'sales', 'calls');
+  t.requireScope('acme', 'support');
+  t.requireScope('acme', 'support', 'q1');
+  assert.is(code(() => t.requireScope('acme', 'sales', 'q1')), '404 NOT_FOUND');
+  assert.is(code(() => t.requireScope('acme', 'legal')), '404 NOT_FOUND');
+  assert.is(code(() => t.requireScope('initech', 'sales')), '404 NOT_FOUND');
+  assert.is(code(() => t.requireScope('acme', 'sa/les')), '400 BAD_NAME');
+  assert.equal(t.listOrgs('acme'), ['sales', 'support']);
+  assert.equal(t.listFolders('acme', 'support'), ['q1']);
+  t.close();
+});
+
+tenancy('adding an existing company keeps its secret, moves the default and issues one more token', () => {
+  const t = new Tenancy(':memory:');
+  const first = t.addCompany('acme', { org: 'sales', folder: 'calls' });
+  const second = t.addCompany('acme', { org: 'support', folder: 'q1' });
+  assert.not.ok(second.created);
+  assert.is(second.callbackSecret, first.callbackSecret);
+  assert.equal(t.authenticate(first.token), { kind: 'company', company: 'acme' });
+  assert.equal(t.authenticate(second.token), { kind: 'company', company: 'acme' });
+  assert.equal(t.defaultDestination('acme'), { company: 'acme', org: 'support', folder: 'q1' });
+  assert.equal(t.listOrgs('acme'), ['sales', 'support']);
+  t.close();
+});
+
+tenancy('resolves models: default auto, aliases, unknown 400, unauthorized 403', () => {
+  const t = new Tenancy(':memory:');
+  const installed = ['en-us', 'en-us-8k'];
+  t.addCompany('open', { org: 'o', folder: 'f' });
+  assert.is(t.resolveModel('open', undefined, installed), 'auto');
+  assert.is(t.resolveModel('open', 'en-us-8k', installed), 'en-us-8k');
+  assert.is(code(() => t.resolveModel('open', 'de-de', installed)), '400 UNKNOWN_MODEL');
+  t.addCompany('tight', { org: 'o', folder: 'f', models: ['en-us-8k'] });
+  t.setModelAlias('tight', 'eng1:callcenter', 'en-us-8k');
+  assert.is(t.resolveModel('tight', undefined, installed), 'en-us-8k');
+  assert.is(t.resolveModel('tight', 'eng1:callcenter', installed), 'en-us-8k');
+  assert.is(code(() => t.resolveModel('tight', 'en-us', installed)), '403 MODEL_NOT_AUTHORIZED');
+  assert.equal(t.getCompany('tight').aliases, { 'eng1:callcenter': 'en-us-8k' });
+  t.close();
+});
+
+tenancy('creates the root token file once with mode 0600 and reads it back later', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vx-root-'));
+  try {
+    const file = path.join(dir, 'sub', 'root.token');
+    const a = ensureRootToken(file);
+    assert.ok(a.created);
+    assert.match(a.token, /^[0-9a-f]{64}$/);
+    assert.is(statSync(file).mode & 0o777, 0o600);
+    assert.is(readFileSync(file, 'utf8').trim(), a.token);
+    const b = ensureRootToken(file);
+    assert.not.ok(b.created);
+    assert.is(b.token, a.token);
+    const { tenancy: t } = Tenancy.open({ dataDir: dir, rootTokenFile: file });
+    assert.equal(t.authenticate(a.token), { kind: 'root' });
+    t.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+tenancy.run();

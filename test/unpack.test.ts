@@ -1,0 +1,214 @@
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { isFailedItem, probeUpload, unpack, type UnpackItem } from '../src/stages/unpack.js';
+import { decodeWav } from '../src/stages/decode.js';
+import { VoxdexError } from '../src/errors.js';
+import { loadConfig, type Config } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import type { StageContext } from '../src/types.js';
+import { ASTERISK_PROMPT, make7z, makeTempDir, makeWav, makeZip, makeZipRaw, removeDir, run, writeFile } from './fixtures/make-audio.js';
+
+const up = suite('unpack');
+let dir = '';
+let wavA = '';
+let wavB = '';
+let n = 0;
+const config = loadConfig({});
+const limits = config.archive;
+
+function ctx(archive: Partial<Config['archive']> = {}): StageContext {
+  return { jobId: 'job', signal: new AbortController().signal, log: silentLogger, config: { ...config, archive: { ...config.archive, ...archive } } };
+}
+
+function workDir(): string {
+  const d = path.join(dir, `work-${n++}`);
+  mkdirSync(d);
+  return d;
+}
+
+async function rejects(fn: () => Promise<unknown>, code: string, message?: RegExp) {
+  try {
+    await fn();
+  } catch (err) {
+    assert.instance(err, VoxdexError);
+    assert.is((err as VoxdexError).code, code, (err as Error).message);
+    if (message) assert.match((err as Error).message, message);
+    return;
+  }
+  assert.unreachable(`expected ${code}`);
+}
+
+function summary(items: UnpackItem[]) {
+  return items.map((i) => (isFailedItem(i) ? { name: i.name, code: i.error.code } : { name: i.name, metadata: i.metadata }));
+}
+
+up.before(async () => {
+  dir = makeTempDir('voxdex-unpack-');
+  wavA = await makeWav(dir, { name: 'a.wav', rate: 8000, channels: 2, encoding: 'mulaw', seconds: 0.5 });
+  wavB = await makeWav(dir, { name: 'b.wav', rate: 16000, encoding: 'pcm_s16', seconds: 0.3 });
+  writeFileSync(path.join(dir, 'a.json'), '{"agent":"Ann","call":7}');
+});
+up.after(() => removeDir(dir));
+
+up('passes a single WAV upload through as one item, detected by content whatever its name', async () => {
+  const named = writeFile(dir, 'upload.bin', readFileSync(wavA));
+  assert.equal(await probeUpload(named, {}, limits), { kind: 'wav' });
+  const out = await unpack({ path: named, name: 'call.wav', workDir: workDir() }, ctx());
+  assert.equal(out, { kind: 'wav', items: [{ name: 'call.wav', path: named }] });
+});
+
+up('unpacks a deflate zip with a name.json sidecar as that member’s metadata', async () => {
+  const zip = await makeZip(dir, 'calls.zip', [wavA, path.join(dir, 'a.json'), wavB]);
+  assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 2 });
+  const wd = workDir();
+  const out = await unpack({ path: zip, workDir: wd }, ctx());
+  assert.is(out.kind, 'zip');
+  assert.equal(summary(out.items), [
+    { name: 'a.wav', metadata: { agent: 'Ann', call: 7 } },
+    { name: 'b.wav', metadata: undefined },
+  ]);
+  const a = out.items[0]!;
+  assert.ok(!isFailedItem(a) && a.path.startsWith(wd));
+  if (!isFailedItem(a)) assert.is((await decodeWav(a.path)).format.channels, 2);
+});
+
+up('unpacks a stored zip with members in a subfolder, and a real Asterisk prompt inside it', async () => {
+  const zip = await makeZip(dir, 'stored.zip', [{ path: ASTERISK_PROMPT, name: 'prompts/activated.wav' }, { path: wavB, name: 'prompts/b.wav' }], { store: true });
+  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  assert.equal(summary(out.items).map((i) => i.name), ['prompts/activated.wav', 'prompts/b.wav']);
+  const item = out.items[0]!;
+  assert.ok(!isFailedItem(item));
+  if (!isFailedItem(item)) assert.is((await decodeWav(item.path)).format.sampleRate, 8000);
+});
+
+for (const method of ['LZMA', 'LZMA2']) {
+  up(`unpacks a 7z archive compressed with ${method}`, async () => {
+    const sz = await make7z(dir, `calls-${method}.7z`, [wavA, path.join(dir, 'a.json'), wavB], { method });
+    assert.equal(await probeUpload(sz, {}, limits), { kind: '7z', members: 2 });
+    const out = await unpack({ path: sz, workDir: workDir() }, ctx());
+    assert.equal(summary(out.items), [
+      { name: 'a.wav', metadata: { agent: 'Ann', call: 7 } },
+      { name: 'b.wav', metadata: undefined },
+    ]);
+  });
+}
+
+for (const [label, make] of [
+  ['zip ZipCrypto', () => makeZip(dir, 'zc.zip', [wavA, wavB], { password: 's3cret pass' })],
+  ['zip AES-256', () => make7z(dir, 'aes.zip', [wavA, wavB], { type: 'zip', password: 's3cret pass' })],
+  ['7z AES-256', () => make7z(dir, 'aes.7z', [wavA, wavB], { password: 's3cret pass' })],
+  ['7z AES-256 with encrypted headers', () => make7z(dir, 'he.7z', [wavA, wavB], { password: 's3cret pass', encryptHeaders: true })],
+] as const) {
+  up(`unpacks a ${label} archive with the right zpass`, async () => {
+    const file = await make();
+    assert.is((await probeUpload(file, { zpass: 's3cret pass' }, limits)).members, 2);
+    const out = await unpack({ path: file, zpass: 's3cret pass', workDir: workDir() }, ctx());
+    assert.equal(summary(out.items).map((i) => i.name), ['a.wav', 'b.wav']);
+    assert.ok(out.items.every((i) => !isFailedItem(i)));
+  });
+}
+
+up('reports nested archives, non-audio, unsupported audio, bad metadata and lone .json as per-file errors', async () => {
+  const inner = await makeZip(dir, 'inner.zip', [wavB]);
+  const flac = path.join(dir, 'song.flac');
+  await run('sox', ['-n', '-r', '8000', flac, 'synth', '0.2', 'sine', '300']);
+  const gz = path.join(dir, 'x.gz');
+  writeFileSync(gz, Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]));
+  const notes = writeFile(dir, 'notes.txt', 'call notes\n');
+  const badMeta = writeFile(dir, 'bad.json', '{"agent": ');
+  const arrMeta = writeFile(dir, 'arr.json', '[1,2]');
+  const lone = writeFile(dir, 'lone.json', '{}');
+  const zip = await makeZip(dir, 'mixed.zip', [
+    wavA,
+    inner,
+    { path: flac, name: 'song.wav' },
+    gz,
+    notes,
+    { path: wavB, name: 'bad.wav' },
+    badMeta,
+    { path: wavB, name: 'arr.wav' },
+    arrMeta,
+    lone,
+  ]);
+  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  assert.equal(summary(out.items), [
+    { name: 'a.wav', metadata: undefined },
+    { name: 'inner.zip', code: 'NESTED_ARCHIVE' },
+    { name: 'song.wav', code: 'UNSUPPORTED_AUDIO' },
+    { name: 'x.gz', code: 'NESTED_ARCHIVE' },
+    { name: 'notes.txt', code: 'NOT_AUDIO' },
+    { name: 'bad.wav', code: 'BAD_ARGUMENT' },
+    { name: 'arr.wav', code: 'BAD_ARGUMENT' },
+    { name: 'lone.json', code: 'NOT_AUDIO' },
+  ]);
+  const song = out.items[2]!;
+  assert.ok(isFailedItem(song) && /^Found FLAC audio; transcoding is not enabled/.test(song.error.message));
+  const nested = out.items[1]!;
+  assert.ok(isFailedItem(nested) && /nested archives are not expanded/.test(nested.error.message));
+  const bad = out.items[5]!;
+  assert.ok(isFailedItem(bad) && /^Its metadata bad\.json is not valid JSON/.test(bad.error.message));
+});
+
+up('skips directory entries of recursively made zip and 7z archives', async () => {
+  const src = path.join(dir, 'tree');
+  mkdirSync(path.join(src, 'calls', 'deep'), { recursive: true });
+  writeFileSync(path.join(src, 'calls', 'deep', 'b.wav'), readFileSync(wavB));
+  writeFileSync(path.join(src, 'calls', 'deep', 'b.json'), '{"deep":true}');
+  const zip = path.join(dir, 'tree.zip');
+  await run('zip', ['-qr', zip, 'calls'], { cwd: src });
+  const sz = path.join(dir, 'tree.7z');
+  await run('7z', ['a', '-bd', sz, 'calls'], { cwd: src });
+  for (const file of [zip, sz]) {
+    assert.is((await probeUpload(file, {}, limits)).members, 1);
+    const out = await unpack({ path: file, workDir: workDir() }, ctx());
+    assert.equal(summary(out.items), [{ name: 'calls/deep/b.wav', metadata: { deep: true } }]);
+  }
+});
+
+up('treats member names with wildcard characters and a leading @ literally', async () => {
+  const zip = await makeZipRaw(dir, 'odd-names.zip', [
+    { name: 'notes [1] *.txt', data: 'text' },
+    { name: '@call?.wav', file: wavB },
+  ]);
+  assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 2 });
+  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  assert.equal(summary(out.items), [
+    { name: 'notes [1] *.txt', code: 'NOT_AUDIO' },
+    { name: '@call?.wav', metadata: undefined },
+  ]);
+});
+
+up('stops with CANCELLED when the job is cancelled while 7z would run', async () => {
+  const zip = await makeZip(dir, 'cancel.zip', [wavA]);
+  const ac = new AbortController();
+  ac.abort();
+  await rejects(() => unpack({ path: zip, workDir: workDir() }, { ...ctx(), signal: ac.signal }), 'CANCELLED', /^Unpacking was cancelled\.$/);
+  await rejects(() => probeUpload(zip, { signal: ac.signal }, limits), 'CANCELLED');
+});
+
+up('fails with NO_AUDIO_MEMBERS when an archive holds no audio', async () => {
+  const notes = writeFile(dir, 'readme.txt', 'nothing here\n');
+  const zip = await makeZip(dir, 'text.zip', [notes]);
+  await rejects(() => probeUpload(zip, {}, limits), 'NO_AUDIO_MEMBERS', /"readme\.txt" is unknown content/);
+  await rejects(() => unpack({ path: zip, workDir: workDir() }, ctx()), 'NO_AUDIO_MEMBERS', /readme\.txt: Archive member is unknown content/);
+  const two = await makeZip(dir, 'two-texts.zip', [notes, writeFile(dir, 'page.pdf', '%PDF-1.4\n')]);
+  await rejects(() => probeUpload(two, {}, limits), 'NO_AUDIO_MEMBERS', /^The archive holds no audio: "page\.pdf" is a PDF document; "readme\.txt" is unknown content\./);
+  const onlyJson = await makeZip(dir, 'json.zip', [path.join(dir, 'a.json')]);
+  await rejects(() => probeUpload(onlyJson, {}, limits), 'NO_AUDIO_MEMBERS', /only "a\.json"/);
+  const nested = await makeZip(dir, 'nested-only.zip', [await makeZip(dir, 'in.zip', [wavA])]);
+  await rejects(() => unpack({ path: nested, workDir: workDir() }, ctx()), 'NO_AUDIO_MEMBERS', /nested archives are not expanded/);
+});
+
+up('enforces the member-count and total-size limits from the listing, before extracting', async () => {
+  const zip = await makeZip(dir, 'three.zip', [wavA, wavB, { path: wavB, name: 'c.wav' }]);
+  await rejects(() => probeUpload(zip, {}, { ...limits, maxMembers: 2 }), 'ARCHIVE_LIMIT', /^The archive has 3 members; at most 2 are accepted \(VOXDEX_ARCHIVE_MAX_MEMBERS\)/);
+  const wd = workDir();
+  const total = statSync(wavA).size + 2 * statSync(wavB).size;
+  await rejects(() => unpack({ path: zip, workDir: wd }, ctx({ maxTotalBytes: total - 1 })), 'ARCHIVE_LIMIT', new RegExp(`unpacks to ${total} bytes; at most ${total - 1} are accepted \\(VOXDEX_ARCHIVE_MAX_TOTAL_MIB\\)`));
+  assert.is((await probeUpload(zip, {}, { ...limits, maxTotalBytes: total, maxMembers: 3 })).members, 3);
+  assert.equal(readdirSync(wd), []);
+});
+
+up.run();

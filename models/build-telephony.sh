@@ -34,7 +34,7 @@ trap 'rc=$?; [ $rc -eq 0 ] || echo "build-telephony: FAILED (exit $rc); work fil
 for tool in sox soxi flite text2wave espeak-ng sphinx_fe pocketsphinx_mdef_convert python3 sha256sum; do
   command -v "$tool" >/dev/null || fail "missing tool '$tool' (run: bash scripts/apt-packages.sh runtime)"
 done
-for tool in bw mllr_solve mllr_transform map_adapt mk_s2sendump; do
+for tool in bw mllr_solve mllr_transform map_adapt; do
   [ -x "$ST/$tool" ] || fail "missing $ST/$tool (Debian package sphinxtrain)"
 done
 for f in "$STOCK/means" "$STOCK/sendump" "$STOCK/mdef" "$DICT" "$CORE_TXT" "$ASTERISK/activated.wav"; do
@@ -42,11 +42,16 @@ for f in "$STOCK/means" "$STOCK/sendump" "$STOCK/mdef" "$DICT" "$CORE_TXT" "$AST
 done
 [ -d /usr/share/festival/voices/english/kal_diphone ] || fail "missing festival voice kal_diphone (festvox-kallpc8k)"
 
+# One build at a time (install.sh and a test may both start one): the second waits, then finds it cached.
+mkdir -p models/build
+exec 9> models/build/.en-us-8k.lock
+flock 9
+
 # --- cache: hash of the pinned inputs ----------------------------------------------------------------
 versions=$(dpkg-query -W -f='${Package}=${Version}\n' pocketsphinx-en-us sphinxtrain sphinxbase-utils \
   pocketsphinx sox flite festival festvox-kallpc8k espeak-ng asterisk-core-sounds-en-wav 2>/dev/null || true)
 want=$( { echo "synth=$SYNTH_UTTS tau=$MAP_TAU"; echo "$versions";
-          sha256sum "$0" "$HERE"/*.py "$STOCK"/* "$DICT" "$CORE_TXT";
+          for f in "$0" "$HERE"/*.py "$STOCK"/* "$DICT" "$CORE_TXT"; do sha256sum < "$f"; done;
           find "$ASTERISK" -name '*.wav' -printf '%P %s\n' | LC_ALL=C sort; } | sha256sum | cut -d' ' -f1)
 if [ "${VOXDEX_TELEPHONY_FORCE:-}" != 1 ] && [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$want" ]; then
   echo "build-telephony: en-us-8k is up to date ($OUT, $(du -sh "$OUT" | cut -f1)), cached"
@@ -98,7 +103,7 @@ cp "$WORK/base"/{mdef,mdef.txt,noisedict,transition_matrices,variances,mixture_w
 "$ST/mllr_transform" -inmeanfn "$WORK/base/means" -outmeanfn "$WORK/mllr/means" -mllrmat "$WORK/mllr_matrix" \
   > "$WORK/mllr_transform.log" 2>&1 || fail "mllr_transform failed: see $WORK/mllr_transform.log"
 
-step 6 "MAP: Baum-Welch on the MLLR model, then MAP update of means, variances, weights, transitions"
+step 6 "MAP: Baum-Welch on the MLLR model, then MAP update of the Gaussian means"
 run_bw "$WORK/mllr" "$WORK/acc-b"
 mkdir -p "$WORK/map"
 tau=(); [ -n "$MAP_TAU" ] && tau=(-bayesmean no -fixedtau yes -tau "$MAP_TAU")
@@ -108,19 +113,21 @@ tau=(); [ -n "$MAP_TAU" ] && tau=(-bayesmean no -fixedtau yes -tau "$MAP_TAU")
   -mapmixwfn "$WORK/map/mixture_weights" -maptmatfn "$WORK/map/transition_matrices" \
   > "$WORK/map_adapt.log" 2>&1 || fail "map_adapt failed: see $WORK/map_adapt.log"
 
-step 7 "PocketSphinx model files (sendump) into $OUT"
+# Only the means are taken from MAP: MAP of variances, mixture weights and transitions on this little
+# (one real speaker, synthetic others) data made held-out WER much worse (docs/telephony.md).
+step 7 "model files into $OUT"
 rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
-"$ST/mk_s2sendump" -pocketsphinx yes -moddeffn "$WORK/base/mdef.txt" -mixwfn "$WORK/map/mixture_weights" \
-  -mwfloor 1e-20 -sendumpfn "$OUT.tmp/sendump" > "$WORK/mk_s2sendump.log" 2>&1 \
-  || fail "mk_s2sendump failed: see $WORK/mk_s2sendump.log"
-cp "$WORK/map"/{means,variances,transition_matrices} "$OUT.tmp/"
-cp "$STOCK"/{mdef,noisedict,feat.params} "$OUT.tmp/"
+cp "$WORK/map/means" "$OUT.tmp/means"
+cp "$STOCK"/{mdef,noisedict,feat.params,variances,transition_matrices,sendump} "$OUT.tmp/"
 cat > "$OUT.tmp/README" <<EOF
-en-us-8k: telephony adaptation of Debian's pocketsphinx-en-us (MLLR + MAP), built by models/build-telephony.sh.
-Input: 8 kHz telephone audio upsampled to 16 kHz; decode with -samprate 16000 and the stock front end.
+en-us-8k: telephony adaptation of Debian's pocketsphinx-en-us (global MLLR, then MAP of the means), built by
+models/build-telephony.sh. Input: 8 kHz telephone audio upsampled to 16 kHz (band-limited resampler);
+decode with -samprate 16000 and the stock front end (feat.params unchanged).
 Adaptation data: $(wc -l < "$WORK/audio/adapt.tsv") utterances ($(grep -c '^ast-' "$WORK/audio/adapt.tsv") Asterisk prompts a-l, the rest synthetic).
 EOF
 echo "$want" > "$OUT.tmp/stamp"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
 [ "${VOXDEX_TELEPHONY_KEEP:-}" = 1 ] || rm -rf "$WORK"
-echo "build-telephony: done: $OUT, $(du -sh "$OUT" | cut -f1), built in $(( $(date +%s) - T0 )) s"
+times > "$OUT/.cpu"  # children's CPU time: the last line (no subshell, so it counts this shell's children)
+cpu=$(tail -1 "$OUT/.cpu" | awk '{print $1 " user + " $2 " sys"}') && rm -f "$OUT/.cpu"
+echo "build-telephony: done: $OUT, $(du -sh "$OUT" | cut -f1), built in $(( $(date +%s) - T0 )) s (CPU: $cpu)"

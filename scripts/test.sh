@@ -8,7 +8,10 @@ bash scripts/apt-packages.sh test
 VOXDEX_SKIP_APT=1 bash scripts/install.sh
 
 # A real Elasticsearch for the conformance suite; stopped whatever happens.
-eval "$(bash scripts/elasticsearch.sh start)"
 trap 'bash scripts/elasticsearch.sh stop' EXIT
+es_env=$(bash scripts/elasticsearch.sh start)
+eval "$es_env"
 
+echo "voxdex: type-checking"
+npx tsc --noEmit -p tsconfig.json
 node --import tsx test/run.ts "$@"

@@ -71,6 +71,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   const urlSecret = ensureRootToken(path.join(config.dataDir, 'url.secret')).token;
 
   const store = new SqliteJobStore(jobStorePath(config.dataDir));
+  removeOrphanJobDirs(paths, store, log);
   const outbox = new CallbackOutbox(store.db);
   const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
   await index.init();
@@ -194,10 +195,6 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       await drop?.close();
       const grace = Math.max(0, config.shutdownGraceMs - 3_000);
       await jobs!.stop(grace);
-      // An aborted job may leave one utterance decoding in an ASR thread (the native loop polls the
-      // abort flag); terminating the pool under it crashes the process, so give it time to return.
-      const settle = jobs!.lastAbortAt + 1500 - Date.now();
-      if (settle > 0) await new Promise((r) => setTimeout(r, settle));
       await dispatcher.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
       server.closeAllConnections();
       await transcriber.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
@@ -240,6 +237,21 @@ export function serviceSubmitter(jobs: JobService): Submitter {
       return { requestid };
     },
   };
+}
+
+/**
+ * Removes `jobs/<id>` folders that have no job row: uploads moved into place by a process that died
+ * before committing the row, i.e. never acknowledged. Only folders older than a minute, so that a
+ * concurrent `voxdex import` between its move and its commit is left alone.
+ */
+function removeOrphanJobDirs(paths: JobPaths, store: SqliteJobStore, log: Logger): void {
+  const cutoff = Date.now() - 60_000;
+  for (const id of safeReaddir(paths.jobsDir)) {
+    const dir = paths.job(id);
+    if (store.get(id) || statSync(dir).mtimeMs > cutoff) continue;
+    rmSync(dir, { recursive: true, force: true });
+    log.info({ dir }, 'removed an upload that was never acknowledged');
+  }
 }
 
 function safeReaddir(dir: string): string[] {

@@ -137,6 +137,25 @@ t('cancels a long native decode within a second (CANCELLED)', async () => {
   assert.ok(after < 1000, `stopped ${Math.round(after)} ms after the flag`);
 });
 
+t('closing a pool while a long decode runs stops the decode and keeps the process alive', async () => {
+  const own = createAsrPool({ threads: 1 });
+  const spec = transcriber.registry.resolve('en-us', 16000);
+  await own.ready([spec]);
+  const long = soxAudio(LIBRIVOX);
+  const pcm = Int16Array.from(long.channels[0]!, (v) => Math.round(v * 32768));
+  const abort = new Int32Array(new SharedArrayBuffer(4));
+  const decoding = own.decode(spec, pcm, abort).then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  await new Promise((r) => setTimeout(r, 500));
+  const started = performance.now();
+  await own.close();
+  assert.ok(performance.now() - started < 1500, 'close waited for the decode to stop, not to finish');
+  assert.is(((await decoding) as VoxdexError)?.code, 'CANCELLED');
+  assert.is(Atomics.load(abort, 0), 1);
+});
+
 t('an aborted signal stops a transcription with CANCELLED within a second', async () => {
   const long = soxAudio([...LIBRIVOX, ...LIBRIVOX]);
   const ac = new AbortController();

@@ -47,6 +47,9 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
     concurrentTasksPerWorker: 1,
   });
   let closed = false;
+  // Decodes in a thread, with their abort flags: close() stops them and waits for them, because
+  // terminating a thread inside the native decode call aborts the whole process.
+  const inflight = new Map<Promise<WorkerResult>, Int32Array>();
 
   const unwrap = (r: WorkerResult): DecodedSegment => {
     if (!r.ok) throw toVoxdexError(r.error);
@@ -73,17 +76,23 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
       if (closed) throw voxdexError('NOT_READY', 'the ASR pool is closed');
       await vetModel(model);
       const task: WorkerTask = { type: 'decode', model: toNativeDesc(model), samples, abort, wholeUtterance: o.wholeUtterance };
+      const running = pool.run(task, { transferList: [samples.buffer as ArrayBuffer] });
+      inflight.set(running, abort);
       let r: WorkerResult;
       try {
-        r = await pool.run(task, { transferList: [samples.buffer as ArrayBuffer] });
+        r = await running;
       } catch (err) {
         throw failed(err);
+      } finally {
+        inflight.delete(running);
       }
       return unwrap(r);
     },
     async close() {
       if (closed) return;
       closed = true;
+      for (const abort of inflight.values()) Atomics.store(abort, 0, 1);
+      await Promise.allSettled(inflight.keys());
       await pool.destroy();
     },
   };

@@ -78,14 +78,14 @@ export interface StatusBody {
 }
 
 const MAX_RETRIES = 5;
+/** A job started this often without finishing (the process died each time) is failed, not retried forever. */
+const MAX_STARTS = 8;
 
 export class JobService {
   readonly scheduler: Scheduler;
   readonly #d: JobServiceDeps;
   readonly #retryTimers = new Set<NodeJS.Timeout>();
   #accepting = true;
-  /** When a running job was last aborted (cancel or shutdown), ms epoch. */
-  lastAbortAt = 0;
 
   constructor(deps: JobServiceDeps) {
     this.#d = deps;
@@ -220,13 +220,16 @@ export class JobService {
     const job = this.#d.store.get(id);
     if (!job || !this.#d.store.markRunning(id)) return;
     const log = this.#d.log.child({ requestid: id });
+    if (job.attempts + 1 > MAX_STARTS) {
+      log.error({ attempts: job.attempts + 1 }, 'request failed: the service stopped every time it was processed');
+      return this.#fail(job, { code: 'INTERNAL', message: `The service stopped ${job.attempts} times while processing this request; it was given up. Check the audio and send it again.` });
+    }
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
     try {
       await runUpload(job, { ...this.#d, notify: (j, outcomes) => this.#finish(j, outcomes), onFile: (a, w) => this.#onFile(a, w) }, ctx);
       this.#d.metrics.observeJob(job.sizeBytes, (performance.now() - t0) / 1000);
     } catch (err) {
-      if (signal.aborted) this.lastAbortAt = Date.now();
       if (signal.reason === SHUTDOWN) return; // stays running in the store; resumed after the next start
       if (signal.reason === CANCEL) return this.#cancelled(job);
       const e = toVoxdexError(err);

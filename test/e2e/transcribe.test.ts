@@ -5,7 +5,8 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { writeFileSync } from 'node:fs';
+import { createHmac } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import yauzl from 'yauzl';
 import { verifySignature } from '../../src/callbacks/signature.js';
@@ -41,7 +42,7 @@ e2e.before(async () => {
   ctx.svc.tenancy.addFolder('acme', 'support', 'q4');
   ctx.globex = ctx.svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbound' }).token;
   ctx.tight = ctx.svc.tenancy.addCompany('tight', { org: 'o', folder: 'f', models: ['en-us'] }).token;
-  ctx.root = (await import('node:fs')).readFileSync(ctx.svc.config.rootTokenFile, 'utf8').trim();
+  ctx.root = readFileSync(ctx.svc.config.rootTokenFile, 'utf8').trim();
   ctx.call = await makeCall(ctx.dir, { seconds: 6, encoding: 'mulaw', name: 'call-0042.wav' });
   ctx.pcm8 = await makeWav(ctx.dir, { rate: 8000, encoding: 'pcm_u8', text: 'please hold the line', name: 'hold-u8.wav' });
   const member2 = await makeWav(ctx.dir, { rate: 16000, encoding: 'pcm_s16', text: 'good morning', name: 'morning.wav' });
@@ -79,7 +80,7 @@ e2e('transcribes a mu-law stereo call: 202 while not done, then a signed URL to 
   assert.is(doc.requestid, up.body.requestid);
   assert.is(doc.source, 'call-0042.wav');
   assert.is(doc.nchannels, 2);
-  assert.is(doc.model, 'en-us');
+  assert.is(doc.model, ctx.svc.transcriber.registry.resolve('auto', 8000).name); // auto: the telephone-band model when installed
   assert.match(doc.asr, /^voxdex \d+\.\d+\.\d+/);
   assert.equal(doc.streamtags, { metadata: { agent: 'alice' } });
   assert.equal(doc.chaninfo.map((c: any) => c.channel), [0, 1]);
@@ -94,6 +95,13 @@ e2e('transcribes a mu-law stereo call: 202 while not done, then a signed URL to 
   const bad = await getJson(r.body.replace(/sig=[0-9a-f]/, (m: string) => (m.endsWith('0') ? 'sig=1' : 'sig=0')));
   assert.is(bad.status, 401);
   assert.is(bad.body.error.code, 'BAD_TOKEN');
+  // A correctly signed link past its expiry is refused too.
+  const secret = readFileSync(path.join(ctx.svc.config.dataDir, 'url.secret'), 'utf8').trim();
+  const past = Math.floor(Date.now() / 1000) - 10;
+  const sig = createHmac('sha256', secret).update(`${up.body.requestid}.${past}`).digest('hex');
+  const expired = await getJson(`${ctx.url}/transcribe/download/${up.body.requestid}?expires=${past}&sig=${sig}`);
+  assert.is(expired.status, 401);
+  assert.match(expired.body.error.message, 'expired');
   // The call is searchable in its company's default folder.
   const count = await getJson(`${ctx.url}/search/acme/sales/calls?token=${ctx.acme}&output=count&requestid=${up.body.requestid}`);
   assert.is(count.status, 200);
@@ -284,6 +292,12 @@ e2e('root may submit to an explicit folder; a company token is refused on anothe
 e2e('cancels a request; its result is then 422 CANCELLED', async () => {
   const up = await upload(ctx.url, { file: ctx.long, fields: { token: ctx.acme } });
   assert.is(up.status, 200);
+  const pending = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${up.body.requestid}`);
+  assert.is(pending.status, 202);
+  assert.ok(['queued', 'running'].includes(pending.body.state));
+  assert.equal(pending.body.files.total, 1);
+  assert.ok(pending.body.progress >= 0 && pending.body.progress < 1);
+  assert.ok(Number.isInteger(pending.body.etaSeconds) && pending.body.etaSeconds > 0);
   const c = await getJson(`${ctx.url}/transcribe/${up.body.requestid}/cancel?token=${ctx.acme}`, { method: 'POST' });
   assert.is(c.status, 200);
   assert.is(c.body.state, 'cancelled');
@@ -309,6 +323,27 @@ e2e('a request whose every file fails is 422 and says why; an archive with no au
   assert.is(r.body.error.code, 'REQUEST_FAILED');
   assert.match(r.body.error.message, /^All 1 files failed: wide-22k\.wav: /);
   assert.equal(r.body.files, { total: 1, done: 0, failed: 1 });
+});
+
+e2e('gives up a request that the service stopped on 8 times instead of crash-looping', async () => {
+  const id = '0b5b6c1e-2f4a-4c1d-8e9f-3a2b1c0d9e8f';
+  ctx.svc.store.create({
+    id,
+    destination: { company: 'acme', org: 'sales', folder: 'calls' },
+    model: 'auto',
+    output: 'json',
+    datetime: new Date().toISOString(),
+    source: 'poison.wav',
+    kind: 'audio',
+    uploadPath: ctx.pcm8,
+    sizeBytes: 1,
+  });
+  ctx.svc.store.db.prepare('UPDATE jobs SET attempts = 8 WHERE id = ?').run(id);
+  ctx.svc.jobs.scheduler.enqueue(ctx.svc.store.get(id)!);
+  const r = await waitResult(ctx.url, ctx.acme, id);
+  assert.is(r.status, 422);
+  assert.is(r.body.error.code, 'INTERNAL');
+  assert.match(r.body.error.message, 'stopped 8 times');
 });
 
 e2e('deletes the result, the audio and the transcripts in the index', async () => {

@@ -9,16 +9,17 @@
  *   asr-stage — decodeWav + transcriber.transcribe() for every call at once (models loaded beforehand);
  *   service   — the whole path over HTTP: POST /transcribe (durable accept), scheduler, unpack, decode,
  *               transcribe, index, result file; timed from the first upload to the last 200 result.
- * Correctness first: the service's transcript of every call must have the words the ASR stage
- * produced for it (within 25 %: the decoder's CMN state depends on utterance order), else the run stops.
+ * Correctness first: the service's transcript of every call must be exactly the ASR stage's (same
+ * model, same words, same times), else the run stops. Both load the models from a snapshot taken at
+ * the start (models/build/* may be rebuilt while the bench runs, which alone would change words).
  * Throughput = audio seconds per wall second; ratio = service / asr-stage.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createTranscriber } from '../src/asr/transcriber.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig, PACKAGE_ROOT } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { createService } from '../src/service.js';
 import { decodeWav } from '../src/stages/decode.js';
@@ -63,11 +64,29 @@ console.log(`input: ${calls.length} stereo mu-law calls × ${SECONDS} s = ${audi
 const words = (doc: Pick<TranscriptDocument, 'utterances'>) =>
   [...doc.utterances]
     .sort((a, b) => a.metadata.channel - b.metadata.channel || a.start - b.start)
-    .flatMap((u) => u.events.map((e) => `${u.metadata.channel}:${e.word}`))
+    .flatMap((u) => u.events.map((e) => `${u.metadata.channel}:${e.word}@${e.start}-${e.end}`))
     .join(' ');
+const modelsOf = (doc: Pick<TranscriptDocument, 'utterances'>) => [...new Set(doc.utterances.map((u) => u.metadata.model))].join(',');
+
+// ---- models: a snapshot, so both contenders decode with the same files ----------------------------
+const registryFile = path.join(PACKAGE_ROOT, 'models', 'registry.json');
+const registry = JSON.parse(readFileSync(registryFile, 'utf8')) as { models: Array<{ name: string; hmm: string; dict: string; lm: string }> };
+for (const m of registry.models) {
+  for (const k of ['hmm', 'dict', 'lm'] as const) {
+    if (!m[k]) continue;
+    const abs = path.resolve(PACKAGE_ROOT, m[k]);
+    if (abs.startsWith(path.join(PACKAGE_ROOT, 'models') + path.sep)) {
+      const copy = path.join(tmp, 'models', m.name, k);
+      cpSync(abs, copy, { recursive: true });
+      m[k] = copy;
+    } else m[k] = abs;
+  }
+}
+const snapshot = path.join(tmp, 'registry.json');
+writeFileSync(snapshot, JSON.stringify(registry));
 
 // ---- contender 1: the ASR stage alone -------------------------------------------------------------
-const config = loadConfig({ VOXDEX_DATA_DIR: path.join(tmp, 'data'), VOXDEX_PORT: '0', VOXDEX_ASR_THREADS: String(THREADS), VOXDEX_MIN_FREE_DISK_MIB: '0', VOXDEX_LOG_LEVEL: 'silent' });
+const config = loadConfig({ VOXDEX_MODELS_FILE: snapshot, VOXDEX_DATA_DIR: path.join(tmp, 'data'), VOXDEX_PORT: '0', VOXDEX_ASR_THREADS: String(THREADS), VOXDEX_MIN_FREE_DISK_MIB: '0', VOXDEX_LOG_LEVEL: 'silent' });
 const transcriber = createTranscriber({ config, log: silentLogger });
 await transcriber.ready();
 let t0 = performance.now();
@@ -108,22 +127,23 @@ const serviceSec = (performance.now() - t0) / 1000;
 await service.close();
 
 // ---- correctness, then the figures ----------------------------------------------------------------
-// The decoder's cepstral-mean estimate carries over between utterances on one ASR thread, so the
-// words may differ slightly with scheduling order; the service must agree with the stage within 25 %.
+// Same audio, same model files: the words and their times must be identical, whatever thread, order
+// or concurrency decoded them (docs/asr.md, "Determinism").
 let distance = 0;
 let nWords = 0;
 let identical = 0;
 for (const [i, doc] of docs.entries()) {
+  if (modelsOf(doc) !== stage[i]!.model) throw new Error(`call ${i}: the service used model ${modelsOf(doc)}, the ASR stage ${stage[i]!.model}`);
   const a = words(stage[i]!).split(' ').filter(Boolean);
   const b = words(doc).split(' ').filter(Boolean);
   const d = wordDistance(a, b);
-  if (d > 0.25 * Math.max(1, a.length)) throw new Error(`call ${i}: the service's words differ from the ASR stage's in ${d} of ${a.length}`);
-  if (d === 0) identical++;
+  if (d > 0) throw new Error(`call ${i}: the service's words/times differ from the ASR stage's in ${d} of ${a.length}:\n  stage:   ${a.join(' ')}\n  service: ${b.join(' ')}`);
+  identical++;
   distance += d;
   nWords += a.length;
 }
 if (nWords === 0) throw new Error('the ASR stage recognised no words: check the models');
-console.log(`correctness: ${docs.length}/${calls.length} transcripts; ${identical} identical to the ASR stage; word difference ${((100 * distance) / nWords).toFixed(1)} % of ${nWords} words`);
+console.log(`correctness: ${docs.length}/${calls.length} transcripts; model ${stage[0]?.model}; ${identical} identical to the ASR stage (words and times); difference ${((100 * distance) / nWords).toFixed(1)} % of ${nWords} words`);
 const rate = (s: number) => audioSec / s;
 console.log(`asr-stage: ${stageSec.toFixed(2)} s wall, ${rate(stageSec).toFixed(2)} audio-s per wall-s`);
 console.log(`service:   ${serviceSec.toFixed(2)} s wall, ${rate(serviceSec).toFixed(2)} audio-s per wall-s`);

@@ -170,7 +170,7 @@ async function main(): Promise<void> {
     if (only !== 'floor') {
       const dataDir = path.join(tmp, 'voxdex-data');
       const port = await freePort();
-      const env = { ...process.env, VOXDEX_DATA_DIR: dataDir, VOXDEX_PORT: String(port), VOXDEX_LOG_LEVEL: 'warn', VOXDEX_ASR_THREADS: '1' };
+      const env = { ...process.env, VOXDEX_DATA_DIR: dataDir, VOXDEX_PORT: String(port), VOXDEX_LOG_LEVEL: 'warn', VOXDEX_ASR_THREADS: '1', VOXDEX_RATE_LIMIT_PER_MIN: '0' };
       const cli = ['--import', 'tsx', 'src/cli/voxdex.ts'];
       const token = execFileSync(process.execPath, [...cli, 'company', 'add', 'bench', '--org', 'calls', '--folder', 'inbound'], { cwd: ROOT, env }).toString().trim();
       if (!/^[0-9a-f]{32}$/.test(token)) throw new Error(`company add printed ${JSON.stringify(token)}, expected a 32-hex token`);
@@ -186,8 +186,17 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
-    await new Promise((r) => setTimeout(r, 300));
-    rmSync(tmp, { recursive: true, force: true });
+    // Stop the servers and wait for them to exit before removing their data (a running job writes on).
+    await Promise.all(children.map((c) => stopChild(c)));
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 5 });
   }
+}
+
+async function stopChild(c: ChildProcess): Promise<void> {
+  if (c.exitCode !== null || c.signalCode !== null) return;
+  const exited = new Promise<void>((r) => c.once('exit', () => r()));
+  c.kill('SIGTERM');
+  const timer = setTimeout(() => c.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
 }

@@ -51,13 +51,14 @@ flock 9
 versions=$(dpkg-query -W -f='${Package}=${Version}\n' pocketsphinx-en-us sphinxtrain sphinxbase-utils \
   pocketsphinx sox flite festival festvox-kallpc8k espeak-ng asterisk-core-sounds-en-wav 2>/dev/null || true)
 want=$( { echo "synth=$SYNTH_UTTS tau=$MAP_TAU"; echo "$versions";
-          for f in "$0" "$HERE"/*.py "$STOCK"/* "$DICT" "$CORE_TXT"; do sha256sum < "$f"; done;
+          for f in "$0" "$HERE"/{corpus,make-audio,sendump-to-mixw}.py "$STOCK"/* "$DICT" "$CORE_TXT"; do
+            sha256sum < "$f"; done;
           find "$ASTERISK" -name '*.wav' -printf '%P %s\n' | LC_ALL=C sort; } | sha256sum | cut -d' ' -f1)
 if [ "${VOXDEX_TELEPHONY_FORCE:-}" != 1 ] && [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$want" ]; then
   echo "build-telephony: en-us-8k is up to date ($OUT, $(du -sh "$OUT" | cut -f1)), cached"
   exit 0
 fi
-echo "build-telephony: building en-us-8k into $OUT (about 5-8 minutes on 2 cores)"
+echo "build-telephony: building en-us-8k into $OUT (about 2-3 minutes on 2 idle cores)"
 rm -rf "$WORK" && mkdir -p "$WORK"
 
 step 1 "text corpus (Asterisk prompts a-l, generated sentences)"
@@ -123,7 +124,7 @@ cat > "$OUT.tmp/README" <<EOF
 en-us-8k: telephony adaptation of Debian's pocketsphinx-en-us (global MLLR, then MAP of the means), built by
 models/build-telephony.sh. Input: 8 kHz telephone audio upsampled to 16 kHz (band-limited resampler);
 decode with -samprate 16000 and the stock front end (feat.params unchanged).
-Adaptation data: $(wc -l < "$WORK/audio/adapt.tsv") utterances ($(grep -c '^ast-' "$WORK/audio/adapt.tsv") Asterisk prompts a-l, the rest synthetic).
+Adaptation data: $(wc -l < "$WORK/audio/adapt.tsv") utterances: $(grep -c '^ast-' "$WORK/audio/adapt.tsv") real (Asterisk prompts a-l as PCM, mu-law and A-law), $(grep -c '^syn-' "$WORK/audio/adapt.tsv") synthetic telephone-channel.
 EOF
 echo "$want" > "$OUT.tmp/stamp"
 rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"

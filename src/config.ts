@@ -30,6 +30,8 @@ export interface Config {
   callback: { attempts: number; baseDelayMs: number; maxDelayMs: number; connectTimeoutMs: number; responseTimeoutMs: number };
   resultUrlTtlSec: number;
   shutdownGraceMs: number;
+  /** Requests per minute per company (and for the root token) on POST /transcribe and on /search; 0 = no limit. */
+  rateLimitPerMin: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -61,6 +63,7 @@ const SETTINGS = {
   callbackResponseTimeoutMs: { env: 'VOXDEX_CALLBACK_RESPONSE_TIMEOUT_MS', def: 30_000, read: int(1, 600_000) },
   resultUrlTtlSec: { env: 'VOXDEX_RESULT_URL_TTL_SEC', def: 3600, read: int(1, 30 * 86_400) },
   shutdownGraceMs: { env: 'VOXDEX_SHUTDOWN_GRACE_MS', def: 25_000, read: int(0, 600_000) },
+  rateLimitPerMin: { env: 'VOXDEX_RATE_LIMIT_PER_MIN', def: 600, read: int(0, 1_000_000) },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -103,6 +106,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     },
     resultUrlTtlSec: x.resultUrlTtlSec,
     shutdownGraceMs: x.shutdownGraceMs,
+    rateLimitPerMin: x.rateLimitPerMin,
   };
   return deepFreeze(config);
 }

@@ -156,7 +156,9 @@ export class Scheduler {
   #start(w: Waiting, short: boolean): void {
     this.#waiting.delete(w.id);
     const controller = new AbortController();
-    const done = Promise.resolve()
+    // Started on the next turn of the event loop, not in a microtask: a job queued by an HTTP request
+    // must not put its first synchronous work (store commits) ahead of that request's answer.
+    const done = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#o.run(w.id, controller.signal))
       .catch((err) => this.#o.log.error({ err, requestid: w.id }, 'job runner failed'))
       .finally(() => {

@@ -15,7 +15,8 @@ import type { Config } from './config.js';
 import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
-import { createSearchHandler, tenancyAuth } from './http/search-routes.js';
+import { RateLimiter } from './http/rate-limit.js';
+import { createSearchHandler, tenancyAuth, type SearchAuth } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { JobService } from './jobs/job-service.js';
@@ -127,7 +128,15 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     onAttempt: (e) => metrics.callbackAttempts.inc({ outcome: e.state }),
   });
 
-  const searchHandler = createSearchHandler({ index, auth: tenancyAuth(tenancy), log });
+  // Rate limits (API.md §8): per company and for the root token, taken once the token is known good.
+  const transcribeLimit = new RateLimiter(config.rateLimitPerMin, 'POST /transcribe');
+  const searchLimit = new RateLimiter(config.rateLimitPerMin, '/search');
+  const scopeAuth = tenancyAuth(tenancy);
+  const searchAuth: SearchAuth = (token, company, org, folder) => {
+    scopeAuth(token, company, org, folder);
+    searchLimit.take(tenancy.authenticate(token));
+  };
+  const searchHandler = createSearchHandler({ index, auth: searchAuth, log });
   const app = createHttpApp(log, (routes) => {
     routes.add('GET', '/status', (_req, res) => sendText(res, 200, 'OK'));
     routes.add('GET', '/health', (_req, res) => {
@@ -146,6 +155,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       resultUrlTtlSec: config.resultUrlTtlSec,
       maxUploadBytes: config.maxUploadBytes,
       incomingDir: paths.incoming,
+      rateLimit: transcribeLimit,
     });
     routes.add(['GET', 'POST', 'DELETE'], '/search/*', (req, res) => searchHandler(req, res));
   });
@@ -240,12 +250,18 @@ export function serviceSubmitter(jobs: JobService): Submitter {
 }
 
 /**
- * Removes `jobs/<id>` folders that have no job row: uploads moved into place by a process that died
+ * Removes `uploads/<id>-<name>` files and `jobs/<id>` folders that have no job row: uploads moved into place by a process that died
  * before committing the row, i.e. never acknowledged. Only folders older than a minute, so that a
  * concurrent `voxdex import` between its move and its commit is left alone.
  */
 function removeOrphanJobDirs(paths: JobPaths, store: SqliteJobStore, log: Logger): void {
   const cutoff = Date.now() - 60_000;
+  for (const name of safeReaddir(paths.uploads)) {
+    const file = path.join(paths.uploads, name);
+    if (store.get(name.slice(0, 36)) || statSync(file).mtimeMs > cutoff) continue;
+    rmSync(file, { force: true });
+    log.info({ file }, 'removed an upload that was never acknowledged');
+  }
   for (const id of safeReaddir(paths.jobsDir)) {
     const dir = paths.job(id);
     if (store.get(id) || statSync(dir).mtimeMs > cutoff) continue;

@@ -6,12 +6,12 @@ import path from 'node:path';
 import { vetModel } from '../src/asr/binding.js';
 import { createModelRegistry, loadModelRegistry, type ModelSpec } from '../src/asr/models.js';
 import { createAsrPool } from '../src/asr/pool.js';
-import { PACKAGE_ROOT } from '../src/config.js';
+import { loadConfig, PACKAGE_ROOT } from '../src/config.js';
 import { VoxdexError } from '../src/errors.js';
 
 const EN = '/usr/share/pocketsphinx/model/en-us';
 const TIDIGITS = '/usr/share/pocketsphinx/test/data/tidigits';
-const wide = { name: 'en-us', aliases: ['en'], engine: 'pocketsphinx', sampleRate: 16000, hmm: `${EN}/en-us`, dict: `${EN}/cmudict-en-us.dict`, lm: `${EN}/en-us.lm.bin` };
+const wide = { name: 'en-us', aliases: ['en'], engine: 'pocketsphinx', sampleRate: 16000, inputRate: 16000, hmm: `${EN}/en-us`, dict: `${EN}/cmudict-en-us.dict`, lm: `${EN}/en-us.lm.bin` };
 // A real 8 kHz model from pocketsphinx-testdata stands in for the telephony model.
 const narrow = { name: 'digits-8k', engine: 'pocketsphinx', sampleRate: 8000, hmm: `${TIDIGITS}/hmm`, dict: `${TIDIGITS}/lm/tidigits.dic`, lm: `${TIDIGITS}/lm/tidigits.lm.bin` };
 
@@ -45,6 +45,20 @@ m('auto picks the telephony model for audio at 11025 Hz or less, and the wideban
   assert.is(reg.resolve('auto', 11025).name, 'digits-8k');
   assert.is(reg.resolve('auto', 16000).name, 'en-us');
   assert.equal(reg.list(), ['auto', 'en-us', 'digits-8k']);
+});
+
+m('auto picks a telephony model that decodes upsampled 8 kHz audio at 16 kHz by its inputRate', () => {
+  const upsampled = { ...narrow, sampleRate: 16000, inputRate: 8000 };
+  const reg = createModelRegistry({ default: 'auto', models: [wide, upsampled] }, 'test.json');
+  assert.is(reg.resolve('auto', 8000).name, 'digits-8k');
+  assert.is(reg.resolve('auto', 16000).name, 'en-us');
+  assert.throws(() => createModelRegistry({ models: [{ ...wide, inputRate: 22050 }] }, 'r.json'), /models\[0\].inputRate must be an integer between 8000 and sampleRate \(16000\)/);
+});
+
+m('the installed registry sends 8 kHz calls to en-us-8k and 16 kHz audio to en-us', () => {
+  const reg = loadModelRegistry(loadConfig({}).modelsFile);
+  assert.is(reg.resolve('auto', 8000).name, 'en-us-8k');
+  assert.is(reg.resolve('auto', 16000).name, 'en-us');
 });
 
 m('auto falls back to the wideband model when the telephony model is not built', () => {

@@ -145,3 +145,58 @@ function conformance(name: string, open: (dir: string) => JobStore) {
 }
 
 conformance('sqlite', (dir) => new SqliteJobStore(path.join(dir, 'jobs.sqlite')));
+
+const group = suite('job-store: sqlite group commit (createBatched)');
+let gdir = '';
+group.before.each(() => {
+  gdir = mkdtempSync(path.join(os.tmpdir(), 'vx-store-group-'));
+});
+group.after.each(() => rmSync(gdir, { recursive: true, force: true }));
+const newJob = (id: string): NewJob => ({
+  id,
+  destination: { company: 'acme', org: 'sales', folder: 'calls' },
+  model: 'auto',
+  output: 'json',
+  datetime: '2026-11-22T10:00:00.000Z',
+  source: `${id}.wav`,
+  kind: 'audio',
+  uploadPath: `/data/uploads/${id}-call.wav`,
+  sizeBytes: 1000,
+});
+
+group('commits rows created in the same turn together, in order, and resolves each with its row', async () => {
+  const store = new SqliteJobStore(path.join(gdir, 'jobs.sqlite'));
+  const pending = ['a', 'b', 'c', 'd', 'e'].map((id) => store.createBatched(newJob(id)));
+  assert.is(store.get('a'), undefined, 'nothing is committed before the turn ends');
+  assert.is(store.countQueued(), 0);
+  const jobs = await Promise.all(pending);
+  assert.equal(jobs.map((j) => j.id), ['a', 'b', 'c', 'd', 'e']);
+  assert.equal(jobs.map((j) => j.seq - jobs[0]!.seq), [0, 1, 2, 3, 4]);
+  assert.equal(jobs.map((j) => j.state), ['queued', 'queued', 'queued', 'queued', 'queued']);
+  assert.is(store.countQueued(), 5);
+  const later = await store.createBatched(newJob('f'));
+  assert.is(later.seq, jobs[4]!.seq + 1);
+  store.close();
+});
+
+group('close() commits rows still waiting for their turn', async () => {
+  const file = path.join(gdir, 'jobs.sqlite');
+  const store = new SqliteJobStore(file);
+  const p = store.createBatched(newJob('x'));
+  store.close();
+  assert.is((await p).id, 'x');
+  const again = new SqliteJobStore(file);
+  assert.is(again.get('x')?.state, 'queued');
+  again.close();
+});
+
+group('setProgress commits the progress and leaves the connection at synchronous=FULL for every other commit', async () => {
+  const store = new SqliteJobStore(path.join(gdir, 'jobs.sqlite'));
+  await store.createBatched(newJob('p'));
+  store.setProgress('p', 0.25);
+  assert.is(store.get('p')!.progress, 0.25);
+  assert.is(store.db.pragma('synchronous', { simple: true }), 2);
+  store.close();
+});
+
+group.run();

@@ -10,6 +10,7 @@ word Levenshtein distance summed over utterances / reference words. RTF: decoder
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -91,6 +92,7 @@ def run(setdir, tsv, hmm, extra):
         n += len(r)
         if os.environ.get("SHOW"):
             print(f"{e:3d} {u}\n    REF {' '.join(r)}\n    HYP {' '.join(h)}")
+    shutil.rmtree(tmp)
     print(f"WER {100.0 * err / n:.1f}% ({err}/{n} words, {len(refs)} utts)  RTF {cpu / dur:.3f}  "
           f"[{os.path.basename(tsv)} {prefix or '*'} hmm={hmm} {' '.join(extra)}]")
 

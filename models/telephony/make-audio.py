@@ -2,7 +2,7 @@
 """Builds the telephony audio sets (deterministic: fixed sentence order, voices, gains, noise seeds).
 
 usage: make-audio.py CORPUS_DIR OUT_DIR SET [LIMIT]
-  SET = adapt      Asterisk a-l prompts + synthetic adaptation sentences (several voices)
+  SET = adapt      Asterisk a-l prompts (PCM, mu-law, A-law) + synthetic adaptation sentences (several voices)
         heldout    Asterisk m-z prompts (PCM, mu-law, A-law) + held-out sentences in a held-out voice
 Writes OUT_DIR/<SET>/<id>.wav (16 kHz 16-bit mono: the 8 kHz telephone signal upsampled, exactly what
 the decoder's front end sees) and OUT_DIR/<SET>.tsv (id<TAB>reference text).
@@ -83,7 +83,7 @@ def main():
     jobs, refs = [], []
     ast = [l.rstrip("\n").split("\t") for l in open(f"{corpus}/asterisk-{which}.tsv")]
     ast = [(n, t) for n, t in ast if os.path.exists(f"{ASTERISK}/{n}.wav")]
-    laws = ["pcm"] if which == "adapt" else ["pcm", "mu-law", "a-law"]
+    laws = ["pcm", "mu-law", "a-law"]  # adapt: the a-l prompts three times (PCM and both G.711 laws)
     for law in laws:
         for n, t in ast:
             uid = f"ast-{law}-{n.replace('/', '_')}"

@@ -117,6 +117,11 @@ Transcript PocketSphinxEngine::Decode(const int16_t* pcm, size_t samples, const 
                                       const DecodeOptions& options) {
   lastError.clear();
   if (abort.Raised()) throw EngineError("CANCELLED", "cancelled");
+  // Every utterance is a stream of its own. The front end's noise estimate (-remove_noise, on by
+  // default) lives in the stream, not the utterance: ps_start_utt/fe_start_utt keep it, so without
+  // this the words of an utterance depended on what the thread decoded before it (measured: different
+  // words for the same audio decoded in another order). ps_start_stream resets it (fe_start_stream).
+  if (ps_start_stream(ps_) < 0) throw EngineError("ASR_FAILED", "model " + name_ + ": could not start a stream (" + lastError + ")");
   pcm = Dither(pcm, samples);
   if (options.wholeUtterance) {
     SearchWhole(pcm, samples);

@@ -7,7 +7,8 @@
  *                   "hmm": "...", "dict": "...", "lm": "...", "options": { "-beam": "1e-48" } } ] }
  *
  * Relative paths are relative to the package root. `auto` picks, per file, the telephony model (the
- * first available model at ≤ 11025 Hz) for audio at ≤ 11025 Hz, else the first wideband model.
+ * first available model whose inputRate is ≤ 11025 Hz) for audio at ≤ 11025 Hz, else the first
+ * wideband model.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,11 @@ export interface ModelSpec {
   engine: EngineName;
   /** The rate the engine decodes at; audio is resampled to it. */
   sampleRate: number;
+  /**
+   * The audio rate the model is made for (≤ sampleRate, default sampleRate): a telephony model that
+   * decodes 8 kHz calls upsampled to 16 kHz says 8000. `auto` matches the audio's rate against this.
+   */
+  inputRate: number;
   /** Acoustic model directory. */
   hmm: string;
   dict: string;
@@ -101,8 +107,8 @@ export function createModelRegistry(raw: unknown, file: string, root: string = P
   };
   const pickAuto = (sampleRate: number): ModelSpec => {
     const present = specs.filter(isAvailable);
-    const narrow = present.find((s) => s.sampleRate <= TELEPHONY_MAX_RATE);
-    const wide = present.find((s) => s.sampleRate > TELEPHONY_MAX_RATE);
+    const narrow = present.find((s) => s.inputRate <= TELEPHONY_MAX_RATE);
+    const wide = present.find((s) => s.inputRate > TELEPHONY_MAX_RATE);
     const spec = sampleRate <= TELEPHONY_MAX_RATE ? (narrow ?? wide) : (wide ?? narrow);
     if (!spec) throw voxdexError('MODEL_LOAD_FAILED', `no model in ${file} has its files installed; see docs/asr.md`);
     return spec;
@@ -148,6 +154,10 @@ function parseSpec(m: unknown, where: string, root: string, bad: (what: string) 
   if (typeof sampleRate !== 'number' || !Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 48000) {
     throw bad(`${where}.sampleRate must be an integer between 8000 and 48000`);
   }
+  const inputRate = m.inputRate ?? sampleRate;
+  if (typeof inputRate !== 'number' || !Number.isInteger(inputRate) || inputRate < 8000 || inputRate > sampleRate) {
+    throw bad(`${where}.inputRate must be an integer between 8000 and sampleRate (${sampleRate})`);
+  }
   const options = m.options ?? {};
   if (!isObject(options) || !Object.entries(options).every(([k, v]) => /^-[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
     throw bad(`${where}.options must map engine flags ("-name") to string values`);
@@ -159,6 +169,7 @@ function parseSpec(m: unknown, where: string, root: string, bad: (what: string) 
     description: str('description', true),
     engine: engine as EngineName,
     sampleRate,
+    inputRate,
     hmm: abs(str('hmm')),
     dict: abs(str('dict')),
     lm: abs(str('lm', true)),

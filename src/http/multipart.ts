@@ -117,6 +117,35 @@ export async function readUpload(req: Req, options: { tmpDir: string; maxBytes: 
   }
 }
 
+/**
+ * The parameters of a request without a file (result, cancel, delete): the query string plus, when
+ * the body is a urlencoded or multipart form, its fields (the form wins), read with the same parser
+ * as uploads. Names are checked against `accepted` (UNKNOWN_PARAMETER otherwise).
+ */
+export async function readFields(req: Req, accepted: readonly string[]): Promise<Record<string, string>> {
+  const params = queryParams(req);
+  checkParamNames(Object.keys(params), accepted, []);
+  const type = String(req.headers['content-type'] ?? '');
+  if (!/^multipart\/form-data|^application\/x-www-form-urlencoded/i.test(type)) {
+    req.resume();
+    return params;
+  }
+  const form = formidable({ maxFiles: 0, maxFileSize: 0, maxFields: 20, maxFieldsSize: 64 * 1024 });
+  let fields: formidable.Fields;
+  try {
+    [fields] = await form.parse(req);
+  } catch (err) {
+    const code = (err as { code?: number }).code;
+    if (code === 1015 || code === 1016 || code === 1009) throw voxdexError('BAD_ARGUMENT', `This request takes no file; send only the parameters ${accepted.join(', ')}`);
+    throw mapFormidableError(err, 0);
+  }
+  checkParamNames(Object.keys(fields), accepted, []);
+  for (const [name, values] of Object.entries(fields)) {
+    if (values && values.length > 0) params[name] = values[values.length - 1]!;
+  }
+  return params;
+}
+
 function tooLarge(maxBytes: number) {
   return Object.assign(
     voxdexError('TOO_LARGE', `The upload is larger than the limit of ${Math.round(maxBytes / 1048576)} MiB; split the archive or ask the operator to raise VOXDEX_MAX_UPLOAD_MIB`),

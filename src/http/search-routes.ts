@@ -196,7 +196,7 @@ export function createSearchHandler(options: SearchHandlerOptions): (req: Incomi
       const headers: Record<string, string | number> = {};
       const allow = (err as { allow?: string }).allow;
       if (allow) headers.Allow = allow;
-      if (e.status === 503) headers['Retry-After'] = 30;
+      if (e.status === 503 || e.status === 429) headers['Retry-After'] = (err as { retryAfterSec?: number }).retryAfterSec ?? 30;
       send(res, renderError(e, req.headers.accept), headers);
       if (!req.complete) req.resume();
     });

@@ -45,7 +45,7 @@ export function sendError(res: Res, err: unknown, log?: Logger): void {
   }
   const headers: Record<string, string | number> = {};
   const retryAfter = (err as { retryAfterSec?: number } | null)?.retryAfterSec;
-  if (e.status === 503) headers['Retry-After'] = retryAfter ?? 30;
+  if (e.status === 503 || e.status === 429) headers['Retry-After'] = retryAfter ?? 30;
   if (e.status === 405 && (err as { allow?: string }).allow) headers.Allow = (err as { allow: string }).allow;
   if ((err as { closeConnection?: boolean } | null)?.closeConnection) headers.Connection = 'close';
   sendJson(res, e.status, { error: { code: e.code, message: e.message } }, headers);

@@ -11,7 +11,8 @@ import { resultMime } from '../jobs/result-file.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import { checkShortName } from '../tenancy/tenancy.js';
-import { readUpload, queryParams, checkParamNames } from './multipart.js';
+import { readFields, readUpload } from './multipart.js';
+import type { RateLimiter } from './rate-limit.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface TranscribeRouteDeps {
@@ -23,6 +24,8 @@ export interface TranscribeRouteDeps {
   resultUrlTtlSec: number;
   maxUploadBytes: number;
   incomingDir: string;
+  /** Per-company limit on POST /transcribe (RATE_LIMITED, 429); absent = none. */
+  rateLimit?: RateLimiter;
 }
 
 const RESULT_PARAMS = ['token', 'requestid', 'inline'];
@@ -32,6 +35,12 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     let form: Awaited<ReturnType<typeof readUpload>>;
     try {
       d.jobs.checkCapacity();
+      // A token in the query string lets an over-limit client be refused before its upload is read.
+      const early = d.rateLimit && queryValue(req, 'token');
+      if (early) {
+        const principal = tryAuthenticate(d.tenancy, early);
+        if (principal) d.rateLimit!.check(principal);
+      }
       form = await readUpload(req, { tmpDir: d.incomingDir, maxBytes: d.maxUploadBytes });
     } catch (err) {
       // Refused before the body was read: close the connection rather than drain the upload.
@@ -51,6 +60,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
           ? { company, org: checkShortName('org', path.org), folder: checkShortName('folder', path.folder) }
           : d.tenancy.defaultDestination(company);
       if (!form.file) throw voxdexError('BAD_ARGUMENT', 'No file: send the audio file or zip/7z archive in the multipart form field "file"');
+      d.rateLimit?.check(principal);
       const requestid = await d.jobs.submit({
         destination,
         file: form.file,
@@ -64,6 +74,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
         zpass: p.zpass,
         ignored: form.ignored,
       });
+      d.rateLimit?.charge(principal);
       sendJson(res, 200, { requestid });
     } catch (err) {
       if (form.file) rmSync(form.file.path, { force: true });
@@ -80,26 +91,27 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     submit(req, res, { company: req.params.company, org: req.params.org, folder: req.params.folder }),
   );
 
-  const lookup = (req: Req, id: string | undefined): { job: Job; principal: Principal } => {
-    const params = queryParams(req);
-    checkParamNames(Object.keys(params), RESULT_PARAMS, []);
+  /** Token (and requestid where the path has none) from the query string or a form body. */
+  const lookup = async (req: Req, pathId?: string): Promise<{ job: Job; principal: Principal; params: Record<string, string> }> => {
+    const params = await readFields(req, RESULT_PARAMS);
+    const id = pathId ?? params.requestid;
     const principal = d.tenancy.authenticate(params.token);
     if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
     const job = d.store.get(id);
     if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
     d.tenancy.authorize(principal, job.destination.company);
-    return { job, principal };
+    return { job, principal, params };
   };
 
-  const result = (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
-    const { job } = lookup(req, id);
+  const result = async (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
+    const { job, params } = await lookup(req, id);
     if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, d.jobs.status(job));
     if (job.state !== 'done' || !job.resultPath) {
       const status = d.jobs.status(job);
       const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
       return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
     }
-    if (mode === 'file' || queryValue(req, 'inline') === 'true') return sendFile(res, job);
+    if (mode === 'file' || params.inline === 'true') return sendFile(res, job);
     const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
     const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
     const host = req.headers.host ?? 'localhost';
@@ -107,7 +119,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     sendJson(res, 200, url);
   };
 
-  routes.add('GET', '/transcribe/result', (req, res) => result(req, res, queryValue(req, 'requestid'), 'url'));
+  routes.add('GET', '/transcribe/result', (req, res) => result(req, res, undefined, 'url'));
   routes.add('GET', '/transcribe/result/:id', (req, res) => result(req, res, req.params.id, 'url'));
   routes.add('GET', '/transcribe/:id/result', (req, res) => result(req, res, req.params.id, 'file'));
 
@@ -124,17 +136,25 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   });
 
   routes.add('DELETE', '/transcribe/result', async (req, res) => {
-    const { job } = lookup(req, queryValue(req, 'requestid'));
+    const { job } = await lookup(req);
     await d.jobs.remove(job);
     sendJson(res, 200, { requestid: job.id, deleted: true });
   });
 
   const cancel = async (req: Req, res: Res, id: string) => {
-    const { job } = lookup(req, id);
+    const { job } = await lookup(req, id);
     const after = await d.jobs.cancel(job);
     sendJson(res, 200, d.jobs.status(after));
   };
   routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(req, res, req.params.id!));
+}
+
+function tryAuthenticate(tenancy: Tenancy, token: string): Principal | undefined {
+  try {
+    return tenancy.authenticate(token);
+  } catch {
+    return undefined; // reported with the full request's checks
+  }
 }
 
 function sign(secret: string, id: string, expires: number): string {

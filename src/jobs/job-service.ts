@@ -21,7 +21,7 @@ import type { SqliteJobStore } from '../store/sqlite-job-store.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { Destination, OutputFormat, StageContext } from '../types.js';
 import { checkCallbackUrl } from '../callbacks/url-guard.js';
-import { moveDurably, type JobPaths } from './paths.js';
+import type { JobPaths } from './paths.js';
 import { resultExtension, resultMime, writeResultFile, type MemberOutcome } from './result-file.js';
 
 export interface ProbeResult {
@@ -108,7 +108,7 @@ export class JobService {
   /** OVERLOADED (503, Retry-After) when the queue is full or the data dir is short of space. */
   checkCapacity(): void {
     if (!this.#accepting) throw Object.assign(voxdexError('OVERLOADED', 'The service is shutting down; send the request again in a moment'), { retryAfterSec: 10 });
-    const queued = this.#d.store.countByState().queued;
+    const queued = this.#d.store.countQueued();
     if (queued >= this.#d.config.queue.maxQueuedJobs) {
       throw Object.assign(voxdexError('OVERLOADED', `The queue is full (${queued} requests waiting); retry after the Retry-After seconds`), { retryAfterSec: 60 });
     }
@@ -121,6 +121,7 @@ export class JobService {
 
   /** Validates, stores the upload and the job durably, queues it, and returns its request id. */
   async submit(req: SubmitRequest): Promise<string> {
+    let target: string | undefined;
     try {
       this.checkCapacity();
       const output = (req.output || 'json') as OutputFormat;
@@ -137,16 +138,16 @@ export class JobService {
       }
       const probe = await this.#d.probe(req.file.path, req.file.name, req.zpass || undefined);
       const id = randomUUID();
-      const target = path.join(this.#d.paths.uploadDir(id), safeName(req.file.name));
-      if (req.move) moveDurably(req.file.path, target, this.#d.paths.dataDir);
+      target = this.#d.paths.upload(id, safeName(req.file.name));
+      if (req.move) await this.#d.paths.placeUpload(req.file.path, target);
       else {
         const tmp = path.join(this.#d.paths.incoming, `${id}.copy`);
         mkdirSync(this.#d.paths.incoming, { recursive: true });
         copyFileSync(req.file.path, tmp);
-        moveDurably(tmp, target, this.#d.paths.dataDir);
+        await this.#d.paths.placeUpload(tmp, target);
       }
       const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
-      const job = this.#d.store.create({
+      const job = await this.#d.store.createBatched({
         id,
         destination: req.destination,
         model,
@@ -164,8 +165,10 @@ export class JobService {
       });
       if (this.#d.runJobs !== false) this.scheduler.enqueue(job);
       return id;
-    } finally {
+    } catch (err) {
       if (req.move) rmSync(req.file.path, { force: true });
+      if (target) rmSync(target, { force: true }); // placed but not committed: never acknowledged
+      throw err;
     }
   }
 
@@ -202,6 +205,7 @@ export class JobService {
     const tids = this.#d.store.items(job.id).flatMap((i) => (i.tid ? [i.tid] : []));
     if (tids.length > 0) await this.#d.index.delete({ company: job.destination.company, org: job.destination.org, folder: job.destination.folder }, tids);
     rmSync(this.#d.paths.job(job.id), { recursive: true, force: true });
+    rmSync(job.uploadPath, { force: true });
     this.#d.outbox.forget(job.id);
     this.#d.store.delete(job.id);
   }

@@ -80,8 +80,7 @@ export class SqliteJobStore implements JobStore {
   create(job: NewJob): Job {
     const existing = this.get(job.id);
     if (existing) return existing;
-    this.db
-      .prepare(
+    this.#sql(
         `INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
           kind, upload_path, zpass, warning, size_bytes, state, created)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)`,
@@ -108,29 +107,76 @@ export class SqliteJobStore implements JobStore {
     return this.get(job.id)!;
   }
 
+  readonly #statements = new Map<string, Database.Statement>();
+
+  /** A prepared statement, prepared once per SQL text (the accept path runs several per upload). */
+  #sql(text: string): Database.Statement {
+    let st = this.#statements.get(text);
+    if (!st) {
+      st = this.db.prepare(text);
+      this.#statements.set(text, st);
+    }
+    return st;
+  }
+
+  #pending: { job: NewJob; resolve: (j: Job) => void; reject: (err: unknown) => void }[] = [];
+
+  /**
+   * create() with group commit: rows created in the same turn of the event loop (concurrent
+   * uploads) are committed in one transaction, i.e. one WAL fsync for all of them. Resolves once
+   * its row is durably committed.
+   */
+  createBatched(job: NewJob): Promise<Job> {
+    return new Promise((resolve, reject) => {
+      this.#pending.push({ job, resolve, reject });
+      if (this.#pending.length === 1) setImmediate(() => this.#flush());
+    });
+  }
+
+  #flush(): void {
+    const batch = this.#pending.splice(0);
+    if (batch.length === 0) return;
+    let jobs: Job[];
+    try {
+      jobs = this.db.transaction(() => batch.map((b) => this.create(b.job)))();
+    } catch (err) {
+      for (const b of batch) b.reject(err);
+      return;
+    }
+    batch.forEach((b, i) => b.resolve(jobs[i]!));
+  }
+
   get(id: string): Job | undefined {
-    const row = this.db.prepare('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    const row = this.#sql('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row && toJob(row);
   }
 
   listUnfinished(): Job[] {
-    return (this.db.prepare("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY seq").all() as JobRow[]).map(toJob);
+    return (this.#sql("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY seq").all() as JobRow[]).map(toJob);
   }
 
   markRunning(id: string): boolean {
-    const r = this.db
-      .prepare("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = COALESCE(started, ?) WHERE id = ? AND state IN ('queued', 'running')")
+    const r = this.#sql("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = COALESCE(started, ?) WHERE id = ? AND state IN ('queued', 'running')")
       .run(new Date().toISOString(), id);
     return r.changes === 1;
   }
 
+  /**
+   * Progress is advisory (called per utterance): committed without an fsync of its own
+   * (synchronous=NORMAL for this one statement; the next FULL commit makes it durable along with it),
+   * so it does not stall the event loop. It survives kill -9 like every commit; only power loss may undo it.
+   */
   setProgress(id: string, progress: number): void {
-    this.db.prepare("UPDATE jobs SET progress = ? WHERE id = ? AND state IN ('queued', 'running')").run(Math.max(0, Math.min(1, progress)), id);
+    this.db.pragma('synchronous = NORMAL');
+    try {
+      this.#sql("UPDATE jobs SET progress = ? WHERE id = ? AND state IN ('queued', 'running')").run(Math.max(0, Math.min(1, progress)), id);
+    } finally {
+      this.db.pragma('synchronous = FULL');
+    }
   }
 
   finish(id: string, state: 'done' | 'failed' | 'cancelled', extra: { error?: ErrorInfo; resultPath?: string } = {}): boolean {
-    const r = this.db
-      .prepare(
+    const r = this.#sql(
         `UPDATE jobs SET state = ?, finished = ?, error = ?, result_path = ?, zpass = NULL,
            progress = CASE WHEN ? = 'done' THEN 1 ELSE progress END
          WHERE id = ? AND state IN ('queued', 'running')`,
@@ -140,13 +186,13 @@ export class SqliteJobStore implements JobStore {
   }
 
   setItems(id: string, members: string[]): JobItem[] {
-    const insert = this.db.prepare("INSERT OR IGNORE INTO items (request_id, member, idx, state) VALUES (?, ?, ?, 'queued')");
+    const insert = this.#sql("INSERT OR IGNORE INTO items (request_id, member, idx, state) VALUES (?, ?, ?, 'queued')");
     this.db.transaction(() => members.forEach((m, i) => insert.run(id, m, i)))();
     return this.items(id);
   }
 
   items(id: string): JobItem[] {
-    return (this.db.prepare('SELECT * FROM items WHERE request_id = ? ORDER BY idx').all(id) as ItemRow[]).map(toItem);
+    return (this.#sql('SELECT * FROM items WHERE request_id = ? ORDER BY idx').all(id) as ItemRow[]).map(toItem);
   }
 
   updateItem(id: string, member: string, patch: ItemPatch): void {
@@ -163,18 +209,23 @@ export class SqliteJobStore implements JobStore {
     if (patch.transcriptPath !== undefined) put('transcript_path', patch.transcriptPath);
     if (patch.bumpAttempts) sets.push('attempts = attempts + 1');
     if (sets.length === 0) return;
-    this.db.prepare(`UPDATE items SET ${sets.join(', ')} WHERE request_id = ? AND member = ?`).run(...values, id, member);
+    this.#sql(`UPDATE items SET ${sets.join(', ')} WHERE request_id = ? AND member = ?`).run(...values, id, member);
   }
 
   queuePosition(id: string): number {
-    const row = this.db.prepare('SELECT seq, state FROM jobs WHERE id = ?').get(id) as { seq: number; state: string } | undefined;
+    const row = this.#sql('SELECT seq, state FROM jobs WHERE id = ?').get(id) as { seq: number; state: string } | undefined;
     if (!row || row.state !== 'queued') return 0;
-    return (this.db.prepare("SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND seq < ?").pluck().get(row.seq) as number) + 1;
+    return (this.#sql("SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND seq < ?").pluck().get(row.seq) as number) + 1;
+  }
+
+  /** Jobs waiting to run (an index-only count: cheap on every submission). */
+  countQueued(): number {
+    return this.#sql("SELECT COUNT(*) FROM jobs WHERE state = 'queued'").pluck().get() as number;
   }
 
   countByState(): Record<JobState, number> {
     const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
-    for (const r of this.db.prepare('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) {
+    for (const r of this.#sql('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) {
       counts[r.state] = r.n;
     }
     return counts;
@@ -182,20 +233,21 @@ export class SqliteJobStore implements JobStore {
 
   delete(id: string): boolean {
     return this.db.transaction(() => {
-      this.db.prepare('DELETE FROM items WHERE request_id = ?').run(id);
-      return this.db.prepare('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
+      this.#sql('DELETE FROM items WHERE request_id = ?').run(id);
+      return this.#sql('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
     })();
   }
 
   ping(): boolean {
     try {
-      return this.db.open && this.db.prepare('SELECT 1').pluck().get() === 1;
+      return this.db.open && this.#sql('SELECT 1').pluck().get() === 1;
     } catch {
       return false;
     }
   }
 
   close(): void {
+    if (this.db.open) this.#flush();
     if (this.db.open) this.db.close();
   }
 }

@@ -7,10 +7,9 @@
  * Queries put the full-text match first (`id IN (SELECT rowid FROM fts WHERE fts MATCH ?)`), see
  * SEARCH-FINDINGS.md; hits, snippets and scores come from src/search/match.ts.
  */
-import { mkdirSync } from 'node:fs';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import path from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqlite } from '../store/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { type ChannelWords, channelWords, findHits, metaText } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
@@ -78,11 +77,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   async init(): Promise<void> {
     if (this.#db) return;
-    if (this.#file !== ':memory:') mkdirSync(path.dirname(this.#file), { recursive: true });
-    const db = new Database(this.#file);
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = NORMAL');
-    db.pragma('busy_timeout = 5000');
+    const db = openSqlite(this.#file, 'NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version !== 0 && version !== SCHEMA_VERSION) {
       db.close();

@@ -2,10 +2,10 @@
  * JobStore over SQLite (better-sqlite3), WAL with synchronous=FULL: a committed row survives
  * kill -9 and power loss. Lives at `<dataDir>/jobs.sqlite`.
  */
-import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import type Database from 'better-sqlite3';
 import path from 'node:path';
 import type { ErrorInfo } from '../errors.js';
+import { openSqlite } from './sqlite.js';
 import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob } from './job-store.js';
 
 interface JobRow {
@@ -56,11 +56,7 @@ export class SqliteJobStore implements JobStore {
   readonly db: Database.Database;
 
   constructor(file: string) {
-    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqlite(file, 'FULL');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS jobs (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,

@@ -12,6 +12,7 @@ import { chmodSync, closeSync, existsSync, fsyncSync, mkdirSync, openSync, readF
 import path from 'node:path';
 import { voxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
+import { openSqlite } from '../store/sqlite.js';
 import type { Destination } from '../types.js';
 
 export type Principal = { kind: 'root' } | { kind: 'company'; company: string };
@@ -54,11 +55,7 @@ export class Tenancy {
 
   /** `file` is the SQLite path (or ':memory:'); `rootToken` the installation's root token, if known. */
   constructor(file: string, rootToken?: string) {
-    if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-    this.db = new Database(file);
-    this.db.pragma('journal_mode = WAL');
-    this.db.pragma('synchronous = FULL');
-    this.db.pragma('busy_timeout = 5000');
+    this.db = openSqlite(file, 'FULL');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS companies (
         name TEXT PRIMARY KEY, default_org TEXT NOT NULL, default_folder TEXT NOT NULL,

@@ -128,7 +128,8 @@ async function main() {
     const eq = o.indexOf('=');
     options[o.slice(0, eq)] = o.slice(eq + 1);
   }
-  const tuned = { ...spec, hmm: arg('hmm') ?? spec.hmm, dict: arg('dict') ?? spec.dict, lm: arg('lm') ?? spec.lm, options };
+  const file = (name: string, fallback: string) => (arg(name) === undefined ? fallback : path.resolve(arg(name)!));
+  const tuned = { ...spec, hmm: file('hmm', spec.hmm), dict: file('dict', spec.dict), lm: file('lm', spec.lm), options };
   const registry = createModelRegistry({ default: tuned.name, models: [tuned] }, 'bench', '/');
   const transcriber = createTranscriber({ config, log: silentLogger, registry });
   await transcriber.ready();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the `en-us-8k` telephony acoustic model into models/build/en-us-8k/ from Debian's stock
-# pocketsphinx-en-us model: telephone-channel adaptation (MLLR, then MAP) on real 8 kHz Asterisk prompts
+# pocketsphinx-en-us model: telephone-channel adaptation (3-class MLLR, then MAP) on real 8 kHz Asterisk prompts
 # (names a-l only; m-z are the held-out test set) and synthetic speech from several TTS voices passed
 # through a G.711 telephone channel. The front end is unchanged (16 kHz, the stock feat.params): 8 kHz
 # audio is upsampled to 16 kHz before decoding. See docs/telephony.md.
@@ -51,7 +51,7 @@ flock 9
 versions=$(dpkg-query -W -f='${Package}=${Version}\n' pocketsphinx-en-us sphinxtrain sphinxbase-utils \
   pocketsphinx sox flite festival festvox-kallpc8k espeak-ng asterisk-core-sounds-en-wav 2>/dev/null || true)
 want=$( { echo "synth=$SYNTH_UTTS tau=$MAP_TAU"; echo "$versions";
-          for f in "$0" "$HERE"/{corpus,make-audio,sendump-to-mixw}.py "$STOCK"/* "$DICT" "$CORE_TXT"; do
+          for f in "$0" "$HERE"/{corpus,make-audio,sendump-to-mixw,mllr-classes}.py "$STOCK"/* "$DICT" "$CORE_TXT"; do
             sha256sum < "$f"; done;
           find "$ASTERISK" -name '*.wav' -printf '%P %s\n' | LC_ALL=C sort; } | sha256sum | cut -d' ' -f1)
 if [ "${VOXDEX_TELEPHONY_FORCE:-}" != 1 ] && [ -f "$OUT/stamp" ] && [ "$(cat "$OUT/stamp")" = "$want" ]; then
@@ -96,13 +96,15 @@ run_bw() {
 step 4 "Baum-Welch statistics on the stock model"
 run_bw "$WORK/base" "$WORK/acc-a"
 
-step 5 "MLLR: global transform, baked into the means"
+step 5 "MLLR: one transform per class (vowels, consonants, silence/fillers), baked into the means"
+# Three regression classes beat one global transform on the held-out sets (docs/telephony.md, row 10).
+python3 "$HERE/mllr-classes.py" "$WORK/base/mdef.txt" "$WORK/cb2mllr"
 mkdir -p "$WORK/mllr"
 cp "$WORK/base"/{mdef,mdef.txt,noisedict,transition_matrices,variances,mixture_weights,feat.params,sendump} "$WORK/mllr/"
 "$ST/mllr_solve" -meanfn "$WORK/base/means" -varfn "$WORK/base/variances" -outmllrfn "$WORK/mllr_matrix" \
-  -accumdir "$ACCS" > "$WORK/mllr_solve.log" 2>&1 || fail "mllr_solve failed: see $WORK/mllr_solve.log"
+  -cb2mllrfn "$WORK/cb2mllr" -accumdir "$ACCS" > "$WORK/mllr_solve.log" 2>&1 || fail "mllr_solve failed: see $WORK/mllr_solve.log"
 "$ST/mllr_transform" -inmeanfn "$WORK/base/means" -outmeanfn "$WORK/mllr/means" -mllrmat "$WORK/mllr_matrix" \
-  > "$WORK/mllr_transform.log" 2>&1 || fail "mllr_transform failed: see $WORK/mllr_transform.log"
+  -cb2mllrfn "$WORK/cb2mllr" > "$WORK/mllr_transform.log" 2>&1 || fail "mllr_transform failed: see $WORK/mllr_transform.log"
 
 step 6 "MAP: Baum-Welch on the MLLR model, then MAP update of the Gaussian means"
 run_bw "$WORK/mllr" "$WORK/acc-b"
@@ -121,7 +123,7 @@ rm -rf "$OUT.tmp" && mkdir -p "$OUT.tmp"
 cp "$WORK/map/means" "$OUT.tmp/means"
 cp "$STOCK"/{mdef,noisedict,feat.params,variances,transition_matrices,sendump} "$OUT.tmp/"
 cat > "$OUT.tmp/README" <<EOF
-en-us-8k: telephony adaptation of Debian's pocketsphinx-en-us (global MLLR, then MAP of the means), built by
+en-us-8k: telephony adaptation of Debian's pocketsphinx-en-us (3-class MLLR, then MAP of the means), built by
 models/build-telephony.sh. Input: 8 kHz telephone audio upsampled to 16 kHz (band-limited resampler);
 decode with -samprate 16000 and the stock front end (feat.params unchanged).
 Adaptation data: $(wc -l < "$WORK/audio/adapt.tsv") utterances: $(grep -c '^ast-' "$WORK/audio/adapt.tsv") real (Asterisk prompts a-l as PCM, mu-law and A-law), $(grep -c '^syn-' "$WORK/audio/adapt.tsv") synthetic telephone-channel.

@@ -3,11 +3,11 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { decode, decodeWav, decodeWavBuffer, readWavHeader } from '../src/stages/decode.js';
-import { VoxdexError } from '../src/errors.js';
 import { silentLogger } from '../src/log.js';
 import { loadConfig } from '../src/config.js';
 import type { DecodedAudio, SampleEncoding } from '../src/types.js';
 import { ASTERISK_PROMPT, LIBRIVOX_WAV, chunk, fmtChunk, makeTempDir, makeWav, removeDir, riffWave, run, writeFile } from './fixtures/make-audio.js';
+import { rejects } from './fixtures/assert-error.js';
 
 const dec = suite('decode');
 let dir = '';
@@ -36,17 +36,6 @@ function assertSameAsSox(audio: DecodedAudio, ref: Float32Array, tolerance = 0) 
   assert.ok(worst <= tolerance, `largest difference from sox ${worst}`);
 }
 
-async function rejects(fn: () => unknown, code: string, message?: RegExp) {
-  try {
-    await fn();
-  } catch (err) {
-    assert.instance(err, VoxdexError);
-    assert.is((err as VoxdexError).code, code, (err as Error).message);
-    if (message) assert.match((err as Error).message, message);
-    return;
-  }
-  assert.unreachable(`expected ${code}`);
-}
 
 const cases: Array<[SampleEncoding, number, number, number]> = [
   // encoding, rate, channels, fmt tag sox writes

@@ -9,6 +9,7 @@ import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import type { StageContext } from '../src/types.js';
 import { chunk, fmtBody, fmtChunk, make7z, makeTempDir, makeWav, makeZip, makeZipBomb, makeZipRaw, removeDir, riffWave, run, writeFile } from './fixtures/make-audio.js';
+import { rejects } from './fixtures/assert-error.js';
 
 const bad = suite('malformed');
 let dir = '';
@@ -29,17 +30,6 @@ function workDir(): string {
   return d;
 }
 
-async function rejects(fn: () => unknown, code: string, message?: RegExp) {
-  try {
-    await fn();
-  } catch (err) {
-    assert.instance(err, VoxdexError, String(err));
-    assert.is((err as VoxdexError).code, code, (err as Error).message);
-    if (message) assert.match((err as Error).message, message);
-    return;
-  }
-  assert.unreachable(`expected ${code}`);
-}
 
 const data = chunk('data', Buffer.alloc(16));
 const lie = (id: string, size: number, body: Uint8Array = Buffer.alloc(0)) => chunk(id, body, size);

@@ -4,11 +4,11 @@ import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { isFailedItem, probeUpload, unpack, type UnpackItem } from '../src/stages/unpack.js';
 import { decodeWav } from '../src/stages/decode.js';
-import { VoxdexError } from '../src/errors.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import type { StageContext } from '../src/types.js';
 import { ASTERISK_PROMPT, make7z, makeTempDir, makeWav, makeZip, makeZipRaw, removeDir, run, writeFile } from './fixtures/make-audio.js';
+import { rejects } from './fixtures/assert-error.js';
 
 const up = suite('unpack');
 let dir = '';
@@ -28,17 +28,6 @@ function workDir(): string {
   return d;
 }
 
-async function rejects(fn: () => Promise<unknown>, code: string, message?: RegExp) {
-  try {
-    await fn();
-  } catch (err) {
-    assert.instance(err, VoxdexError);
-    assert.is((err as VoxdexError).code, code, (err as Error).message);
-    if (message) assert.match((err as Error).message, message);
-    return;
-  }
-  assert.unreachable(`expected ${code}`);
-}
 
 function summary(items: UnpackItem[]) {
   return items.map((i) => (isFailedItem(i) ? { name: i.name, code: i.error.code } : { name: i.name, metadata: i.metadata }));

@@ -87,6 +87,11 @@ export async function upload(url: string, u: Upload): Promise<{ status: number; 
   for (const [k, v] of Object.entries(u.fields ?? {})) fd.set(k, v);
   const q = new URLSearchParams(u.query ?? {}).toString();
   const r = await fetch(`${url}${u.path ?? '/transcribe'}${q ? `?${q}` : ''}`, { method: 'POST', body: fd });
+  return answer(r);
+}
+
+/** Status, headers and the body: parsed JSON when it is JSON, else the text. */
+async function answer(r: Response): Promise<{ status: number; body: any; headers: Headers }> {
   const text = await r.text();
   let body: unknown = text;
   try {
@@ -99,14 +104,7 @@ export async function upload(url: string, u: Upload): Promise<{ status: number; 
 
 export async function getJson(url: string, init?: RequestInit): Promise<{ status: number; body: any; headers: Headers }> {
   const r = await fetch(url, init);
-  const text = await r.text();
-  let body: unknown = text;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    /* text */
-  }
-  return { status: r.status, body, headers: r.headers };
+  return answer(r);
 }
 
 /** Polls GET /transcribe/result until it is not 202; returns the final answer and the 202 states seen. */

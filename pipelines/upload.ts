@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
 import type { Transcriber } from '../src/asr/transcriber.js';
 import { buildDocument } from '../src/jobs/document.js';
+import { keepAudio } from '../src/jobs/member-audio.js';
 import { transcribeStage } from '../src/stages/transcribe.js';
 import { writeDurably, type JobPaths } from '../src/jobs/paths.js';
 import type { MemberOutcome } from '../src/jobs/result-file.js';
@@ -76,6 +77,7 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
       const document = buildDocument({ requestid: job.id, source: member.name, started, metadata, warnings, result });
       const transcriptPath = deps.paths.transcript(job.id, item.idx);
       writeDurably(transcriptPath, JSON.stringify(document));
+      if (job.kind === 'archive') keepAudio(member.path, deps.paths.memberAudio(job.id, item.idx));
       const { tid } = await index({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
       deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
       deps.store.setProgress(job.id, (n + 1) / items.length);

@@ -14,4 +14,5 @@ eval "$es_env"
 
 echo "voxdex: type-checking"
 npx tsc --noEmit -p tsconfig.json
+npx tsc -p ui/tsconfig.json
 node --import tsx test/run.ts "$@"

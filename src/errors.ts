@@ -23,12 +23,13 @@ export const ERRORS = {
   BAD_TOKEN: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },
   MODEL_NOT_AUTHORIZED: { status: 403, retryable: false },
-  // 404 / 405 / 413 / 415
+  // 404 / 405 / 413 / 415 / 416
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_MODEL: { status: 400, retryable: false },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false },
   TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_AUDIO: { status: 415, retryable: false },
+  RANGE_NOT_SATISFIABLE: { status: 416, retryable: false },
   // 422 / 429 / 503 — no result, slow down, come back later
   REQUEST_FAILED: { status: 422, retryable: false },
   CANCELLED: { status: 422, retryable: false },

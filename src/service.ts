@@ -15,10 +15,13 @@ import type { Config } from './config.js';
 import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
+import { mountAccountRoutes } from './http/account-routes.js';
+import { mountAudioRoutes } from './http/audio-routes.js';
 import { RateLimiter } from './http/rate-limit.js';
 import { createSearchHandler, tenancyAuth, type SearchAuth } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
+import { mountUiRoutes } from './http/ui-routes.js';
 import { JobService } from './jobs/job-service.js';
 import { JobPaths } from './jobs/paths.js';
 import { createLogger, type Logger } from './log.js';
@@ -158,6 +161,10 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       rateLimit: transcribeLimit,
     });
     routes.add(['GET', 'POST', 'DELETE'], '/search/*', (req, res) => searchHandler(req, res));
+    // The web UI and what it needs beyond the contract (docs/ui.md).
+    mountAccountRoutes(routes, { tenancy, store, status: (job) => jobs!.status(job), installedModels: () => transcriber.registry.list() });
+    mountAudioRoutes(routes, { store, tenancy, paths, urlSecret, linkTtlSec: config.resultUrlTtlSec });
+    mountUiRoutes(routes);
   });
 
   const server = createServer((req, res) => {
@@ -232,7 +239,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   };
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'account', 'ui']);
 
 /** The drop folder's and `voxdex import`'s way into the service. */
 export function serviceSubmitter(jobs: JobService): Submitter {

@@ -2,12 +2,13 @@
  * `GET|POST|DELETE /search/{CO}/{ORG}[/{FOLDER}]` (API.md §6, §8). One handler the service mounts on
  * `/search/*`; it parses the path itself (works whether or not the router strips the mount prefix),
  * validates options once for GET and POST alike, asks `auth` who may do it, queries the index and
- * renders. The token comes only from the query string or the POST body and is never logged.
+ * renders. The token comes from the query string, the POST body or `Authorization: Bearer`, and is never logged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import type { Logger } from '../log.js';
+import { requestToken } from './bearer.js';
 import {
   fromJsonBody,
   fromSearchParams,
@@ -130,7 +131,7 @@ export function createSearchHandler(options: SearchHandlerOptions): (req: Incomi
     const scope = parseSearchPath(url.pathname);
     const raw = await collectOptions(req, url, limit);
     // Who is asking comes before what is asked: an unknown token learns nothing about option syntax.
-    auth(raw.token, scope.company, scope.org, scope.folder);
+    auth(requestToken(req, raw.token), scope.company, scope.org, scope.folder);
     const where = { method: req.method, ...scope };
 
     if (req.method === 'DELETE') {

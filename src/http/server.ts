@@ -47,6 +47,7 @@ export function sendError(res: Res, err: unknown, log?: Logger): void {
   const retryAfter = (err as { retryAfterSec?: number } | null)?.retryAfterSec;
   if (e.status === 503 || e.status === 429) headers['Retry-After'] = retryAfter ?? 30;
   if (e.status === 405 && (err as { allow?: string }).allow) headers.Allow = (err as { allow: string }).allow;
+  if (e.status === 416 && (err as { contentRange?: string }).contentRange) headers['Content-Range'] = (err as { contentRange: string }).contentRange;
   if ((err as { closeConnection?: boolean } | null)?.closeConnection) headers.Connection = 'close';
   sendJson(res, e.status, { error: { code: e.code, message: e.message } }, headers);
 }

@@ -11,6 +11,7 @@ import { resultMime } from '../jobs/result-file.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import { checkShortName } from '../tenancy/tenancy.js';
+import { requestToken } from './bearer.js';
 import { readFields, readUpload } from './multipart.js';
 import type { RateLimiter } from './rate-limit.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
@@ -36,7 +37,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     try {
       d.jobs.checkCapacity();
       // A token in the query string lets an over-limit client be refused before its upload is read.
-      const early = d.rateLimit && queryValue(req, 'token');
+      const early = d.rateLimit && requestToken(req, queryValue(req, 'token'));
       if (early) {
         const principal = tryAuthenticate(d.tenancy, early);
         if (principal) d.rateLimit!.check(principal);
@@ -49,7 +50,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     }
     const p = form.params;
     try {
-      const principal = d.tenancy.authenticate(p.token);
+      const principal = d.tenancy.authenticate(requestToken(req, p.token));
       let company: string;
       if (path.company !== undefined) company = checkShortName('company', path.company);
       else if (principal.kind === 'company') company = principal.company;
@@ -95,7 +96,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   const lookup = async (req: Req, pathId?: string): Promise<{ job: Job; principal: Principal; params: Record<string, string> }> => {
     const params = await readFields(req, RESULT_PARAMS);
     const id = pathId ?? params.requestid;
-    const principal = d.tenancy.authenticate(params.token);
+    const principal = d.tenancy.authenticate(requestToken(req, params.token));
     if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
     const job = d.store.get(id);
     if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);

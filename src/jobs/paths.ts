@@ -8,6 +8,7 @@
  *                                       theirs at jobs/<id>/upload/<name>; their stored path still works)
  *   <dataDir>/jobs/<id>/work/           members unpacked from an archive
  *   <dataDir>/jobs/<id>/transcripts/    one JSON document per finished member
+ *   <dataDir>/jobs/<id>/audio/<n>.wav   an archive member's audio, kept (hard link) for playback
  *   <dataDir>/jobs/<id>/result.<ext>    the result file
  */
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
@@ -38,6 +39,10 @@ export class JobPaths {
   }
   transcript(id: string, idx: number): string {
     return path.join(this.job(id), 'transcripts', `${idx}.json`);
+  }
+  /** An archive member's audio, kept for playback (a single-file request plays its upload). */
+  memberAudio(id: string, idx: number): string {
+    return path.join(this.job(id), 'audio', `${idx}.wav`);
   }
   result(id: string, ext: string): string {
     return path.join(this.job(id), `result.${ext}`);

@@ -67,6 +67,8 @@ export interface JobStore {
   get(id: string): Job | undefined;
   /** Queued and running jobs in acceptance order. */
   listUnfinished(): Job[];
+  /** The most recently accepted jobs first, of one company or of all; `offset` skips that many. */
+  listRecent(filter: { company?: string; limit: number; offset: number }): Job[];
   /** queued|running → running (attempts + 1). False when the job is final or missing. */
   markRunning(id: string): boolean;
   setProgress(id: string, progress: number): void;

@@ -7,7 +7,7 @@ import { ApiError, json, whenUnauthorized, type Account } from './api.js';
 import { h, replace } from './dom.js';
 import { renderJobs } from './jobs-view.js';
 import { renderSearch } from './search-view.js';
-import { signOut, token } from './session.js';
+import { cacheAccount, cachedAccount, signOut, token } from './session.js';
 import { renderSignIn } from './sign-in.js';
 import { renderTranscript } from './transcript-view.js';
 
@@ -63,13 +63,20 @@ async function route(message?: string): Promise<void> {
     replace(top, header(undefined, ''));
     await renderSignIn(main, message, async (a) => {
       account = a;
+      cacheAccount(a);
       await route();
     });
     return;
   }
   if (!account) {
+    // A reload starts with what the token could see last time and checks it meanwhile.
+    account = cachedAccount<Account>();
+    if (account) void refreshAccount();
+  }
+  if (!account) {
     try {
       account = await json<Account>('/account');
+      cacheAccount(account);
     } catch (err) {
       if (mine !== generation) return;
       if (err instanceof ApiError && err.status === 401) return; // whenUnauthorized shows the sign-in
@@ -90,6 +97,19 @@ async function route(message?: string): Promise<void> {
     replace(main, h('h1', {}, 'Something went wrong'), h('p', { class: 'error', role: 'alert' }, (err as Error).message));
   } finally {
     main.removeAttribute('aria-busy');
+  }
+}
+
+/** Fetches GET /account again; when the token now sees something else, the view is drawn anew. */
+async function refreshAccount(): Promise<void> {
+  try {
+    const fresh = await json<Account>('/account');
+    if (JSON.stringify(fresh) === JSON.stringify(account)) return;
+    account = fresh;
+    cacheAccount(fresh);
+    await route();
+  } catch {
+    /* a 401 signs out (whenUnauthorized); anything else: keep what we have */
   }
 }
 

@@ -17,9 +17,9 @@ export interface ResultsOptions {
   page: (offset: number) => void;
 }
 
-export function callHash(state: Record<string, string | undefined>, row: Row, extra: Record<string, string> = {}): string {
+export function callHash(state: Record<string, string | undefined>, row: Row): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries({ ...state, tid: row.tid, file: row.filename, dt: row.datetime, ...extra })) if (v) q.set(k, v);
+  for (const [k, v] of Object.entries({ ...state, tid: row.tid, file: row.filename, dt: row.datetime })) if (v) q.set(k, v);
   return `#/call?${q}`;
 }
 
@@ -50,13 +50,14 @@ function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean):
     row.confidence !== undefined ? h('span', {}, `confidence ${row.confidence.toFixed(2)}`) : null,
     ...Object.entries(row.metadata ?? {}).slice(0, 4).map(([k, v]) => h('span', { class: 'tag' }, `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)),
   ];
+  const call = callHash(o.callState, row);
   const hits = row.hits.map((hit, i) =>
     h(
       'li',
       { hidden: i >= HITS_SHOWN },
       h(
         'a',
-        { class: 'hit', href: callHash(o.callState, row, { t: String(hit.start), hc: String(hit.channel) }), 'aria-label': `Play ${row.filename} from ${clock(hit.start)}, channel ${hit.channel}: ${hit.text}` },
+        { class: 'hit', href: `${call}&t=${hit.start}&hc=${hit.channel}`, 'aria-label': `Play ${row.filename} from ${clock(hit.start)}, channel ${hit.channel}: ${hit.text}` },
         h('span', { class: 'at' }, '\u25b6\u00a0', clock(hit.start)),
         h('span', { class: 'ch' }, `ch\u00a0${hit.channel}`),
         h('span', { class: 'snip' }, '\u2026', markSnippet(hit.text, isHit), '\u2026'),
@@ -78,7 +79,7 @@ function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean):
     h(
       'div',
       { class: 'result-head' },
-      h('a', { class: 'file', href: callHash(o.callState, row) }, row.filename),
+      h('a', { class: 'file', href: call }, row.filename),
       h('span', { class: 'score', title: 'Hits (score)' }, row.score === 1 ? '1 hit' : `${row.score} hits`),
     ),
     h('div', { class: 'meta' }, meta),

@@ -3,6 +3,8 @@
  * Authorization header or a POST body, never in a URL.
  */
 const KEY = 'voxdex.token';
+/** What GET /account said for this token (names only, no secret): lets a reload start at once. */
+const ACCOUNT = 'voxdex.account';
 
 export function token(): string | undefined {
   return sessionStorage.getItem(KEY) ?? undefined;
@@ -14,4 +16,14 @@ export function signIn(value: string): void {
 
 export function signOut(): void {
   sessionStorage.removeItem(KEY);
+  sessionStorage.removeItem(ACCOUNT);
+}
+
+export function cachedAccount<T>(): T | undefined {
+  const raw = sessionStorage.getItem(ACCOUNT);
+  return raw ? (JSON.parse(raw) as T) : undefined;
+}
+
+export function cacheAccount(account: unknown): void {
+  sessionStorage.setItem(ACCOUNT, JSON.stringify(account));
 }

@@ -128,6 +128,23 @@ function conformance(name: string, open: (dir: string) => JobStore) {
     store.close();
   });
 
+  s('lists the most recent jobs first, of one company or of all, with limit and offset', () => {
+    const store = open(dir);
+    store.create(job('a1'));
+    store.create(job('g1', { destination: { company: 'globex', org: 'ops', folder: 'inbox' } }));
+    store.create(job('a2'));
+    store.create(job('a3'));
+    store.finish('a2', 'done');
+    const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id);
+    assert.equal(ids(store.listRecent({ company: 'acme', limit: 10, offset: 0 })), ['a3', 'a2', 'a1']);
+    assert.equal(ids(store.listRecent({ company: 'acme', limit: 2, offset: 1 })), ['a2', 'a1']);
+    assert.equal(ids(store.listRecent({ company: 'globex', limit: 10, offset: 0 })), ['g1']);
+    assert.equal(ids(store.listRecent({ limit: 10, offset: 0 })), ['a3', 'a2', 'g1', 'a1']);
+    assert.equal(ids(store.listRecent({ company: 'nobody', limit: 10, offset: 0 })), []);
+    assert.is(store.listRecent({ company: 'acme', limit: 1, offset: 1 })[0]!.state, 'done');
+    store.close();
+  });
+
   s('deletes a job with its items', () => {
     const store = open(dir);
     store.create(job('a'));

@@ -14,7 +14,7 @@ import type { Page } from 'playwright-core';
 import type { Service } from '../../src/service.js';
 import { buildUi } from '../../ui/build.js';
 import { launchChromium, type Browser } from '../fixtures/browser.js';
-import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { makeCall, makeTempDir, makeWav, makeZip, removeDir } from '../fixtures/make-audio.js';
 import { makePromptCall, PROMPT_CALL } from '../fixtures/prompt-call.js';
 import { ROOT, startInProcess, upload, waitResult } from './harness.js';
 
@@ -133,6 +133,31 @@ ui('uploads a real-speech call and follows it until it is done', async () => {
   assert.is(await page.locator('.jobs-table tbody tr').count(), 1, 'only acme\u2019s request is listed');
   assert.not.match((await page.locator('.jobs').textContent()) ?? '', /globex/);
   assert.equal(await unlabelled(), []);
+});
+
+ui('shows per-file errors of an archive and cancels a running request', async () => {
+  const tone = await makeWav(dir, { name: 'tone.wav', rate: 8000, channels: 1, tone: 440, seconds: 1 });
+  const nested = await makeZip(dir, 'inner.zip', [tone]);
+  const zip = await makeZip(dir, 'batch.zip', [{ path: tone, name: 'ok.wav' }, { path: nested, name: 'inner.zip' }]);
+  await page.getByLabel('Recording or archive').setInputFiles(zip);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.locator('.upload-message').getByText('Accepted batch.zip').waitFor();
+  const zipRow = page.locator('tr', { hasText: 'batch.zip' });
+  await page.locator('tr[data-state="done"]', { hasText: 'batch.zip' }).waitFor({ timeout: 60_000 });
+  assert.match((await zipRow.locator('td[data-label="Files"]').textContent()) ?? '', /^1 of 2 done, 1 failed/);
+  await zipRow.locator('.file-errors summary').click();
+  assert.match((await zipRow.locator('.file-errors li').textContent()) ?? '', /^inner\.zip: Archive member is a zip archive; nested archives are not expanded\..*\(NESTED_ARCHIVE\)$/);
+
+  const long = await makeCall(dir, { seconds: 90, name: 'long-call.wav' });
+  await page.getByLabel('Recording or archive').setInputFiles(long);
+  await page.getByRole('button', { name: 'Upload' }).click();
+  await page.locator('.upload-message').getByText('Accepted long-call.wav').waitFor();
+  const row = page.locator('tr', { hasText: 'long-call.wav' });
+  await row.getByRole('button', { name: 'Cancel long-call.wav' }).click();
+  await page.locator('tr[data-state="cancelled"]', { hasText: 'long-call.wav' }).waitFor({ timeout: 30_000 });
+  await row.locator('.file-errors summary').click();
+  assert.match((await row.locator('.file-errors li').textContent()) ?? '', /^long-call\.wav: The request was cancelled \(CANCELLED\)$/);
+  assert.is(await row.getByRole('button', { name: /^Cancel/ }).count(), 0, 'nothing left to cancel');
   await screenshots('jobs');
 });
 
@@ -243,7 +268,7 @@ ui('another company\u2019s data never appears, and no request carries a token in
   await page.goto(`${svc.url}/ui/#/search?co=globex&org=ops`);
   await page.locator('.result').first().waitFor();
   const files = await page.locator('.result .file').allTextContents();
-  assert.equal(files, ['prompt-call.wav']);
+  assert.equal(files.sort(), ['ok.wav', 'prompt-call.wav'], 'acme\u2019s own calls only');
   assert.not.match((await page.content()), /globex-confidential/);
   for (const url of requested) {
     assert.not.match(url, acme, `token in ${url}`);

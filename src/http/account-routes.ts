@@ -34,6 +34,14 @@ export interface AccountCompany {
   models: string[];
 }
 
+/** GET /account. */
+export interface AccountBody {
+  principal: 'root' | 'company';
+  company?: string;
+  companies: AccountCompany[];
+  installedModels: string[];
+}
+
 export interface RequestSummary extends StatusBody {
   source: string;
   kind: Job['kind'];
@@ -64,12 +72,13 @@ export function mountAccountRoutes(routes: RouteTable, d: AccountRouteDeps): voi
         models: info.models.length > 0 ? info.models : [...new Set([AUTO_MODEL, ...d.installedModels()])],
       };
     });
-    sendJson(res, 200, {
+    const body: AccountBody = {
       principal: principal.kind,
       ...(principal.kind === 'company' ? { company: principal.company } : {}),
       companies,
       installedModels: d.installedModels(),
-    }, { 'Cache-Control': 'no-store' });
+    };
+    sendJson(res, 200, body, { 'Cache-Control': 'no-store' });
   });
 
   routes.add('GET', '/transcribe/requests', async (req, res) => {

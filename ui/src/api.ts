@@ -2,6 +2,7 @@
  * The public voxdex REST API, as the page uses it. Every call carries the token in
  * `Authorization: Bearer` and asks for JSON; errors become ApiError with the API's code and message.
  */
+import type { StoredTranscript, SummaryRow } from '../../src/search/transcript-index.js';
 import { signOut, token } from './session.js';
 
 export class ApiError extends Error {
@@ -72,87 +73,12 @@ export async function json<T>(path: string, o: CallOptions = {}): Promise<T> {
 
 // ------------------------------------------------------------ shapes of the API's answers
 
-export interface Account {
-  principal: 'root' | 'company';
-  company?: string;
-  companies: {
-    company: string;
-    defaultDestination: { org: string; folder: string };
-    orgs: { org: string; folders: string[] }[];
-    models: string[];
-  }[];
-  installedModels: string[];
-}
-
-export interface Hit {
-  channel: number;
-  start: number;
-  end: number;
-  text: string;
-}
-
-export interface Row {
-  tid: string;
-  filename: string;
-  datetime: string;
-  duration: number;
-  nchannels: number;
-  model: string;
-  confidence?: number;
-  score: number;
-  metadata: Record<string, unknown>;
-  hits: Hit[];
-}
-
-export interface WordEvent {
-  word: string;
-  start: number;
-  end: number;
-  confidence: number;
-}
-
-export interface Utterance {
-  start: number;
-  end: number;
-  confidence: number;
-  metadata: { channel: number; uttid: number };
-  events: WordEvent[];
-}
-
-export interface Transcript {
-  tid: string;
-  requestid: string;
-  source: string;
-  model: string;
-  confidence?: number;
-  audiosecs: number;
-  nchannels: number;
-  started?: string;
-  streamtags?: { metadata?: Record<string, unknown> };
-  utterances: Utterance[];
-}
-
-export interface Status {
-  requestid: string;
-  state: 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-  queuePosition: number;
-  files: { total: number; done: number; failed: number };
-  progress: number;
-  etaSeconds: number;
-  error?: { code: string; message: string };
-  warning?: string;
-}
-
-export interface RequestSummary extends Status {
-  source: string;
-  kind: 'audio' | 'archive';
-  destination: { company: string; org: string; folder: string };
-  model: string;
-  datetime: string;
-  created: string;
-  finished?: string;
-  fileErrors: { file: string; error: { code: string; message: string } }[];
-}
+/** The API's own shapes (type-only imports from the service: erased in the bundle). */
+export type { AccountBody as Account, RequestSummary } from '../../src/http/account-routes.js';
+export type { Hit } from '../../src/search/transcript-index.js';
+export type { Utterance, WordEvent } from '../../src/types.js';
+export type Row = SummaryRow;
+export type Transcript = StoredTranscript;
 
 export interface Scope {
   company: string;

@@ -6,8 +6,8 @@
 import type { Config } from '../config.js';
 import { voxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { toChannelPcm } from '../stages/resample.js';
-import { segmentSamples, type Segment } from '../stages/segment.js';
+import { toChannelPcm } from '../audio/resample.js';
+import { segmentSamples, type Segment } from '../audio/segment.js';
 import type { ChannelInfo, DecodedAudio, Utterance, WordEvent } from '../types.js';
 import { createAsrPool, type AsrPool } from './pool.js';
 import { loadModelRegistry, type ModelRegistry, type ModelSpec } from './models.js';

@@ -12,11 +12,9 @@ import { writeDurably, type JobPaths } from '../src/jobs/paths.js';
 import type { MemberOutcome } from '../src/jobs/result-file.js';
 import type { TranscriptIndex } from '../src/search/transcript-index.js';
 import { decode } from '../src/stages/decode.js';
-import { indexStage } from '../src/stages/index.js';
+import { indexStage } from '../src/stages/index-transcript.js';
 import type { Job, JobStore } from '../src/store/job-store.js';
 import type { StageContext, TranscriptDocument } from '../src/types.js';
-
-export type TranscriberLike = Transcriber;
 
 /** One file to transcribe: a path, or the reason it cannot be (bad member of an archive). */
 export interface UnpackedMember {
@@ -30,7 +28,7 @@ export interface UnpackedMember {
 export interface UploadDeps {
   store: JobStore;
   index: TranscriptIndex;
-  transcriber: TranscriberLike;
+  transcriber: Transcriber;
   paths: JobPaths;
   unpack: (job: Job, ctx: StageContext) => Promise<UnpackedMember[]>;
   /** Writes the result file and commits the final state with its notification. */

@@ -6,7 +6,8 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
-import { runUpload, type TranscriberLike, type UnpackedMember } from '../../pipelines/upload.js';
+import { runUpload, type UnpackedMember } from '../../pipelines/upload.js';
+import type { Transcriber } from '../asr/transcriber.js';
 import type { CallbackOutbox, DeliveryStatus } from '../callbacks/outbox.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
@@ -34,7 +35,7 @@ export interface JobServiceDeps {
   store: SqliteJobStore;
   tenancy: Tenancy;
   index: TranscriptIndex;
-  transcriber: TranscriberLike;
+  transcriber: Transcriber;
   outbox: CallbackOutbox;
   paths: JobPaths;
   metrics: Metrics;

@@ -5,7 +5,7 @@
  * renders. The token comes only from the query string or the POST body and is never logged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toVoxdexError, voxdexError } from '../errors.js';
+import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import type { Logger } from '../log.js';
 import {
@@ -125,7 +125,7 @@ export function createSearchHandler(options: SearchHandlerOptions): (req: Incomi
     const accept = req.headers.accept;
     const url = new URL((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/', 'http://localhost');
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
-      throw Object.assign(voxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /search; use ${ALLOW}.`), { allow: ALLOW });
+      throw new VoxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /search; use ${ALLOW}.`, { allow: ALLOW });
     }
     const scope = parseSearchPath(url.pathname);
     const raw = await collectOptions(req, url, limit);
@@ -194,9 +194,8 @@ export function createSearchHandler(options: SearchHandlerOptions): (req: Incomi
         return;
       }
       const headers: Record<string, string | number> = {};
-      const allow = (err as { allow?: string }).allow;
-      if (allow) headers.Allow = allow;
-      if (e.status === 503 || e.status === 429) headers['Retry-After'] = (err as { retryAfterSec?: number }).retryAfterSec ?? 30;
+      if (e.allow) headers.Allow = e.allow;
+      if (e.status === 503 || e.status === 429) headers['Retry-After'] = e.retryAfterSec ?? 30;
       send(res, renderError(e, req.headers.accept), headers);
       if (!req.complete) req.resume();
     });

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka from 'polka';
-import { toVoxdexError, voxdexError } from '../errors.js';
+import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, string | string[]>; path: string; originalUrl: string };
@@ -44,10 +44,9 @@ export function sendError(res: Res, err: unknown, log?: Logger): void {
     return;
   }
   const headers: Record<string, string | number> = {};
-  const retryAfter = (err as { retryAfterSec?: number } | null)?.retryAfterSec;
-  if (e.status === 503 || e.status === 429) headers['Retry-After'] = retryAfter ?? 30;
-  if (e.status === 405 && (err as { allow?: string }).allow) headers.Allow = (err as { allow: string }).allow;
-  if ((err as { closeConnection?: boolean } | null)?.closeConnection) headers.Connection = 'close';
+  if (e.status === 503 || e.status === 429) headers['Retry-After'] = e.retryAfterSec ?? 30;
+  if (e.status === 405 && e.allow) headers.Allow = e.allow;
+  if (e.closeConnection) headers.Connection = 'close';
   sendJson(res, e.status, { error: { code: e.code, message: e.message } }, headers);
 }
 
@@ -60,7 +59,7 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
       const path = (req.path ?? req.url ?? '/').split('?')[0]!;
       const allowed = [...new Set(known.filter((r) => r.regex.test(path)).flatMap((r) => r.methods))];
       if (allowed.length > 0) {
-        const err = Object.assign(voxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`), {
+        const err = new VoxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
           allow: allowed.join(', '),
         });
         sendError(res, err, log);

@@ -4,7 +4,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream, rmSync, statSync } from 'node:fs';
-import { voxdexError } from '../errors.js';
+import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
 import type { JobService } from '../jobs/job-service.js';
 import { resultMime } from '../jobs/result-file.js';
@@ -44,8 +44,9 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
       form = await readUpload(req, { tmpDir: d.incomingDir, maxBytes: d.maxUploadBytes });
     } catch (err) {
       // Refused before the body was read: close the connection rather than drain the upload.
-      if (!req.complete) Object.assign(err as object, { closeConnection: true });
-      throw err;
+      const e = toVoxdexError(err);
+      if (!req.complete) e.closeConnection = true;
+      throw e;
     }
     const p = form.params;
     try {

@@ -10,7 +10,7 @@ import { runUpload, type UnpackedMember } from '../../pipelines/upload.js';
 import type { Transcriber } from '../asr/transcriber.js';
 import type { CallbackOutbox, DeliveryStatus } from '../callbacks/outbox.js';
 import type { Config } from '../config.js';
-import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
+import { toVoxdexError, voxdexError, VoxdexError, type ErrorInfo } from '../errors.js';
 import { invalidParameter } from '../is.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
@@ -108,15 +108,15 @@ export class JobService {
 
   /** OVERLOADED (503, Retry-After) when the queue is full or the data dir is short of space. */
   checkCapacity(): void {
-    if (!this.#accepting) throw Object.assign(voxdexError('OVERLOADED', 'The service is shutting down; send the request again in a moment'), { retryAfterSec: 10 });
+    if (!this.#accepting) throw new VoxdexError('OVERLOADED', 'The service is shutting down; send the request again in a moment', { retryAfterSec: 10 });
     const queued = this.#d.store.countQueued();
     if (queued >= this.#d.config.queue.maxQueuedJobs) {
-      throw Object.assign(voxdexError('OVERLOADED', `The queue is full (${queued} requests waiting); retry after the Retry-After seconds`), { retryAfterSec: 60 });
+      throw new VoxdexError('OVERLOADED', `The queue is full (${queued} requests waiting); retry after the Retry-After seconds`, { retryAfterSec: 60 });
     }
     const fs = statfsSync(this.#d.config.dataDir);
     const free = fs.bavail * fs.bsize;
     if (free < this.#d.config.queue.minFreeDiskBytes) {
-      throw Object.assign(voxdexError('OVERLOADED', 'The data disk is nearly full; retry later or ask the operator to free space'), { retryAfterSec: 300 });
+      throw new VoxdexError('OVERLOADED', 'The data disk is nearly full; retry later or ask the operator to free space', { retryAfterSec: 300 });
     }
   }
 

@@ -39,7 +39,7 @@ export interface UploadDeps {
 
 export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): Promise<void> {
   const members = await deps.unpack(job, ctx);
-  const items = deps.store.setItems(job.id, members.map((m) => m.name));
+  const items = await deps.store.setItems(job.id, members.map((m) => m.name));
   const index = indexStage(deps.index);
   const transcribe = transcribeStage(deps.transcriber);
   const outcomes: MemberOutcome[] = [];
@@ -53,11 +53,11 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
     }
     if (item.state === 'failed' || !member || member.error || !member.path) {
       const error = item.error ?? member?.error ?? { code: 'INTERNAL' as const, message: `${item.member} is no longer in the upload` };
-      if (item.state !== 'failed') deps.store.updateItem(job.id, item.member, { state: 'failed', error });
+      if (item.state !== 'failed') await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
       outcomes.push({ member: item.member, error });
       continue;
     }
-    deps.store.updateItem(job.id, item.member, { state: 'running', bumpAttempts: true });
+    await deps.store.updateItem(job.id, item.member, { state: 'running', bumpAttempts: true });
     const t0 = performance.now();
     try {
       const audio = await decode({ path: member.path }, ctx);
@@ -66,7 +66,7 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
         const now = Date.now();
         if (now - progressAt < 500) return;
         progressAt = now;
-        deps.store.setProgress(job.id, (n + f) / items.length);
+        deps.store.setProgress(job.id, (n + f) / items.length).catch((err) => ctx.log.warn({ err }, 'recording progress failed'));
       };
       const result = await transcribe({ audio, model: job.model, source: member.name, onProgress }, ctx);
       const metadata = job.metadata || member.metadata ? { ...job.metadata, ...member.metadata } : undefined;
@@ -75,8 +75,8 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
       const transcriptPath = deps.paths.transcript(job.id, item.idx);
       writeDurably(transcriptPath, JSON.stringify(document));
       const { tid } = await index({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
-      deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
-      deps.store.setProgress(job.id, (n + 1) / items.length);
+      await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
+      await deps.store.setProgress(job.id, (n + 1) / items.length);
       deps.onFile?.(document.audiosecs, (performance.now() - t0) / 1000);
       outcomes.push({ member: item.member, document });
     } catch (err) {
@@ -85,7 +85,7 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
       if (e.code === 'INDEX_UNAVAILABLE') throw e; // the index is down: retry the job later, do not fail the file
       if (e.code === 'INTERNAL') ctx.log.error({ err, member: item.member }, 'file failed');
       const error = { code: e.code, message: e.message };
-      deps.store.updateItem(job.id, item.member, { state: 'failed', error });
+      await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
       outcomes.push({ member: item.member, error });
     }
   }

@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createTranscriber, type Transcriber } from './asr/transcriber.js';
 import { CallbackDispatcher } from './callbacks/dispatcher.js';
-import { CallbackOutbox } from './callbacks/outbox.js';
 import type { Config } from './config.js';
 import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
@@ -28,7 +27,11 @@ import { SqliteTranscriptIndex } from './search/sqlite-index.js';
 import type { TranscriptIndex } from './search/transcript-index.js';
 import { probeUpload } from './stages/probe.js';
 import { isFailedItem, unpack } from './stages/unpack.js';
-import { SqliteJobStore, jobStorePath } from './store/sqlite-job-store.js';
+import type { JobStore } from './store/job-store.js';
+import type { CallbackOutbox } from './store/outbox.js';
+import { jobStorePath } from './store/sqlite-job-store.js';
+import { openSqliteStores } from './store/sqlite-stores.js';
+import type { Stores } from './store/stores.js';
 import { ensureRootToken, Tenancy } from './tenancy/tenancy.js';
 
 export interface Service {
@@ -38,7 +41,7 @@ export interface Service {
   /** http://host:port the server listens on (the real port when config.port is 0). */
   url: string;
   port: number;
-  store: SqliteJobStore;
+  store: JobStore;
   tenancy: Tenancy;
   index: TranscriptIndex;
   transcriber: Transcriber;
@@ -71,9 +74,9 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   else log.info({ path: config.rootTokenFile }, 'root token file');
   const urlSecret = ensureRootToken(path.join(config.dataDir, 'url.secret')).token;
 
-  const store = new SqliteJobStore(jobStorePath(config.dataDir));
-  removeOrphanJobDirs(paths, store, log);
-  const outbox = new CallbackOutbox(store.db);
+  const stores: Stores = openSqliteStores(jobStorePath(config.dataDir));
+  const { jobs: store, outbox, ledger } = stores;
+  await removeOrphanJobDirs(paths, store, log);
   const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
   await index.init();
   const transcriber = createTranscriber({ config, log });
@@ -139,9 +142,9 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   const searchHandler = createSearchHandler({ index, auth: searchAuth, log });
   const app = createHttpApp(log, (routes) => {
     routes.add('GET', '/status', (_req, res) => sendText(res, 200, 'OK'));
-    routes.add('GET', '/health', (_req, res) => {
+    routes.add('GET', '/health', async (_req, res) => {
       if (!modelsReady) throw voxdexError('NOT_READY', 'The ASR models are still loading; retry in a few seconds');
-      if (!store.ping()) throw voxdexError('NOT_READY', 'The job store is not reachable');
+      if (!(await store.ping())) throw voxdexError('NOT_READY', 'The job store is not reachable');
       sendJson(res, 200, { status: 'ok', models: transcriber.registry.list() });
     });
     routes.add('GET', '/metrics', async (_req, res) => {
@@ -168,17 +171,22 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   server.requestTimeout = 0; // large uploads on slow links
   server.headersTimeout = 60_000;
 
-  jobs.resume();
-  dispatcher.start();
+  await jobs.resume();
+  await dispatcher.start();
   const sweep = setInterval(() => {
-    for (const j of store.listUnfinished()) if (j.state === 'queued' && !jobs!.scheduler.has(j.id)) jobs!.scheduler.enqueue(j);
+    store.listUnfinished().then(
+      (unfinished) => {
+        for (const j of unfinished) if (j.state === 'queued' && !jobs!.scheduler.has(j.id)) jobs!.scheduler.enqueue(j);
+      },
+      (err) => log.warn({ err }, 'looking for jobs queued by another process failed'),
+    );
   }, SWEEP_MS);
   sweep.unref();
 
   let drop: DropFolderWatcher | undefined;
   if (config.dropDir) {
     mkdirSync(config.dropDir, { recursive: true });
-    drop = new DropFolderWatcher({ dropDir: config.dropDir, db: store.db, submitter: serviceSubmitter(jobs), log, stableMs: config.dropStableMs });
+    drop = new DropFolderWatcher({ dropDir: config.dropDir, ledger, submitter: serviceSubmitter(jobs), log, stableMs: config.dropStableMs });
     await drop.start();
     log.info({ dropDir: config.dropDir }, 'watching the drop folder');
   }
@@ -209,7 +217,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       server.closeAllConnections();
       await transcriber.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
       await index.close().catch((err) => log.warn({ err }, 'closing the index failed'));
-      store.close();
+      await stores.close();
       tenancy.close();
       log.info({ ms: Date.now() - t0 }, 'stopped');
     })());
@@ -254,17 +262,17 @@ export function serviceSubmitter(jobs: JobService): Submitter {
  * before committing the row, i.e. never acknowledged. Only folders older than a minute, so that a
  * concurrent `voxdex import` between its move and its commit is left alone.
  */
-function removeOrphanJobDirs(paths: JobPaths, store: SqliteJobStore, log: Logger): void {
+async function removeOrphanJobDirs(paths: JobPaths, store: JobStore, log: Logger): Promise<void> {
   const cutoff = Date.now() - 60_000;
   for (const name of safeReaddir(paths.uploads)) {
     const file = path.join(paths.uploads, name);
-    if (store.get(name.slice(0, 36)) || statSync(file).mtimeMs > cutoff) continue;
+    if (statSync(file).mtimeMs > cutoff || (await store.get(name.slice(0, 36)))) continue;
     rmSync(file, { force: true });
     log.info({ file }, 'removed an upload that was never acknowledged');
   }
   for (const id of safeReaddir(paths.jobsDir)) {
     const dir = paths.job(id);
-    if (store.get(id) || statSync(dir).mtimeMs > cutoff) continue;
+    if (statSync(dir).mtimeMs > cutoff || (await store.get(id))) continue;
     rmSync(dir, { recursive: true, force: true });
     log.info({ dir }, 'removed an upload that was never acknowledged');
   }

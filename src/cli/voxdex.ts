@@ -21,9 +21,9 @@ import { createLogger, silentLogger } from '../log.js';
 import { createMetrics } from '../metrics.js';
 import { createService, serviceSubmitter } from '../service.js';
 import { probeUpload } from '../stages/probe.js';
-import { SqliteJobStore, jobStorePath } from '../store/sqlite-job-store.js';
+import { jobStorePath } from '../store/sqlite-job-store.js';
+import { openSqliteStores } from '../store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
-import { CallbackOutbox } from '../callbacks/outbox.js';
 import { parseImportArgs, runImport } from './import.js';
 
 const USAGE = `Usage:
@@ -183,18 +183,18 @@ async function serve(config: Readonly<Config>): Promise<number> {
 
 async function importCommand(config: Readonly<Config>, argv: string[]): Promise<number> {
   const { dir, to } = parseImportArgs(argv);
-  const store = new SqliteJobStore(jobStorePath(config.dataDir));
+  const stores = openSqliteStores(jobStorePath(config.dataDir));
   const tenancy = openTenancy(config);
   const registry = loadModelRegistry(config.modelsFile);
   try {
     const jobs = new JobService({
       config,
       log: silentLogger,
-      store,
+      store: stores.jobs,
       tenancy,
-      outbox: new CallbackOutbox(store.db),
+      outbox: stores.outbox,
       paths: new JobPaths(config.dataDir),
-      metrics: createMetrics({ queueDepth: () => 0, jobsByState: () => store.countByState() }),
+      metrics: createMetrics({ queueDepth: () => 0, jobsByState: () => stores.jobs.countByState() }),
       installedModels: () => registry.list(),
       probe: async (file, _name, zpass) => ({ kind: (await probeUpload(file, { zpass }, config.archive)).kind === 'wav' ? 'audio' : 'archive' }),
       runJobs: false,
@@ -203,10 +203,10 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
       transcriber: undefined as never,
       unpack: undefined as never,
     });
-    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(jobs), db: store.db, progress: process.stdout.isTTY });
+    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(jobs), ledger: stores.ledger, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
   } finally {
-    store.close();
+    await stores.close();
     tenancy.close();
   }
 }

@@ -34,7 +34,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   const submit = async (req: Req, res: Res, path: { company?: string; org?: string; folder?: string }) => {
     let form: Awaited<ReturnType<typeof readUpload>>;
     try {
-      d.jobs.checkCapacity();
+      await d.jobs.checkCapacity();
       // A token in the query string lets an over-limit client be refused before its upload is read.
       const early = d.rateLimit && queryValue(req, 'token');
       if (early) {
@@ -98,7 +98,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     const id = pathId ?? params.requestid;
     const principal = d.tenancy.authenticate(params.token);
     if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
-    const job = d.store.get(id);
+    const job = await d.store.get(id);
     if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
     d.tenancy.authorize(principal, job.destination.company);
     return { job, principal, params };
@@ -106,9 +106,9 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
 
   const result = async (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
     const { job, params } = await lookup(req, id);
-    if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, d.jobs.status(job));
+    if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, await d.jobs.status(job));
     if (job.state !== 'done' || !job.resultPath) {
-      const status = d.jobs.status(job);
+      const status = await d.jobs.status(job);
       const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
       return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
     }
@@ -124,14 +124,14 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   routes.add('GET', '/transcribe/result/:id', (req, res) => result(req, res, req.params.id, 'url'));
   routes.add('GET', '/transcribe/:id/result', (req, res) => result(req, res, req.params.id, 'file'));
 
-  routes.add('GET', '/transcribe/download/:id', (req, res) => {
+  routes.add('GET', '/transcribe/download/:id', async (req, res) => {
     const id = req.params.id;
     const expires = Number(queryValue(req, 'expires'));
     const sig = queryValue(req, 'sig') ?? '';
     const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqualHex(sig, sign(d.urlSecret, id, expires));
     if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid; ask GET /transcribe/result for a new one');
     if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This result link has expired; ask GET /transcribe/result for a new one');
-    const job = d.store.get(id);
+    const job = await d.store.get(id);
     if (!job || job.state !== 'done' || !job.resultPath) throw voxdexError('NOT_FOUND', `The result of request ${id} no longer exists`);
     sendFile(res, job);
   });
@@ -145,7 +145,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   const cancel = async (req: Req, res: Res, id: string) => {
     const { job } = await lookup(req, id);
     const after = await d.jobs.cancel(job);
-    sendJson(res, 200, d.jobs.status(after));
+    sendJson(res, 200, await d.jobs.status(after));
   };
   routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(req, res, req.params.id!));
 }

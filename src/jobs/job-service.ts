@@ -8,7 +8,8 @@ import { copyFileSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 import { runUpload, type UnpackedMember } from '../../pipelines/upload.js';
 import type { Transcriber } from '../asr/transcriber.js';
-import type { CallbackOutbox, DeliveryStatus } from '../callbacks/outbox.js';
+import { failureDelivery } from '../callbacks/failure.js';
+import type { CallbackOutbox, DeliveryStatus } from '../store/outbox.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, voxdexError, VoxdexError, type ErrorInfo } from '../errors.js';
 import { invalidParameter } from '../is.js';
@@ -17,8 +18,7 @@ import type { Metrics } from '../metrics.js';
 import { OUTPUT_FORMATS } from '../render/output.js';
 import { CANCEL, SHUTDOWN, Scheduler } from '../scheduler.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
-import type { Job } from '../store/job-store.js';
-import type { SqliteJobStore } from '../store/sqlite-job-store.js';
+import type { Job, JobStore } from '../store/job-store.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { Destination, OutputFormat, StageContext } from '../types.js';
 import { checkCallbackUrl } from '../callbacks/url-guard.js';
@@ -32,7 +32,7 @@ export interface ProbeResult {
 export interface JobServiceDeps {
   config: Readonly<Config>;
   log: Logger;
-  store: SqliteJobStore;
+  store: JobStore;
   tenancy: Tenancy;
   index: TranscriptIndex;
   transcriber: Transcriber;
@@ -99,17 +99,17 @@ export class JobService {
   }
 
   /** Queues every job a previous process left unfinished. */
-  resume(): number {
-    const jobs = this.#d.store.listUnfinished();
+  async resume(): Promise<number> {
+    const jobs = await this.#d.store.listUnfinished();
     for (const j of jobs) this.scheduler.enqueue(j);
     if (jobs.length > 0) this.#d.log.info({ jobs: jobs.length }, 'resuming unfinished jobs');
     return jobs.length;
   }
 
   /** OVERLOADED (503, Retry-After) when the queue is full or the data dir is short of space. */
-  checkCapacity(): void {
+  async checkCapacity(): Promise<void> {
     if (!this.#accepting) throw new VoxdexError('OVERLOADED', 'The service is shutting down; send the request again in a moment', { retryAfterSec: 10 });
-    const queued = this.#d.store.countQueued();
+    const queued = await this.#d.store.countQueued();
     if (queued >= this.#d.config.queue.maxQueuedJobs) {
       throw new VoxdexError('OVERLOADED', `The queue is full (${queued} requests waiting); retry after the Retry-After seconds`, { retryAfterSec: 60 });
     }
@@ -124,7 +124,7 @@ export class JobService {
   async submit(req: SubmitRequest): Promise<string> {
     let target: string | undefined;
     try {
-      this.checkCapacity();
+      await this.checkCapacity();
       const output = (req.output || 'json') as OutputFormat;
       if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
       if (req.callback) checkCallbackUrl(req.callback);
@@ -148,7 +148,7 @@ export class JobService {
         await this.#d.paths.placeUpload(tmp, target);
       }
       const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
-      const job = await this.#d.store.createBatched({
+      const job = await this.#d.store.create({
         id,
         destination: req.destination,
         model,
@@ -173,19 +173,19 @@ export class JobService {
     }
   }
 
-  status(job: Job): StatusBody {
-    const items = this.#d.store.items(job.id);
+  async status(job: Job): Promise<StatusBody> {
+    const items = await this.#d.store.items(job.id);
     const done = items.filter((i) => i.state === 'done').length;
     const failed = items.filter((i) => i.state === 'failed').length;
     const total = items.length || (job.kind === 'audio' ? 1 : 0);
     const body: StatusBody = {
       requestid: job.id,
       state: job.state,
-      queuePosition: this.#d.store.queuePosition(job.id),
+      queuePosition: await this.#d.store.queuePosition(job.id),
       files: { total, done, failed },
       progress: Math.round(job.progress * 1000) / 1000,
-      etaSeconds: this.#eta(job),
-      callbacks: this.#d.outbox.deliveries(job.id).map(callbackStatus),
+      etaSeconds: await this.#eta(job),
+      callbacks: (await this.#d.outbox.deliveries(job.id)).map(callbackStatus),
     };
     if (job.error) body.error = job.error;
     if (job.warning) body.warning = job.warning;
@@ -196,19 +196,19 @@ export class JobService {
   async cancel(job: Job): Promise<Job> {
     const where = this.scheduler.cancel(job.id);
     if (where === 'running') await this.scheduler.settled(job.id);
-    else if (job.state === 'queued' || job.state === 'running') this.#cancelled(job);
-    return this.#d.store.get(job.id) ?? job;
+    else if (job.state === 'queued' || job.state === 'running') await this.#cancelled(job);
+    return (await this.#d.store.get(job.id)) ?? job;
   }
 
   /** Deletes the result, the audio, the request's transcripts in the index and its record. */
   async remove(job: Job): Promise<void> {
     if (job.state === 'queued' || job.state === 'running') await this.cancel(job);
-    const tids = this.#d.store.items(job.id).flatMap((i) => (i.tid ? [i.tid] : []));
+    const tids = (await this.#d.store.items(job.id)).flatMap((i) => (i.tid ? [i.tid] : []));
     if (tids.length > 0) await this.#d.index.delete({ company: job.destination.company, org: job.destination.org, folder: job.destination.folder }, tids);
     rmSync(this.#d.paths.job(job.id), { recursive: true, force: true });
     rmSync(job.uploadPath, { force: true });
-    this.#d.outbox.forget(job.id);
-    this.#d.store.delete(job.id);
+    await this.#d.outbox.forget(job.id);
+    await this.#d.store.delete(job.id);
   }
 
   /** Stops accepting, lets running jobs finish within graceMs, checkpoints the rest (they resume on restart). */
@@ -222,8 +222,8 @@ export class JobService {
   // ------------------------------------------------------------ running
 
   async #run(id: string, signal: AbortSignal): Promise<void> {
-    const job = this.#d.store.get(id);
-    if (!job || !this.#d.store.markRunning(id)) return;
+    const job = await this.#d.store.get(id);
+    if (!job || !(await this.#d.store.markRunning(id))) return;
     const log = this.#d.log.child({ requestid: id });
     if (job.attempts + 1 > MAX_STARTS) {
       log.error({ attempts: job.attempts + 1 }, 'request failed: the service stopped every time it was processed');
@@ -238,7 +238,7 @@ export class JobService {
       if (signal.reason === SHUTDOWN) return; // stays running in the store; resumed after the next start
       if (signal.reason === CANCEL) return this.#cancelled(job);
       const e = toVoxdexError(err);
-      const attempts = this.#d.store.get(id)?.attempts ?? 1;
+      const attempts = (await this.#d.store.get(id))?.attempts ?? 1;
       if (e.retryable && attempts < MAX_RETRIES) {
         const delay = Math.min(60_000, 2_000 * 2 ** attempts);
         log.warn({ err: e, attempts, delay }, 'job failed; retrying');
@@ -250,9 +250,9 @@ export class JobService {
         return;
       }
       log.warn({ err: e }, 'request failed');
-      this.#fail(job, { code: e.code, message: e.message });
+      await this.#fail(job, { code: e.code, message: e.message });
     } finally {
-      if (this.#d.store.get(id)?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
+      if ((await this.#d.store.get(id))?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
     }
   }
 
@@ -281,48 +281,31 @@ export class JobService {
     const resultPath = this.#d.paths.result(job.id, ext);
     await writeResultFile(resultPath, job.kind, job.output, outcomes);
     const secret = this.#d.tenancy.hasCompany(job.destination.company) ? this.#d.tenancy.callbackSecret(job.destination.company) : undefined;
-    this.#d.store.db.transaction(() => {
-      this.#d.store.finish(job.id, 'done', { resultPath });
-      if (job.callback) {
-        this.#d.outbox.enqueue({
-          requestid: job.id,
-          company: job.destination.company,
-          url: job.callback,
-          kind: 'result',
-          body: resultPath,
-          contentType: resultMime(resultPath),
-          filename: `${job.id}.${ext}`,
-          secret,
-        });
-      }
-    })();
+    const callback = job.callback
+      ? { requestid: job.id, company: job.destination.company, url: job.callback, kind: 'result' as const, body: resultPath, contentType: resultMime(resultPath), filename: `${job.id}.${ext}`, secret }
+      : undefined;
+    await this.#d.store.settle(job.id, { state: 'done', resultPath }, callback);
   }
 
-  #fail(job: Job, error: ErrorInfo): void {
+  async #fail(job: Job, error: ErrorInfo): Promise<void> {
     const secret = this.#d.tenancy.hasCompany(job.destination.company) ? this.#d.tenancy.callbackSecret(job.destination.company) : undefined;
-    this.#d.store.db.transaction(() => {
-      if (this.#d.store.finish(job.id, 'failed', { error })) {
-        this.#d.outbox.enqueueFailure({ requestid: job.id, company: job.destination.company, callback: job.callback, callbackerror: job.callbackError, error, secret });
-      }
-    })();
+    const callback = failureDelivery({ requestid: job.id, company: job.destination.company, callback: job.callback, callbackerror: job.callbackError, error, secret });
+    await this.#d.store.settle(job.id, { state: 'failed', error }, callback);
   }
 
-  #cancelled(job: Job): void {
+  async #cancelled(job: Job): Promise<void> {
     const error: ErrorInfo = { code: 'CANCELLED', message: 'The request was cancelled' };
     const secret = this.#d.tenancy.hasCompany(job.destination.company) ? this.#d.tenancy.callbackSecret(job.destination.company) : undefined;
-    this.#d.store.db.transaction(() => {
-      if (this.#d.store.finish(job.id, 'cancelled', { error })) {
-        this.#d.outbox.enqueueFailure({ requestid: job.id, company: job.destination.company, callback: job.callback, callbackerror: job.callbackError, error, secret });
-      }
-    })();
+    const callback = failureDelivery({ requestid: job.id, company: job.destination.company, callback: job.callback, callbackerror: job.callbackError, error, secret });
+    await this.#d.store.settle(job.id, { state: 'cancelled', error }, callback);
   }
 
-  #eta(job: Job): number {
+  async #eta(job: Job): Promise<number> {
     if (job.state !== 'queued' && job.state !== 'running') return 0;
     const rate = this.#d.metrics.bytesPerSecond() * Math.max(1, this.#d.config.asrThreads);
     let bytes = job.sizeBytes * (1 - job.progress);
     if (job.state === 'queued') {
-      for (const j of this.#d.store.listUnfinished()) {
+      for (const j of await this.#d.store.listUnfinished()) {
         if (j.seq >= job.seq) break;
         bytes += j.sizeBytes * (1 - j.progress);
       }

@@ -18,17 +18,17 @@ import { RateLimiter } from './http/rate-limit.js';
 import { createSearchHandler, tenancyAuth, type SearchAuth } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
-import { JobService } from './jobs/job-service.js';
-import { JobPaths } from './jobs/paths.js';
+import { JobIntake } from './jobs/intake.js';
+import { JobRunner } from './jobs/runner.js';
+import { requestStatus } from './jobs/status.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { elasticsearchIndexFromConfig } from './search/elasticsearch-index.js';
 import { SqliteTranscriptIndex } from './search/sqlite-index.js';
 import type { TranscriptIndex } from './search/transcript-index.js';
-import { probeUpload } from './stages/probe.js';
-import { isFailedItem, unpack } from './stages/unpack.js';
 import type { JobStore } from './store/job-store.js';
 import type { CallbackOutbox } from './store/outbox.js';
+import { JobPaths } from './store/paths.js';
 import { jobStorePath } from './store/sqlite-job-store.js';
 import { openSqliteStores } from './store/sqlite-stores.js';
 import type { Stores } from './store/stores.js';
@@ -45,7 +45,8 @@ export interface Service {
   tenancy: Tenancy;
   index: TranscriptIndex;
   transcriber: Transcriber;
-  jobs: JobService;
+  intake: JobIntake;
+  runner: JobRunner;
   metrics: Metrics;
   outbox: CallbackOutbox;
   /** Resolves when the models are loaded (rejects if they cannot be). */
@@ -58,9 +59,6 @@ export interface ServiceOptions {
   /** Start the HTTP listener (default true). */
   listen?: boolean;
 }
-
-/** How often jobs queued by another process (voxdex import) are picked up. */
-const SWEEP_MS = 2000;
 
 export async function createService(config: Readonly<Config>, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config);
@@ -81,8 +79,8 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   await index.init();
   const transcriber = createTranscriber({ config, log });
 
-  let jobs: JobService | undefined;
-  const metrics = createMetrics({ queueDepth: () => jobs?.scheduler.queued ?? 0, jobsByState: () => store.countByState() });
+  let runner: JobRunner | undefined;
+  const metrics = createMetrics({ queueDepth: () => runner?.scheduler.queued ?? 0, jobsByState: () => store.countByState() });
 
   let modelsReady = false;
   const ready = transcriber.ready().then(() => {
@@ -98,29 +96,9 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     return [...r.list(), ...r.specs().filter((s) => r.isAvailable(s)).flatMap((s) => s.aliases)];
   };
 
-  jobs = new JobService({
-    config,
-    log,
-    store,
-    tenancy,
-    index,
-    transcriber,
-    outbox,
-    paths,
-    metrics,
-    installedModels,
-    probe: async (file, _name, zpass) => {
-      const r = await probeUpload(file, { zpass }, config.archive);
-      return { kind: r.kind === 'wav' ? 'audio' : 'archive' };
-    },
-    unpack: async (job, ctx) => {
-      const workDir = paths.workDir(job.id);
-      rmSync(workDir, { recursive: true, force: true });
-      mkdirSync(workDir, { recursive: true });
-      const out = await unpack({ path: job.uploadPath, name: job.source, zpass: job.zpass, workDir }, ctx);
-      return out.items.map((i) => (isFailedItem(i) ? { name: i.name, error: i.error } : { name: i.name, path: i.path, metadata: i.metadata }));
-    },
-  });
+  runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, paths, metrics });
+  const jobRunner = runner;
+  const intake = new JobIntake({ config, store, tenancy, paths, installedModels, onAccepted: (job) => jobRunner.enqueue(job) });
 
   const dispatcher = new CallbackDispatcher({
     outbox,
@@ -151,7 +129,9 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       sendText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     });
     mountTranscribeRoutes(routes, {
-      jobs: jobs!,
+      intake,
+      runner,
+      status: (job) => requestStatus(job, { config, store, outbox, metrics }),
       store,
       tenancy,
       urlSecret,
@@ -171,22 +151,13 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   server.requestTimeout = 0; // large uploads on slow links
   server.headersTimeout = 60_000;
 
-  await jobs.resume();
+  await runner.start();
   await dispatcher.start();
-  const sweep = setInterval(() => {
-    store.listUnfinished().then(
-      (unfinished) => {
-        for (const j of unfinished) if (j.state === 'queued' && !jobs!.scheduler.has(j.id)) jobs!.scheduler.enqueue(j);
-      },
-      (err) => log.warn({ err }, 'looking for jobs queued by another process failed'),
-    );
-  }, SWEEP_MS);
-  sweep.unref();
 
   let drop: DropFolderWatcher | undefined;
   if (config.dropDir) {
     mkdirSync(config.dropDir, { recursive: true });
-    drop = new DropFolderWatcher({ dropDir: config.dropDir, ledger, submitter: serviceSubmitter(jobs), log, stableMs: config.dropStableMs });
+    drop = new DropFolderWatcher({ dropDir: config.dropDir, ledger, submitter: serviceSubmitter(intake), log, stableMs: config.dropStableMs });
     await drop.start();
     log.info({ dropDir: config.dropDir }, 'watching the drop folder');
   }
@@ -207,12 +178,12 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       const t0 = Date.now();
       stopping = true;
       log.info('stopping: no new requests; finishing running work');
-      clearInterval(sweep);
       server.close();
       server.closeIdleConnections();
       await drop?.close();
+      intake.stopAccepting();
       const grace = Math.max(0, config.shutdownGraceMs - 3_000);
-      await jobs!.stop(grace);
+      await runner.stop(grace);
       await dispatcher.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
       server.closeAllConnections();
       await transcriber.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
@@ -232,7 +203,8 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     tenancy,
     index,
     transcriber,
-    jobs,
+    intake,
+    runner,
     metrics,
     outbox,
     ready,
@@ -243,10 +215,10 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
 const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics']);
 
 /** The drop folder's and `voxdex import`'s way into the service. */
-export function serviceSubmitter(jobs: JobService): Submitter {
+export function serviceSubmitter(intake: JobIntake): Submitter {
   return {
     async submit(input) {
-      const requestid = await jobs.submit({
+      const requestid = await intake.submit({
         destination: input.destination,
         file: { path: input.path, name: input.originalName, size: statSync(input.path).size },
         move: false,

@@ -15,12 +15,10 @@ import path from 'node:path';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
-import { JobService } from '../jobs/job-service.js';
-import { JobPaths } from '../jobs/paths.js';
-import { createLogger, silentLogger } from '../log.js';
-import { createMetrics } from '../metrics.js';
+import { JobIntake } from '../jobs/intake.js';
+import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
-import { probeUpload } from '../stages/probe.js';
+import { JobPaths } from '../store/paths.js';
 import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
@@ -187,23 +185,9 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
   const tenancy = openTenancy(config);
   const registry = loadModelRegistry(config.modelsFile);
   try {
-    const jobs = new JobService({
-      config,
-      log: silentLogger,
-      store: stores.jobs,
-      tenancy,
-      outbox: stores.outbox,
-      paths: new JobPaths(config.dataDir),
-      metrics: createMetrics({ queueDepth: () => 0, jobsByState: () => stores.jobs.countByState() }),
-      installedModels: () => registry.list(),
-      probe: async (file, _name, zpass) => ({ kind: (await probeUpload(file, { zpass }, config.archive)).kind === 'wav' ? 'audio' : 'archive' }),
-      runJobs: false,
-      // Not used when runJobs is false: the serving process transcribes.
-      index: undefined as never,
-      transcriber: undefined as never,
-      unpack: undefined as never,
-    });
-    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(jobs), ledger: stores.ledger, progress: process.stdout.isTTY });
+    // Accepts only: the serving process picks the jobs up (it looks for queued jobs every 2 s).
+    const intake = new JobIntake({ config, store: stores.jobs, tenancy, paths: new JobPaths(config.dataDir), installedModels: () => registry.list() });
+    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
   } finally {
     await stores.close();

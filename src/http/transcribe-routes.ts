@@ -1,13 +1,15 @@
 /**
  * `/transcribe` (API.md §2, §3): submit, status/result, signed download, cancel, delete.
- * Validation at the edge; the work is JobService's.
+ * Validation at the edge; accepting is the intake's, cancelling and deleting the runner's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createReadStream, rmSync, statSync } from 'node:fs';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
-import type { JobService } from '../jobs/job-service.js';
-import { resultMime } from '../jobs/result-file.js';
+import type { JobIntake } from '../jobs/intake.js';
+import type { JobRunner } from '../jobs/runner.js';
+import type { StatusBody } from '../jobs/status.js';
+import { resultMime } from '../stages/result-file.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import { checkShortName } from '../tenancy/tenancy.js';
@@ -16,7 +18,9 @@ import type { RateLimiter } from './rate-limit.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface TranscribeRouteDeps {
-  jobs: JobService;
+  intake: Pick<JobIntake, 'checkCapacity' | 'submit'>;
+  runner: Pick<JobRunner, 'cancel' | 'remove'>;
+  status: (job: Job) => Promise<StatusBody>;
   store: JobStore;
   tenancy: Tenancy;
   /** Secret for signed result URLs. */
@@ -34,7 +38,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   const submit = async (req: Req, res: Res, path: { company?: string; org?: string; folder?: string }) => {
     let form: Awaited<ReturnType<typeof readUpload>>;
     try {
-      await d.jobs.checkCapacity();
+      await d.intake.checkCapacity();
       // A token in the query string lets an over-limit client be refused before its upload is read.
       const early = d.rateLimit && queryValue(req, 'token');
       if (early) {
@@ -62,7 +66,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
           : d.tenancy.defaultDestination(company);
       if (!form.file) throw voxdexError('BAD_ARGUMENT', 'No file: send the audio file or zip/7z archive in the multipart form field "file"');
       d.rateLimit?.check(principal);
-      const requestid = await d.jobs.submit({
+      const requestid = await d.intake.submit({
         destination,
         file: form.file,
         move: true,
@@ -106,9 +110,9 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
 
   const result = async (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
     const { job, params } = await lookup(req, id);
-    if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, await d.jobs.status(job));
+    if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, await d.status(job));
     if (job.state !== 'done' || !job.resultPath) {
-      const status = await d.jobs.status(job);
+      const status = await d.status(job);
       const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
       return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
     }
@@ -138,14 +142,14 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
 
   routes.add('DELETE', '/transcribe/result', async (req, res) => {
     const { job } = await lookup(req);
-    await d.jobs.remove(job);
+    await d.runner.remove(job);
     sendJson(res, 200, { requestid: job.id, deleted: true });
   });
 
   const cancel = async (req: Req, res: Res, id: string) => {
     const { job } = await lookup(req, id);
-    const after = await d.jobs.cancel(job);
-    sendJson(res, 200, await d.jobs.status(after));
+    const after = await d.runner.cancel(job);
+    sendJson(res, 200, await d.status(after));
   };
   routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(req, res, req.params.id!));
 }

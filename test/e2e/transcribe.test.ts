@@ -343,7 +343,7 @@ e2e('gives up a request that the service stopped on 8 times instead of crash-loo
   const db = openSqlite(jobStorePath(ctx.svc.config.dataDir), 'FULL'); // as if the process had died 8 times on it
   db.prepare('UPDATE jobs SET attempts = 8 WHERE id = ?').run(id);
   db.close();
-  ctx.svc.jobs.scheduler.enqueue((await ctx.svc.store.get(id))!);
+  ctx.svc.runner.enqueue((await ctx.svc.store.get(id))!);
   const r = await waitResult(ctx.url, ctx.acme, id);
   assert.is(r.status, 422);
   assert.is(r.body.error.code, 'INTERNAL');

@@ -15,7 +15,8 @@ import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { createSearchHandler, tenancyAuth, type SearchAuth } from './http/search-routes.js';
+import { tenancyAccess } from './http/auth.js';
+import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { JobIntake } from './jobs/intake.js';
@@ -112,12 +113,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   // Rate limits (API.md §8): per company and for the root token, taken once the token is known good.
   const transcribeLimit = new RateLimiter(config.rateLimitPerMin, 'POST /transcribe');
   const searchLimit = new RateLimiter(config.rateLimitPerMin, '/search');
-  const scopeAuth = tenancyAuth(tenancy);
-  const searchAuth: SearchAuth = (token, company, org, folder) => {
-    scopeAuth(token, company, org, folder);
-    searchLimit.take(tenancy.authenticate(token));
-  };
-  const searchHandler = createSearchHandler({ index, auth: searchAuth, log });
+  const access = tenancyAccess(tenancy);
   const app = createHttpApp(log, (routes) => {
     routes.add('GET', '/status', (_req, res) => sendText(res, 200, 'OK'));
     routes.add('GET', '/health', async (_req, res) => {
@@ -133,6 +129,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       runner,
       status: (job) => requestStatus(job, { config, store, outbox, metrics }),
       store,
+      access,
       tenancy,
       urlSecret,
       resultUrlTtlSec: config.resultUrlTtlSec,
@@ -140,7 +137,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       incomingDir: paths.incoming,
       rateLimit: transcribeLimit,
     });
-    routes.add(['GET', 'POST', 'DELETE'], '/search/*', (req, res) => searchHandler(req, res));
+    mountSearchRoutes(routes, { index, access, rateLimit: searchLimit, log });
   });
 
   const server = createServer((req, res) => {

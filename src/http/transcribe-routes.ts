@@ -12,6 +12,7 @@ import type { StatusBody } from '../jobs/status.js';
 import { resultMime } from '../stages/result-file.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
+import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { readFields, readUpload } from './multipart.js';
 import type { RateLimiter } from './rate-limit.js';
@@ -22,7 +23,8 @@ export interface TranscribeRouteDeps {
   runner: Pick<JobRunner, 'cancel' | 'remove'>;
   status: (job: Job) => Promise<StatusBody>;
   store: JobStore;
-  tenancy: Tenancy;
+  access: Access;
+  tenancy: Pick<Tenancy, 'defaultDestination'>;
   /** Secret for signed result URLs. */
   urlSecret: string;
   resultUrlTtlSec: number;
@@ -37,13 +39,15 @@ const RESULT_PARAMS = ['token', 'requestid', 'inline'];
 export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
   const submit = async (req: Req, res: Res, path: { company?: string; org?: string; folder?: string }) => {
     let form: Awaited<ReturnType<typeof readUpload>>;
+    let early: { token: string; principal: Principal } | undefined;
     try {
       await d.intake.checkCapacity();
       // A token in the query string lets an over-limit client be refused before its upload is read.
-      const early = d.rateLimit && queryValue(req, 'token');
-      if (early) {
-        const principal = tryAuthenticate(d.tenancy, early);
-        if (principal) d.rateLimit!.check(principal);
+      const token = d.rateLimit && queryValue(req, 'token');
+      const principal = token ? tryAuthenticate(d.access, token) : undefined;
+      if (principal) {
+        early = { token: token as string, principal };
+        d.rateLimit!.check(principal);
       }
       form = await readUpload(req, { tmpDir: d.incomingDir, maxBytes: d.maxUploadBytes });
     } catch (err) {
@@ -54,12 +58,13 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     }
     const p = form.params;
     try {
-      const principal = d.tenancy.authenticate(p.token);
-      let company: string;
-      if (path.company !== undefined) company = checkShortName('company', path.company);
-      else if (principal.kind === 'company') company = principal.company;
-      else throw voxdexError('BAD_ARGUMENT', 'The root token must name the destination: POST /transcribe/{CO_SHORT}/{ORG_SHORT}/{FOLDERNAME}');
-      d.tenancy.authorize(principal, company);
+      let company = '';
+      const principal = await d.access.check(early && early.token === p.token ? early.principal : p.token, (who) => {
+        if (path.company !== undefined) company = checkShortName('company', path.company);
+        else if (who.kind === 'company') company = who.company;
+        else throw voxdexError('BAD_ARGUMENT', 'The root token must name the destination: POST /transcribe/{CO_SHORT}/{ORG_SHORT}/{FOLDERNAME}');
+        return { company };
+      });
       const destination =
         path.org !== undefined && path.folder !== undefined
           ? { company, org: checkShortName('org', path.org), folder: checkShortName('folder', path.folder) }
@@ -100,12 +105,14 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   const lookup = async (req: Req, pathId?: string): Promise<{ job: Job; principal: Principal; params: Record<string, string> }> => {
     const params = await readFields(req, RESULT_PARAMS);
     const id = pathId ?? params.requestid;
-    const principal = d.tenancy.authenticate(params.token);
-    if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
-    const job = await d.store.get(id);
-    if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
-    d.tenancy.authorize(principal, job.destination.company);
-    return { job, principal, params };
+    let job: Job | undefined;
+    const principal = await d.access.check(params.token, async () => {
+      if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
+      job = await d.store.get(id);
+      if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
+      return { company: job.destination.company };
+    });
+    return { job: job!, principal, params };
   };
 
   const result = async (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
@@ -154,9 +161,9 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(req, res, req.params.id!));
 }
 
-function tryAuthenticate(tenancy: Tenancy, token: string): Principal | undefined {
+function tryAuthenticate(access: Access, token: string): Principal | undefined {
   try {
-    return tenancy.authenticate(token);
+    return access.authenticate(token);
   } catch {
     return undefined; // reported with the full request's checks
   }

@@ -80,8 +80,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   await index.init();
   const transcriber = createTranscriber({ config, log });
 
-  let runner: JobRunner | undefined;
-  const metrics = createMetrics({ queueDepth: () => runner?.scheduler.queued ?? 0, jobsByState: () => store.countByState() });
+  const metrics = createMetrics({ queueDepth: () => runner.scheduler.queued, jobsByState: () => store.countByState() });
 
   let modelsReady = false;
   const ready = transcriber.ready().then(() => {
@@ -97,9 +96,8 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     return [...r.list(), ...r.specs().filter((s) => r.isAvailable(s)).flatMap((s) => s.aliases)];
   };
 
-  runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, paths, metrics });
-  const jobRunner = runner;
-  const intake = new JobIntake({ config, store, tenancy, paths, installedModels, onAccepted: (job) => jobRunner.enqueue(job) });
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, paths, metrics });
+  const intake = new JobIntake({ config, store, tenancy, paths, installedModels, onAccepted: (job) => runner.enqueue(job) });
 
   const dispatcher = new CallbackDispatcher({
     outbox,

@@ -13,7 +13,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { voxdexError } from '../errors.js';
-import { ALAW_TO_INT16, MULAW_TO_INT16 } from '../stages/g711.js';
+import { ALAW_TO_INT16, MULAW_TO_INT16 } from './g711.js';
 import type { AudioFormat } from '../types.js';
 import { parseWavHeader, type WavHeader } from './wav-header.js';
 

@@ -9,19 +9,21 @@
  *                               one with company=)
  */
 import { parseInteger } from '../is.js';
-import type { StatusBody } from '../jobs/job-service.js';
+import type { StatusBody } from '../jobs/status.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import { AUTO_MODEL, checkShortName, type Tenancy } from '../tenancy/tenancy.js';
 import type { Destination } from '../types.js';
+import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
 import { readFields } from './multipart.js';
 import { sendJson, type RouteTable } from './server.js';
 
 export interface AccountRouteDeps {
-  tenancy: Tenancy;
+  access: Access;
+  tenancy: Pick<Tenancy, 'listCompanies' | 'getCompany' | 'listOrgs' | 'listFolders'>;
   store: JobStore;
   /** The status body of a request (as GET /transcribe/result answers while it runs). */
-  status: (job: Job) => StatusBody;
+  status: (job: Job) => Promise<StatusBody>;
   /** Installed model names, the default first (as `voxdex models` prints them). */
   installedModels: () => string[];
 }
@@ -61,7 +63,7 @@ export const MAX_REQUESTS = 200;
 export function mountAccountRoutes(routes: RouteTable, d: AccountRouteDeps): void {
   routes.add('GET', '/account', async (req, res) => {
     const params = await readFields(req, ['token']);
-    const principal = d.tenancy.authenticate(requestToken(req, params.token));
+    const principal = d.access.authenticate(requestToken(req, params.token));
     const names = principal.kind === 'root' ? d.tenancy.listCompanies().map((c) => c.company) : [principal.company];
     const companies: AccountCompany[] = names.map((name) => {
       const info = d.tenancy.getCompany(name);
@@ -83,30 +85,34 @@ export function mountAccountRoutes(routes: RouteTable, d: AccountRouteDeps): voi
 
   routes.add('GET', '/transcribe/requests', async (req, res) => {
     const params = await readFields(req, ['token', 'company', 'limit', 'offset']);
-    const principal = d.tenancy.authenticate(requestToken(req, params.token));
+    const token = requestToken(req, params.token);
     let company: string | undefined;
     if (params.company !== undefined) {
       company = checkShortName('company', params.company);
-      d.tenancy.authorize(principal, company);
-    } else if (principal.kind === 'company') company = principal.company;
+      await d.access.check(token, () => ({ company: company! }));
+    } else {
+      const principal = d.access.authenticate(token);
+      if (principal.kind === 'company') company = principal.company;
+    }
     const limit = params.limit === undefined ? DEFAULT_REQUESTS : parseInteger('limit', params.limit, 1, MAX_REQUESTS);
     const offset = params.offset === undefined ? 0 : parseInteger('offset', params.offset, 0, 10_000_000);
-    const jobs = d.store.listRecent({ company, limit: limit + 1, offset });
-    const requests = jobs.slice(0, limit).map((job) => summarize(d, job));
+    const jobs = await d.store.listRecent({ company, limit: limit + 1, offset });
+    const requests = await Promise.all(jobs.slice(0, limit).map((job) => summarize(d, job)));
     sendJson(res, 200, { requests, offset, limit, more: jobs.length > limit }, { 'Cache-Control': 'no-store' });
   });
 }
 
-function summarize(d: AccountRouteDeps, job: Job): RequestSummary {
+async function summarize(d: AccountRouteDeps, job: Job): Promise<RequestSummary> {
+  const items = await d.store.items(job.id);
   const out: RequestSummary = {
-    ...d.status(job),
+    ...(await d.status(job)),
     source: job.source,
     kind: job.kind,
     destination: job.destination,
     model: job.model,
     datetime: job.datetime,
     created: job.created,
-    fileErrors: d.store.items(job.id).flatMap((i) => (i.state === 'failed' && i.error ? [{ file: i.member, error: i.error }] : [])),
+    fileErrors: items.flatMap((i) => (i.state === 'failed' && i.error ? [{ file: i.member, error: i.error }] : [])),
   };
   if (job.started) out.started = job.started;
   if (job.finished) out.finished = job.finished;

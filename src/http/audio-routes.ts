@@ -13,18 +13,18 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { openPlayableWav, type ChannelSelection } from '../audio/wav-stream.js';
-import { voxdexError } from '../errors.js';
+import { VoxdexError, voxdexError } from '../errors.js';
 import { invalidParameter, isUuid, parseInteger } from '../is.js';
-import type { JobPaths } from '../jobs/paths.js';
 import type { Job, JobStore } from '../store/job-store.js';
-import type { Tenancy } from '../tenancy/tenancy.js';
+import type { JobPaths } from '../store/paths.js';
+import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
 import { readFields } from './multipart.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface AudioRouteDeps {
+  access: Access;
   store: JobStore;
-  tenancy: Tenancy;
   paths: JobPaths;
   /** HMAC key of signed links (the one of result links; audio links sign a different message). */
   urlSecret: string;
@@ -37,16 +37,18 @@ const AUDIO_PARAMS = ['token', 'file', 'channel', 'inline'];
 export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
   routes.add('GET', '/transcribe/:id/audio', async (req, res) => {
     const params = await readFields(req, AUDIO_PARAMS);
-    const principal = d.tenancy.authenticate(requestToken(req, params.token));
-    const id = req.params.id;
-    if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
-    const job = d.store.get(id);
-    if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
-    d.tenancy.authorize(principal, job.destination.company);
+    const id = req.params.id!;
+    let job: Job | undefined;
+    await d.access.check(requestToken(req, params.token), async () => {
+      if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id)}`);
+      job = await d.store.get(id);
+      if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
+      return { company: job.destination.company };
+    });
     const channel = parseChannel(params.channel);
-    const file = audioFile(d, job, params.file);
+    const file = await audioFile(d, job!, params.file);
     if (params.inline !== undefined && params.inline !== 'true' && params.inline !== 'false') throw invalidParameter('inline', 'true or false', params.inline);
-    if (params.inline === 'true') return sendAudio(req, res, file, channel, params.file ?? job.source);
+    if (params.inline === 'true') return sendAudio(req, res, file, channel, params.file ?? job!.source);
     openPlayableWav(file, channel); // a channel the recording lacks is refused now, not when the link is used
     const expires = Math.floor(Date.now() / 1000) + d.linkTtlSec;
     const query = new URLSearchParams();
@@ -58,7 +60,7 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     sendJson(res, 200, `${proto}://${req.headers.host ?? 'localhost'}/transcribe/download/${id}/audio?${query}`);
   });
 
-  const signed = (req: Req, res: Res) => {
+  const signed = async (req: Req, res: Res) => {
     const id = req.params.id;
     const expires = Number(queryValue(req, 'expires'));
     const file = queryValue(req, 'file');
@@ -67,9 +69,9 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqual(sig, signAudio(d.urlSecret, id, file ?? '', channelRaw, expires));
     if (!good) throw voxdexError('BAD_TOKEN', 'This audio link is not valid; ask GET /transcribe/{requestid}/audio for a new one');
     if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This audio link has expired; ask GET /transcribe/{requestid}/audio for a new one');
-    const job = d.store.get(id);
+    const job = await d.store.get(id!);
     if (!job) throw voxdexError('NOT_FOUND', `Request ${id} no longer exists`);
-    return sendAudio(req, res, audioFile(d, job, file), parseChannel(channelRaw), file ?? job.source);
+    return sendAudio(req, res, await audioFile(d, job, file), parseChannel(channelRaw), file ?? job.source);
   };
   routes.add(['GET', 'HEAD'], '/transcribe/download/:id/audio', signed);
 }
@@ -83,7 +85,7 @@ export function parseChannel(raw: string | undefined): ChannelSelection {
 }
 
 /** The stored WAV of a request's file: the upload itself, or an archive member's kept audio. */
-function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): string {
+async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): Promise<string> {
   if (job.kind === 'audio') {
     if (file !== undefined && file !== job.source) {
       throw voxdexError('NOT_FOUND', `Request ${job.id} holds one file, ${JSON.stringify(job.source)}, not ${JSON.stringify(file)}`);
@@ -94,7 +96,7 @@ function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): strin
   if (file === undefined || file === '') {
     throw voxdexError('BAD_ARGUMENT', `Request ${job.id} is an archive: name the member to play in file= (the transcript's "source")`);
   }
-  const item = d.store.items(job.id).find((i) => i.member === file);
+  const item = (await d.store.items(job.id)).find((i) => i.member === file);
   if (!item) throw voxdexError('NOT_FOUND', `Request ${job.id} has no file ${JSON.stringify(file)}`);
   const stored = d.paths.memberAudio(job.id, item.idx);
   if (existsSync(stored)) return stored;
@@ -116,10 +118,9 @@ function sendAudio(req: Req, res: Res, file: string, channel: ChannelSelection, 
   };
   const range = parseRange(req.headers.range, wav.size);
   if (range === 'unsatisfiable') {
-    throw Object.assign(
-      voxdexError('RANGE_NOT_SATISFIABLE', `The requested range is outside the ${wav.size} bytes of this audio; ask for bytes=0-${wav.size - 1} or less`),
-      { contentRange: `bytes */${wav.size}` },
-    );
+    throw new VoxdexError('RANGE_NOT_SATISFIABLE', `The requested range is outside the ${wav.size} bytes of this audio; ask for bytes=0-${wav.size - 1} or less`, {
+      contentRange: `bytes */${wav.size}`,
+    });
   }
   const [start, end] = range ?? [0, wav.size - 1];
   headers['Content-Length'] = end - start + 1;

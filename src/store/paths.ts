@@ -11,7 +11,7 @@
  *   <dataDir>/jobs/<id>/audio/<n>.wav   an archive member's audio, kept (hard link) for playback
  *   <dataDir>/jobs/<id>/result.<ext>    the result file
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, writeFileSync } from 'node:fs';
+import { closeSync, copyFileSync, fsyncSync, linkSync, mkdirSync, openSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { open, rename } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -124,5 +124,20 @@ export function mkdirDurably(dir: string): void {
   for (let d = path.dirname(path.resolve(first)); ; d = path.join(d, path.relative(d, target).split(path.sep)[0]!)) {
     if (d === target) break;
     fsyncPath(d);
+  }
+}
+
+/**
+ * Keeps an archive member's audio for playback (GET /transcribe/{id}/audio): the extracted file is
+ * hard-linked to `to` (`memberAudio`) before its item is marked done, so it outlives the work folder
+ * at no copying cost. Idempotent: a rerun after a crash links the re-extracted file again.
+ */
+export function keepAudio(from: string, to: string): void {
+  mkdirSync(path.dirname(to), { recursive: true });
+  rmSync(to, { force: true });
+  try {
+    linkSync(from, to);
+  } catch {
+    copyFileSync(from, to); // a file system without hard links
   }
 }

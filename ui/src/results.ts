@@ -57,8 +57,8 @@ function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean):
       { hidden: i >= HITS_SHOWN },
       h(
         'a',
-        { class: 'hit', href: `${call}&t=${hit.start}&hc=${hit.channel}`, 'aria-label': `Play ${row.filename} from ${clock(hit.start)}, channel ${hit.channel}: ${hit.text}` },
-        h('span', { class: 'at' }, '\u25b6\u00a0', clock(hit.start)),
+        { class: 'hit', href: `${call}&t=${hit.start}&hc=${hit.channel}` },
+        h('span', { class: 'at' }, h('span', { 'aria-hidden': 'true' }, '\u25b6\u00a0'), clock(hit.start)),
         h('span', { class: 'ch' }, `ch\u00a0${hit.channel}`),
         h('span', { class: 'snip' }, '\u2026', markSnippet(hit.text, isHit), '\u2026'),
       ),
@@ -67,10 +67,11 @@ function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean):
   const hitList = hits.length ? h('ul', { class: 'hits', 'aria-label': `Hits in ${row.filename}` }, hits) : null;
   let more: HTMLButtonElement | null = null;
   if (hits.length > HITS_SHOWN) {
-    more = h('button', { type: 'button', class: 'link more', 'aria-expanded': 'false' }, `Show all ${hits.length} hits`);
+    more = h('button', { type: 'button', class: 'link more' }, `Show all ${hits.length} hits`);
     more.addEventListener('click', () => {
       hits.forEach((li) => (li.hidden = false));
       more!.remove();
+      hits[HITS_SHOWN]?.querySelector('a')?.focus(); // keyboard users continue at the first new hit
     });
   }
   return h(

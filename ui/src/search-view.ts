@@ -203,6 +203,7 @@ export async function renderSearch(main: HTMLElement, params: URLSearchParams, a
     return;
   }
   results.removeAttribute('aria-busy');
+  performance.mark('voxdex:results-received');
 
   const exportButton = (label: string, extra: Record<string, unknown>, accept: string, name: string) =>
     h('button', {

@@ -194,6 +194,8 @@ ui('searches a phrase the API found in the call: the same hit, with the words ma
   assert.is(await first.locator('.snip').textContent(), `\u2026${hit.text}\u2026`);
   assert.equal((await first.locator('mark').allTextContents()).map((w) => w.toLowerCase()), best!.words.map((w) => w.toLowerCase()));
   assert.not.match((await page.locator('main').textContent()) ?? '', /globex/);
+  await page.getByText('Filters and order').click(); // shown open in the screenshots
+  assert.equal(await unlabelled(), []);
   await screenshots('search-results');
 });
 

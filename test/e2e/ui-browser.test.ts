@@ -133,6 +133,13 @@ ui('uploads a real-speech call and follows it until it is done', async () => {
   assert.is(await page.locator('.jobs-table tbody tr').count(), 1, 'only acme\u2019s request is listed');
   assert.not.match((await page.locator('.jobs').textContent()) ?? '', /globex/);
   assert.equal(await unlabelled(), []);
+  // Its transcripts: a search limited to the request.
+  await row.getByRole('link', { name: 'Transcripts of prompt-call.wav' }).click();
+  await page.locator('.chip').getByText(`Only request ${requestid}`).waitFor();
+  await page.locator('.result').waitFor();
+  assert.equal(await page.locator('.result .file').allTextContents(), ['prompt-call.wav']);
+  await page.getByRole('link', { name: 'Jobs' }).click();
+  await page.locator('.jobs-table').waitFor();
 });
 
 ui('shows per-file errors of an archive and cancels a running request', async () => {

@@ -101,6 +101,8 @@ function uploadForm(account: Account, uploaded: () => void): HTMLFormElement {
 }
 
 function renderList(el: HTMLElement, requests: RequestSummary[], account: Account, changed: () => void): void {
+  // A refresh keeps the error lists that were open, open.
+  const open = new Set([...el.querySelectorAll('details[open]')].map((d) => d.closest('tr')?.dataset.requestid));
   if (requests.length === 0) {
     replace(el, h('p', { class: 'empty' }, 'No requests yet. Upload a recording above.'));
     return;
@@ -149,7 +151,7 @@ function renderList(el: HTMLElement, requests: RequestSummary[], account: Accoun
         { 'data-label': 'Files' },
         `${r.files.done} of ${r.files.total} done${r.files.failed ? `, ${r.files.failed} failed` : ''}`,
         errors.length
-          ? h('details', { class: 'file-errors' }, h('summary', {}, errors.length === 1 ? '1 error' : `${errors.length} errors`), h('ul', {}, errors.map((x) => h('li', {}, h('strong', {}, x.file), `: ${x.error.message} (${x.error.code})`))))
+          ? h('details', { class: 'file-errors', open: open.has(r.requestid) }, h('summary', {}, errors.length === 1 ? '1 error' : `${errors.length} errors`), h('ul', {}, errors.map((x) => h('li', {}, h('strong', {}, x.file), `: ${x.error.message} (${x.error.code})`))))
           : null,
       ),
       h('td', { class: 'actions' }, actions),

@@ -19,7 +19,7 @@ import type { Job, JobStore } from '../store/job-store.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
-import { readFields } from './multipart.js';
+import { checkParamNames, readFields } from './multipart.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface AudioRouteDeps {
@@ -33,6 +33,8 @@ export interface AudioRouteDeps {
 }
 
 const AUDIO_PARAMS = ['token', 'file', 'channel', 'inline'];
+const SIGNED_PARAMS = ['file', 'channel', 'expires', 'sig'];
+const INLINE: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
 export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
   routes.add('GET', '/transcribe/:id/audio', async (req, res) => {
@@ -47,8 +49,9 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     });
     const channel = parseChannel(params.channel);
     const file = await audioFile(d, job!, params.file);
-    if (params.inline !== undefined && params.inline !== 'true' && params.inline !== 'false') throw invalidParameter('inline', 'true or false', params.inline);
-    if (params.inline === 'true') return sendAudio(req, res, file, channel, params.file ?? job!.source);
+    const inline = params.inline === undefined ? false : INLINE[params.inline];
+    if (inline === undefined) throw invalidParameter('inline', 'true or false', params.inline);
+    if (inline) return sendAudio(req, res, file, channel, params.file ?? job!.source);
     openPlayableWav(file, channel); // a channel the recording lacks is refused now, not when the link is used
     const expires = Math.floor(Date.now() / 1000) + d.linkTtlSec;
     const query = new URLSearchParams();
@@ -61,6 +64,7 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
   });
 
   const signed = async (req: Req, res: Res) => {
+    checkParamNames(Object.keys(req.query ?? {}), SIGNED_PARAMS, []);
     const id = req.params.id;
     const expires = Number(queryValue(req, 'expires'));
     const file = queryValue(req, 'file');

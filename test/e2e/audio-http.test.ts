@@ -110,6 +110,9 @@ au('answers range requests with 206 and the exact bytes; a range past the end is
     assert.is(Number(r.headers.get('content-length')), b - a + 1);
     assert.ok(r.body.equals(whole.subarray(a, b + 1)), range);
   }
+  const extra = await getJson(`${url}&volume=11`);
+  assert.is(extra.status, 400);
+  assert.is(extra.body.error.code, 'UNKNOWN_PARAMETER');
   const past = await fetchBytes(url, { headers: { Range: `bytes=${size}-` } });
   assert.is(past.status, 416);
   assert.is(past.headers.get('content-range'), `bytes */${size}`);
@@ -124,10 +127,13 @@ au('answers range requests with 206 and the exact bytes; a range past the end is
 });
 
 au('inline=true returns the audio itself to a token holder (query token or Bearer)', async () => {
-  const viaQuery = await fetchBytes(`${svc.url}/transcribe/${single}/audio?token=${acme}&channel=1&inline=true`);
+  const viaQuery = await fetchBytes(`${svc.url}/transcribe/${single}/audio?token=${acme}&channel=1&inline=1`);
   assert.is(viaQuery.status, 200);
   assert.ok(viaQuery.body.equals(await sox(call, 1)));
   const ranged = await fetchBytes(`${svc.url}/transcribe/${single}/audio?channel=1&inline=true`, { headers: { ...bearer(acme), Range: 'bytes=100-199' } });
+  const badInline = await getJson(`${svc.url}/transcribe/${single}/audio?inline=yes`, { headers: bearer(acme) });
+  assert.is(badInline.status, 400);
+  assert.is(badInline.body.error.message, 'Expected true or false for inline but received "yes"');
   assert.is(ranged.status, 206);
   assert.ok(ranged.body.equals(viaQuery.body.subarray(100, 200)));
 });

@@ -70,20 +70,18 @@ export class S3BlobStore implements BlobStore {
   }
 
   async putFile(key: string, file: string): Promise<void> {
+    const Key = this.#key(key);
     const { size } = await stat(file);
     if (size <= this.#partBytes) {
-      await this.#call('store', key, () =>
-        this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Body: createReadStream(file), ContentLength: size })),
-      );
+      await this.#call('store', key, () => this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key, Body: createReadStream(file), ContentLength: size })));
     } else {
-      await this.#multipart(key, file, size);
+      await this.#multipart(key, Key, file, size);
     }
     await unlink(file);
   }
 
-  async #multipart(key: string, file: string, size: number): Promise<void> {
+  async #multipart(key: string, Key: string, file: string, size: number): Promise<void> {
     const partBytes = Math.max(this.#partBytes, Math.ceil(size / MAX_PARTS));
-    const Key = this.#key(key);
     const { UploadId } = await this.#call('store', key, () => this.#s3.send(new CreateMultipartUploadCommand({ Bucket: this.#bucket, Key })));
     try {
       const parts: { ETag: string; PartNumber: number }[] = [];
@@ -113,10 +111,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   async put(key: string, data: Uint8Array | string): Promise<void> {
+    const Key = this.#key(key);
     const body = typeof data === 'string' ? Buffer.from(data) : data;
-    await this.#call('store', key, () =>
-      this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key: this.#key(key), Body: body, ContentLength: body.byteLength })),
-    );
+    await this.#call('store', key, () => this.#s3.send(new PutObjectCommand({ Bucket: this.#bucket, Key, Body: body, ContentLength: body.byteLength })));
   }
 
   async get(key: string): Promise<Buffer | undefined> {
@@ -145,7 +142,8 @@ export class S3BlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await this.#call('delete', key, () => this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) })));
+    const Key = this.#key(key);
+    await this.#call('delete', key, () => this.#s3.send(new DeleteObjectCommand({ Bucket: this.#bucket, Key })));
   }
 
   async deletePrefix(prefix: string): Promise<void> {
@@ -187,8 +185,9 @@ export class S3BlobStore implements BlobStore {
   }
 
   async #getObject(key: string) {
+    const Key = this.#key(key);
     try {
-      const r = await this.#s3.send(new GetObjectCommand({ Bucket: this.#bucket, Key: this.#key(key) }));
+      const r = await this.#s3.send(new GetObjectCommand({ Bucket: this.#bucket, Key }));
       return { body: r.Body!, size: r.ContentLength ?? 0 };
     } catch (err) {
       if (isNotFound(err)) return undefined;

@@ -33,7 +33,7 @@ export function openPgPool(url: string, options: PgPoolOptions = {}): pg.Pool {
 /** Runs `fn` in one transaction on one connection: COMMIT when it resolves, ROLLBACK when it throws. */
 export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect().catch((err: unknown) => {
-    throw unreachable(err);
+    throw isServerError(err) ? err : unreachable(err);
   });
   try {
     await client.query('BEGIN');
@@ -46,6 +46,21 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient
   } finally {
     client.release();
   }
+}
+
+/** pool.query with connection failures reported as STORAGE_UNAVAILABLE (errors from the server itself pass through). */
+export async function pgQuery<R extends pg.QueryResultRow>(pool: pg.Pool, text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
+  try {
+    return await pool.query<R>(text, values);
+  } catch (err) {
+    throw isServerError(err) ? err : unreachable(err);
+  }
+}
+
+/** An error the server reported for a statement (it has a SQLSTATE), as opposed to a connection that failed. */
+export function isServerError(err: unknown): boolean {
+  const e = err as { severity?: string; code?: string };
+  return typeof e.severity === 'string' && typeof e.code === 'string' && !/^(08|57P)/.test(e.code);
 }
 
 /** The database did not answer: STORAGE_UNAVAILABLE (503, retryable), without the URL's password. */

@@ -24,8 +24,10 @@ CREATE TABLE jobs (
   progress DOUBLE PRECISION NOT NULL DEFAULT 0,
   attempts INTEGER NOT NULL DEFAULT 0,
   error TEXT, result_path TEXT,
-  -- distributed mode: who runs the job and until when its lease holds; retries wait until not_before
-  lease_owner TEXT, lease_until TIMESTAMPTZ, not_before TIMESTAMPTZ
+  -- distributed mode: who runs the job and until when its lease holds; retries wait until not_before;
+  -- a cancel asked on another node is seen by the owner's heartbeat (and a NOTIFY on voxdex_cancel)
+  lease_owner TEXT, lease_until TIMESTAMPTZ, not_before TIMESTAMPTZ,
+  cancel_requested BOOLEAN NOT NULL DEFAULT false
 );
 CREATE INDEX jobs_queued ON jobs (seq) WHERE state = 'queued';
 CREATE INDEX jobs_running ON jobs (lease_until) WHERE state = 'running';
@@ -46,10 +48,12 @@ CREATE TABLE callback_deliveries (
   state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'inflight', 'delivered', 'failed')),
   attempts INTEGER NOT NULL DEFAULT 0,
   next_at BIGINT NOT NULL, created_at BIGINT NOT NULL, updated_at BIGINT NOT NULL, last_error TEXT,
+  -- an attempt in flight belongs to one node until lease_until (ms epoch); a dead node's are taken back
+  lease_owner TEXT, lease_until BIGINT,
   UNIQUE (requestid, kind)
 );
 CREATE INDEX callback_deliveries_due ON callback_deliveries (next_at) WHERE state = 'pending';
-CREATE INDEX callback_deliveries_inflight ON callback_deliveries (updated_at) WHERE state = 'inflight';
+CREATE INDEX callback_deliveries_inflight ON callback_deliveries (lease_until) WHERE state = 'inflight';
 CREATE TABLE callback_attempts (
   delivery_id TEXT NOT NULL REFERENCES callback_deliveries (id) ON DELETE CASCADE,
   attempt INTEGER NOT NULL, started_at BIGINT NOT NULL,
@@ -84,9 +88,11 @@ CREATE TABLE rate_buckets (
   PRIMARY KEY (limiter, principal)
 );
 
+-- The payload is the writer's application_name (unique per voxdex process), so a process can tell
+-- its own changes (it wakes itself directly) from other nodes'.
 CREATE FUNCTION voxdex_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM pg_notify(TG_ARGV[0], '');
+  PERFORM pg_notify(TG_ARGV[0], current_setting('application_name'));
   RETURN NULL;
 END $$;
 -- Row triggers with a WHEN: only a job that becomes claimable or a callback that becomes due wakes

@@ -26,7 +26,8 @@ CREATE TABLE jobs (
   error TEXT, result_path TEXT,
   -- distributed mode: who runs the job and until when its lease holds; retries wait until not_before;
   -- a cancel asked on another node is seen by the owner's heartbeat (and a NOTIFY on voxdex_cancel)
-  lease_owner TEXT, lease_until TIMESTAMPTZ, not_before TIMESTAMPTZ,
+  -- lease_owner stays after the job ends: the worker that ran it last; claimed_at: its last claim
+  lease_owner TEXT, lease_until TIMESTAMPTZ, claimed_at TIMESTAMPTZ, not_before TIMESTAMPTZ,
   cancel_requested BOOLEAN NOT NULL DEFAULT false
 );
 CREATE INDEX jobs_queued ON jobs (seq) WHERE state = 'queued';

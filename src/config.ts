@@ -8,7 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { invalidParameter } from './is.js';
 
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..').replace(/[\\/]dist$/, '');
+const HERE = fileURLToPath(import.meta.url);
+const ABOVE_SRC = path.resolve(path.dirname(HERE), '..');
+/** The package's root: above src/, or above dist/src/ for the compiled build (not any checkout that happens to be named dist). */
+export const PACKAGE_ROOT = HERE.endsWith('.js') && path.basename(ABOVE_SRC) === 'dist' ? path.dirname(ABOVE_SRC) : ABOVE_SRC;
 
 export interface Config {
   port: number;
@@ -145,6 +148,9 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   };
   if (config.role !== 'all' && !config.databaseUrl) {
     throw invalidParameter('VOXDEX_DATABASE_URL', `a postgres:// URL (role ${config.role} shares its jobs with other nodes; only role all runs on the embedded store)`, '');
+  }
+  if (config.databaseUrl && !config.esUrl) {
+    throw invalidParameter('VOXDEX_ES_URL', 'an http:// or https:// URL with VOXDEX_DATABASE_URL (every node must search the same transcripts)', '');
   }
   if (config.databaseUrl && !config.s3) {
     throw invalidParameter('VOXDEX_S3_URL', 'an http:// or https:// URL with VOXDEX_DATABASE_URL (every node must reach the uploads and results)', '');

@@ -50,9 +50,13 @@ export interface BlobStore {
   close(): Promise<void>;
 }
 
-/** The keys of a request's blobs. */
+/**
+ * The keys of a request's blobs. Uploads are `uploads/<id>-<name>` in the data dir (one flat directory:
+ * one directory fsync per upload, shared by concurrent ones) and `uploads/<UTC date>/<id>-<name>` in
+ * object storage (the start-up sweep for uploads that were never acknowledged lists only recent days).
+ */
 export const blobKeys = {
-  upload: (id: string, safeName: string) => `uploads/${id}-${safeName}`,
+  upload: (id: string, safeName: string, dated?: Date) => (dated ? `uploads/${dated.toISOString().slice(0, 10)}/${id}-${safeName}` : `uploads/${id}-${safeName}`),
   job: (id: string) => `jobs/${id}/`,
   transcript: (id: string, idx: number) => `jobs/${id}/transcripts/${idx}.json`,
   result: (id: string, ext: string) => `jobs/${id}/result.${ext}`,

@@ -195,5 +195,18 @@ if (!s3Url) {
     }
     assert.is(await new S3BlobStore({ endpoint: 'http://127.0.0.1:9', region: 'us-east-1', bucket: 'b', credentials: { accessKeyId: 'a', secretAccessKey: 'b' } }).ping(), false);
   });
+  errs('works with the frozen credentials loadConfig hands out', async () => {
+    const store = new S3BlobStore({
+      endpoint: s3Url,
+      region: process.env.AWS_REGION ?? 'us-east-1',
+      bucket: process.env.VOXDEX_TEST_S3_BUCKET ?? 'voxdex-test',
+      credentials: Object.freeze({ accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '' }),
+    });
+    try {
+      assert.is(await store.ping(), true);
+    } finally {
+      await store.close();
+    }
+  });
   errs.run();
 }

@@ -57,7 +57,8 @@ export class S3BlobStore implements BlobStore {
     this.#s3 = new S3Client({
       region: o.region,
       ...(o.endpoint ? { endpoint: o.endpoint, forcePathStyle: true } : {}),
-      ...(o.credentials ? { credentials: o.credentials } : {}),
+      // A copy: the SDK annotates the credentials object it is given (the config's is frozen).
+      ...(o.credentials ? { credentials: { ...o.credentials } } : {}),
       maxAttempts: 3,
     });
     this.#bucket = o.bucket;

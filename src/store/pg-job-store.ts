@@ -219,9 +219,10 @@ export class PgJobStore implements JobStore {
   // ------------------------------------------------------------ distributed running
 
   /**
-   * The next job to run, claimed for `owner` until now + leaseMs: a queued job whose retry delay has
-   * passed, or a running one whose lease expired (its worker died). Smallest first after ageing
-   * (size / (1 + minutes waited)), as the in-process scheduler picks, so long calls are not starved.
+   * The next job to run, claimed for `owner` until now + leaseMs: a running one whose lease expired
+   * (its worker died: resumed first, it was accepted earliest), else a queued job whose retry delay
+   * has passed, smallest first after ageing (size / (1 + minutes waited)) as the in-process scheduler
+   * picks, so long calls are not starved.
    */
   async claim({ owner, leaseMs, maxBytes }: ClaimOptions): Promise<Job | undefined> {
     const r = await this.#q<JobRow>(
@@ -230,7 +231,7 @@ export class PgJobStore implements JobStore {
          WHERE ((state = 'queued' AND (not_before IS NULL OR not_before <= now()))
              OR (state = 'running' AND COALESCE(lease_until, '-infinity') < now()))
            AND ($3::bigint IS NULL OR size_bytes <= $3)
-         ORDER BY size_bytes / (1 + EXTRACT(EPOCH FROM now() - created) / 60), seq
+         ORDER BY state = 'running' DESC, size_bytes / (1 + EXTRACT(EPOCH FROM now() - created) / 60), seq
          LIMIT 1
          FOR UPDATE SKIP LOCKED)
        UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, started = COALESCE(j.started, now()),

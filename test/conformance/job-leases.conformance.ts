@@ -70,7 +70,7 @@ export function jobLeasesConformance(name: string, o: LeasesConformanceOptions):
     assert.is((await a.jobs.claim({ owner: 'w1', leaseMs: 30_000, maxBytes: 512 * 1024 }))?.id, 'small');
   });
 
-  s('the heartbeat renews only its own leases; a job whose lease expired is taken over by another worker', async () => {
+  s('the heartbeat renews only its own leases; a job whose lease expired is taken over by another worker before any queued one', async () => {
     const a = await open();
     const b = await open();
     await a.jobs.create(job('j', 1_000));
@@ -79,10 +79,11 @@ export function jobLeasesConformance(name: string, o: LeasesConformanceOptions):
     await a.jobs.claim({ owner: 'live', leaseMs: 300 });
     assert.equal(await a.jobs.renewLeases('live', ['j', 'k'], 30_000), { held: ['k'], cancelRequested: [] });
     assert.is(await b.jobs.claim({ owner: 'other', leaseMs: 30_000 }), undefined, 'leases still hold');
+    await b.jobs.create(job('tiny', 10));
     await sleep(450);
     const taken = await b.jobs.claim({ owner: 'other', leaseMs: 30_000 });
     assert.equal([taken?.id, taken?.attempts, taken?.state], ['j', 2, 'running']);
-    assert.is(await b.jobs.claim({ owner: 'other', leaseMs: 30_000 }), undefined, 'k was renewed');
+    assert.is((await b.jobs.claim({ owner: 'other', leaseMs: 30_000 }))?.id, 'tiny', 'k was renewed; queued jobs come after a dead worker’s');
     assert.equal(await a.jobs.renewLeases('dead', ['j'], 30_000), { held: [], cancelRequested: [] }, 'the dead worker lost it');
     assert.not.ok(await a.jobs.settle('j', { state: 'done', resultPath: 'jobs/j/result.json', owner: 'dead' }), 'a worker that lost its lease cannot settle');
     assert.ok(await b.jobs.settle('j', { state: 'done', resultPath: 'jobs/j/result.json', owner: 'other' }));

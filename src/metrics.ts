@@ -21,15 +21,15 @@ export interface Metrics {
   observeJob(sizeBytes: number, wallSec: number): void;
 }
 
-export function createMetrics(sources: { queueDepth: () => number; jobsByState: () => Promise<Record<JobState, number>> }): Metrics {
+export function createMetrics(sources: { queueDepth: () => number | Promise<number>; jobsByState: () => Promise<Record<JobState, number>> }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'voxdex_process_' });
   new Gauge({
     name: 'voxdex_queue_depth',
-    help: 'Accepted jobs waiting for a worker slot',
+    help: 'Accepted jobs waiting for a worker slot (with PostgreSQL: queued in the shared queue)',
     registers: [registry],
-    collect() {
-      this.set(sources.queueDepth());
+    async collect() {
+      this.set(await sources.queueDepth());
     },
   });
   new Gauge({

@@ -107,7 +107,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   const transcriber = runsJobs ? createTranscriber({ config, log }) : undefined;
   const registry = transcriber?.registry ?? loadModelRegistry(config.modelsFile);
 
-  const metrics = createMetrics({ queueDepth: () => runner.queued, jobsByState: () => store.countByState() });
+  const metrics = createMetrics({ queueDepth: () => (pg ? store.countQueued() : runner.queued), jobsByState: () => store.countByState() });
 
   let ready = Promise.resolve();
   let modelsReady = !transcriber;

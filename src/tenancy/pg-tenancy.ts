@@ -81,7 +81,11 @@ export class PgTenancy {
       try {
         do {
           this.#again = false;
-          const rows = await inTransaction(this.#pool, (c) => readRows(c));
+          // One snapshot of all five tables (a change committed between two SELECTs must not split).
+          const rows = await inTransaction(this.#pool, async (c) => {
+            await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+            return readRows(c);
+          });
           replaceRows(this.tenancy, rows);
         } while (this.#again);
       } finally {

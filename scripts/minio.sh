@@ -51,6 +51,8 @@ die() { say "$*"; exit 1; }
 # Builds the binary into $MINIO_HOME unless a build of this version and these flags is there.
 build() {
   [ -x "$MINIO_BIN" ] && [ -f "$MINIO_HOME/.voxdex-build" ] && [ "$(cat "$MINIO_HOME/.voxdex-build")" = "$STAMP" ] && return 0
+  # Go as installed from the official archive may not be on a non-login shell's PATH.
+  command -v go >/dev/null || { [ -x /usr/local/go/bin/go ] && PATH="$PATH:/usr/local/go/bin"; }
   command -v go >/dev/null || die "Go is needed to build the MinIO test server (go install $MINIO_MODULE@$MINIO_VERSION)"
   mkdir -p "$CACHE_DIR"
   local work got t0

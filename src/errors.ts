@@ -40,6 +40,7 @@ export const ERRORS = {
   MODEL_LOAD_FAILED: { status: 500, retryable: false },
   ASR_FAILED: { status: 500, retryable: true },
   INDEX_UNAVAILABLE: { status: 503, retryable: true },
+  STORAGE_UNAVAILABLE: { status: 503, retryable: true },
   INTERNAL: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 

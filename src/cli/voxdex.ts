@@ -18,14 +18,20 @@ import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/intake.js';
 import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
+import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { S3BlobStore } from '../blobs/s3-blob-store.js';
 import { JobPaths } from '../store/paths.js';
+import { migrate } from '../store/pg-migrations.js';
+import { openPgPool } from '../store/pg-pool.js';
+import { openPgStores } from '../store/pg-stores.js';
+import { PgTenancy } from '../tenancy/pg-tenancy.js';
 import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { parseImportArgs, runImport } from './import.js';
 
 const USAGE = `Usage:
-  voxdex serve
+  voxdex serve [--role all|api|worker]
   voxdex company add CO_SHORT --org ORG_SHORT --folder FOLDERNAME [--model NAME]... [--show-secret]
   voxdex company list
   voxdex company alias CO_SHORT ALIAS MODEL
@@ -34,7 +40,8 @@ const USAGE = `Usage:
   voxdex token rotate CO_SHORT
   voxdex models
   voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME
-Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL (see docs/service.md).`;
+Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
+  VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (see docs/service.md).`;
 
 function usage(message?: string): never {
   throw voxdexError('BAD_ARGUMENT', message ? `${message}\n${USAGE}` : USAGE);
@@ -62,13 +69,39 @@ function parseOptions(argv: string[], valued: string[], flags: string[]) {
   return { positional, opts, flags: seen };
 }
 
-function openTenancy(config: Readonly<Config>): Tenancy {
-  return new Tenancy(tenancyDbPath(config.dataDir));
+/**
+ * Tenancy for the admin commands: the embedded SQLite file, or PostgreSQL (VOXDEX_DATABASE_URL), where
+ * a change is made with the same code on a copy and written back in one transaction (pg-tenancy.ts);
+ * every running node picks it up at once.
+ */
+async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): Promise<T> {
+  if (!config.databaseUrl) {
+    const t = new Tenancy(tenancyDbPath(config.dataDir));
+    try {
+      return fn(t);
+    } finally {
+      t.close();
+    }
+  }
+  const pool = openPgPool(config.databaseUrl, { max: 2, applicationName: 'voxdex admin' });
+  try {
+    await migrate(pool);
+    const pg = await PgTenancy.open({ pool });
+    try {
+      return await pg.change(fn);
+    } finally {
+      pg.close();
+    }
+  } finally {
+    await pool.end();
+  }
 }
 
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
   const [cmd, sub, ...rest] = argv;
-  const config = loadConfig(env);
+  const roleArg = cmd === 'serve' ? parseOptions(argv.slice(1), ['role'], []) : undefined;
+  if (roleArg && roleArg.positional.length > 0) usage(`serve takes no argument ${roleArg.positional[0]}`);
+  const config = loadConfig(roleArg?.opts.role ? { ...env, VOXDEX_ROLE: roleArg.opts.role.at(-1) } : env);
   const out = (line: string) => process.stdout.write(`${line}\n`);
   switch (cmd) {
     case 'serve':
@@ -77,36 +110,21 @@ export async function main(argv: string[], env: Record<string, string | undefine
       if (sub === 'add') {
         const { positional, opts, flags } = parseOptions(rest, ['org', 'folder', 'model'], ['show-secret']);
         if (positional.length !== 1 || !opts.org || !opts.folder) usage('company add needs CO_SHORT, --org and --folder');
-        const t = openTenancy(config);
-        try {
-          const r = t.addCompany(positional[0]!, { org: opts.org.at(-1)!, folder: opts.folder.at(-1)!, models: opts.model });
-          out(r.token);
-          if (flags.has('show-secret')) out(r.callbackSecret);
-        } finally {
-          t.close();
-        }
+        const r = await withTenancy(config, (t) => t.addCompany(positional[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model }));
+        out(r.token);
+        if (flags.has('show-secret')) out(r.callbackSecret);
         return 0;
       }
       if (sub === 'list') {
-        const t = openTenancy(config);
-        try {
-          for (const c of t.listCompanies()) {
-            const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-            out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
-          }
-        } finally {
-          t.close();
+        for (const c of await withTenancy(config, (t) => t.listCompanies())) {
+          const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
+          out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
         }
         return 0;
       }
       if (sub === 'alias') {
         if (rest.length !== 3) usage('company alias needs CO_SHORT ALIAS MODEL');
-        const t = openTenancy(config);
-        try {
-          t.setModelAlias(rest[0]!, rest[1]!, rest[2]!);
-        } finally {
-          t.close();
-        }
+        await withTenancy(config, (t) => t.setModelAlias(rest[0]!, rest[1]!, rest[2]!));
         return 0;
       }
       return usage();
@@ -115,23 +133,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'folder': {
       const want = cmd === 'org' ? 2 : 3;
       if (sub !== 'add' || rest.length !== want) usage();
-      const t = openTenancy(config);
-      try {
-        if (cmd === 'org') t.addOrg(rest[0]!, rest[1]!);
-        else t.addFolder(rest[0]!, rest[1]!, rest[2]!);
-      } finally {
-        t.close();
-      }
+      await withTenancy(config, (t) => (cmd === 'org' ? t.addOrg(rest[0]!, rest[1]!) : t.addFolder(rest[0]!, rest[1]!, rest[2]!)));
       return 0;
     }
     case 'token': {
       if (sub !== 'rotate' || rest.length !== 1) usage();
-      const t = openTenancy(config);
-      try {
-        out(t.rotateToken(rest[0]!));
-      } finally {
-        t.close();
-      }
+      out(await withTenancy(config, (t) => t.rotateToken(rest[0]!)));
       return 0;
     }
     case 'models': {
@@ -181,17 +188,37 @@ async function serve(config: Readonly<Config>): Promise<number> {
 
 async function importCommand(config: Readonly<Config>, argv: string[]): Promise<number> {
   const { dir, to } = parseImportArgs(argv);
-  const stores = openSqliteStores(jobStorePath(config.dataDir));
-  const tenancy = openTenancy(config);
   const registry = loadModelRegistry(config.modelsFile);
+  const installedModels = () => registry.list();
+  const paths = new JobPaths(config.dataDir);
+  // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
+  if (!config.databaseUrl) {
+    const stores = openSqliteStores(jobStorePath(config.dataDir));
+    const tenancy = new Tenancy(tenancyDbPath(config.dataDir));
+    try {
+      const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      await stores.close();
+      tenancy.close();
+    }
+  }
+  const stores = await openPgStores(config.databaseUrl, { owner: `import:${process.pid}` });
+  const s3 = config.s3!;
+  const blobs = new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials });
   try {
-    // Accepts only: the serving process picks the jobs up (it looks for queued jobs every 2 s).
-    const intake = new JobIntake({ config, store: stores.jobs, tenancy, paths: new JobPaths(config.dataDir), installedModels: () => registry.list() });
-    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
-    return summary.failed > 0 ? 1 : 0;
+    const tenancy = await PgTenancy.open({ pool: stores.pool });
+    try {
+      const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      tenancy.close();
+    }
   } finally {
+    await blobs.close();
     await stores.close();
-    tenancy.close();
   }
 }
 

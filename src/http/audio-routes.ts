@@ -11,12 +11,11 @@
  * `channel` is `all` (default: as recorded), `mix` (mono mean of all) or a channel number.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { openPlayableWav, type ChannelSelection } from '../audio/wav-stream.js';
+import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js';
 import { VoxdexError, voxdexError } from '../errors.js';
 import { invalidParameter, isUuid, parseInteger } from '../is.js';
 import type { Job, JobStore } from '../store/job-store.js';
-import type { JobPaths } from '../store/paths.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
 import { checkParamNames, readFields } from './multipart.js';
@@ -25,7 +24,10 @@ import { queryValue, sendJson, type Req, type Res, type RouteTable } from './ser
 export interface AudioRouteDeps {
   access: Access;
   store: JobStore;
-  paths: JobPaths;
+  /** Where the recordings are: the upload, and archive members' audio kept for playback. */
+  blobs: BlobStore;
+  /** Where a blob from object storage is copied to be read (the local store reads its own file). */
+  scratchDir: string;
   /** HMAC key of signed links (the one of result links; audio links sign a different message). */
   urlSecret: string;
   /** How long a signed audio link is valid. */
@@ -48,11 +50,15 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
       return { company: job.destination.company };
     });
     const channel = parseChannel(params.channel);
-    const file = await audioFile(d, job!, params.file);
     const inline = params.inline === undefined ? false : INLINE[params.inline];
     if (inline === undefined) throw invalidParameter('inline', 'true or false', params.inline);
+    const file = await audioFile(d, job!, params.file);
     if (inline) return sendAudio(req, res, file, channel, params.file ?? job!.source);
-    openPlayableWav(file, channel); // a channel the recording lacks is refused now, not when the link is used
+    try {
+      openPlayableWav(file.path, channel); // a channel the recording lacks is refused now, not when the link is used
+    } finally {
+      await file.release();
+    }
     const expires = Math.floor(Date.now() / 1000) + d.linkTtlSec;
     const query = new URLSearchParams();
     if (params.file !== undefined) query.set('file', params.file);
@@ -75,7 +81,8 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This audio link has expired; ask GET /transcribe/{requestid}/audio for a new one');
     const job = await d.store.get(id!);
     if (!job) throw voxdexError('NOT_FOUND', `Request ${id} no longer exists`);
-    return sendAudio(req, res, await audioFile(d, job, file), parseChannel(channelRaw), file ?? job.source);
+    const channel = parseChannel(channelRaw);
+    return sendAudio(req, res, await audioFile(d, job, file), channel, file ?? job.source);
   };
   routes.add(['GET', 'HEAD'], '/transcribe/download/:id/audio', signed);
 }
@@ -88,29 +95,57 @@ export function parseChannel(raw: string | undefined): ChannelSelection {
   return parseInteger('channel', raw, 0, 255);
 }
 
-/** The stored WAV of a request's file: the upload itself, or an archive member's kept audio. */
-async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): Promise<string> {
+/**
+ * The stored WAV of a request's file as a local file (the upload itself, or an archive member's kept
+ * audio): the blob's own file in the embedded store, a copy in scratchDir from object storage.
+ * The caller releases it.
+ */
+async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): Promise<LocalCopy> {
   if (job.kind === 'audio') {
     if (file !== undefined && file !== job.source) {
       throw voxdexError('NOT_FOUND', `Request ${job.id} holds one file, ${JSON.stringify(job.source)}, not ${JSON.stringify(file)}`);
     }
-    if (!existsSync(job.uploadPath)) throw voxdexError('NOT_FOUND', `The recording of request ${job.id} no longer exists`);
-    return job.uploadPath;
+    const copy = await local(d, job.uploadPath);
+    if (!copy) throw voxdexError('NOT_FOUND', `The recording of request ${job.id} no longer exists`);
+    return copy;
   }
   if (file === undefined || file === '') {
     throw voxdexError('BAD_ARGUMENT', `Request ${job.id} is an archive: name the member to play in file= (the transcript's "source")`);
   }
   const item = (await d.store.items(job.id)).find((i) => i.member === file);
   if (!item) throw voxdexError('NOT_FOUND', `Request ${job.id} has no file ${JSON.stringify(file)}`);
-  const stored = d.paths.memberAudio(job.id, item.idx);
-  if (existsSync(stored)) return stored;
+  const stored = await local(d, blobKeys.memberAudio(job.id, item.idx));
+  if (stored) return stored;
   if (item.state === 'failed') throw voxdexError('NOT_FOUND', `${file} failed (${item.error?.code ?? 'REQUEST_FAILED'}); its audio was not kept`);
   if (item.state !== 'done') throw voxdexError('NOT_FOUND', `${file} has not been transcribed yet; its audio can be played once it is done`);
   throw voxdexError('NOT_FOUND', `The audio of ${file} was not kept (it was transcribed before voxdex kept archive members for playback)`);
 }
 
-/** Sends the converted WAV: the whole file (200) or one byte range (206); 416 for a range outside it. */
-function sendAudio(req: Req, res: Res, file: string, channel: ChannelSelection, name: string): void {
+async function local(d: AudioRouteDeps, key: string): Promise<LocalCopy | undefined> {
+  try {
+    return await d.blobs.localCopy(key, d.scratchDir);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+/** Sends the converted WAV (then releases the file): the whole file (200) or one byte range (206); 416 for a range outside it. */
+function sendAudio(req: Req, res: Res, file: LocalCopy, channel: ChannelSelection, name: string): void {
+  let released = false;
+  const release = () => {
+    if (!released) void file.release();
+    released = true;
+  };
+  try {
+    streamAudio(req, res, file.path, channel, name, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+function streamAudio(req: Req, res: Res, file: string, channel: ChannelSelection, name: string, done: () => void): void {
   const wav = openPlayableWav(file, channel);
   const base = `${name.split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'audio'}-${channel}.wav`;
   const headers: Record<string, string | number> = {
@@ -132,11 +167,15 @@ function sendAudio(req: Req, res: Res, file: string, channel: ChannelSelection, 
   res.writeHead(range ? 206 : 200, headers);
   if (req.method === 'HEAD') {
     res.end();
+    done();
     return;
   }
   const body = wav.stream(start, end);
   body.on('error', () => res.destroy());
-  res.on('close', () => body.destroy());
+  res.on('close', () => {
+    body.destroy();
+    done();
+  });
   body.pipe(res);
 }
 

@@ -80,6 +80,11 @@ export class Tenancy {
     this.#rootHash = sha256(token);
   }
 
+  /** Accepts as root the token whose SHA-256 (hex) this is (several nodes share the hash, not the file). */
+  setRootTokenHash(hex: string): void {
+    this.#rootHash = Buffer.from(hex, 'hex');
+  }
+
   close(): void {
     if (this.db.open) this.db.close();
   }

@@ -24,7 +24,11 @@ export interface Config {
   modelsFile: string;
   asrThreads: number;
   maxUploadBytes: number;
-  archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number };
+  /**
+   * Limits decided before anything is extracted or queued. `maxAudioSec` holds for every request
+   * (archive or single file), counting each channel.
+   */
+  archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number; maxAudioSec: number };
   queue: { maxQueuedJobs: number; minFreeDiskBytes: number };
   segment: { maxUtteranceSec: number };
   callback: { attempts: number; baseDelayMs: number; maxDelayMs: number; connectTimeoutMs: number; responseTimeoutMs: number };
@@ -53,6 +57,7 @@ const SETTINGS = {
   archiveMaxMembers: { env: 'VOXDEX_ARCHIVE_MAX_MEMBERS', def: 2000, read: int(1, 1_000_000) },
   archiveMaxTotalMiB: { env: 'VOXDEX_ARCHIVE_MAX_TOTAL_MIB', def: 4096, read: int(1, 1 << 24) },
   archiveMaxRatio: { env: 'VOXDEX_ARCHIVE_MAX_RATIO', def: 200, read: int(1, 1_000_000) },
+  maxRequestAudioSec: { env: 'VOXDEX_MAX_REQUEST_AUDIO_SEC', def: 86_400, read: int(1, 100 * 86_400) },
   maxQueuedJobs: { env: 'VOXDEX_MAX_QUEUED_JOBS', def: 10_000, read: int(1, 10_000_000) },
   minFreeDiskMiB: { env: 'VOXDEX_MIN_FREE_DISK_MIB', def: 512, read: int(0, 1 << 30) },
   maxUtteranceSec: { env: 'VOXDEX_MAX_UTTERANCE_SEC', def: 25, read: int(2, 120) },
@@ -94,7 +99,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     modelsFile: path.resolve(x.modelsFile),
     asrThreads: x.asrThreads,
     maxUploadBytes: x.maxUploadMiB * 1024 * 1024,
-    archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio },
+    archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio, maxAudioSec: x.maxRequestAudioSec },
     queue: { maxQueuedJobs: x.maxQueuedJobs, minFreeDiskBytes: x.minFreeDiskMiB * 1024 * 1024 },
     segment: { maxUtteranceSec: x.maxUtteranceSec },
     callback: {

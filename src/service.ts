@@ -107,7 +107,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     metrics,
     installedModels,
     probe: async (file, _name, zpass) => {
-      const r = await probeUpload(file, { zpass }, config.archive);
+      const r = await probeUpload(file, { zpass, disk: { dir: config.dataDir, reserveBytes: config.queue.minFreeDiskBytes } }, config.archive);
       return { kind: r.kind === 'wav' ? 'audio' : 'archive' };
     },
     unpack: async (job, ctx) => {

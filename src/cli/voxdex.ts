@@ -196,7 +196,7 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
       paths: new JobPaths(config.dataDir),
       metrics: createMetrics({ queueDepth: () => 0, jobsByState: () => store.countByState() }),
       installedModels: () => registry.list(),
-      probe: async (file, _name, zpass) => ({ kind: (await probeUpload(file, { zpass }, config.archive)).kind === 'wav' ? 'audio' : 'archive' }),
+      probe: async (file, _name, zpass) => ({ kind: (await probeUpload(file, { zpass, disk: { dir: config.dataDir, reserveBytes: config.queue.minFreeDiskBytes } }, config.archive)).kind === 'wav' ? 'audio' : 'archive' }),
       runJobs: false,
       // Not used when runJobs is false: the serving process transcribes.
       index: undefined as never,

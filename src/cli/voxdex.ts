@@ -25,131 +25,187 @@ import { SqliteJobStore, jobStorePath } from '../store/sqlite-job-store.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { CallbackOutbox } from '../callbacks/outbox.js';
 import { parseImportArgs, runImport } from './import.js';
+import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
+
+const ENVIRONMENT = 'Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL (see docs/service.md).';
+
+/** Every command: its arguments and its help. Keys are the command words. */
+const COMMANDS = {
+  serve: {
+    usage: 'voxdex serve',
+    about: `Starts the HTTP service on VOXDEX_HOST:VOXDEX_PORT (default 127.0.0.1:8017) with its data in VOXDEX_DATA_DIR
+(default ./data). Prints the root token file's path and the URL on stderr; SIGTERM or SIGINT stop it gracefully.
+One server per data dir: a second one refuses to start. ${ENVIRONMENT}`,
+    positional: [0, 0],
+  },
+  'company add': {
+    usage: 'voxdex company add CO_SHORT --org ORG_SHORT --folder FOLDERNAME [--model NAME]... [--show-secret]',
+    about: `Creates the company, org and folder where missing, makes ORG/FOLDER the company's default destination and
+prints a new company token on stdout (earlier tokens stay valid).`,
+    options: [
+      ['--org ORG_SHORT', 'default organization (created when missing)'],
+      ['--folder FOLDERNAME', 'default folder (created when missing)'],
+      ['--model NAME', 'an authorized model, repeatable; the first is the default (none: every installed model)'],
+      ['--show-secret', "also print the company's callback signing secret on a second line"],
+    ],
+    positional: [1, 1],
+    valued: ['org', 'folder', 'model'],
+    flags: ['show-secret'],
+  },
+  'company list': {
+    usage: 'voxdex company list',
+    about: 'One line per company: name, default destination, authorized models (* = all), model aliases; tab-separated.',
+    positional: [0, 0],
+  },
+  'company alias': {
+    usage: 'voxdex company alias CO_SHORT ALIAS MODEL',
+    about: "Maps a client's model name (e.g. eng1:callcenter) to an installed model for this company.",
+    positional: [3, 3],
+  },
+  'org add': {
+    usage: 'voxdex org add CO_SHORT ORG_SHORT',
+    about: 'Creates an organization in an existing company.',
+    positional: [2, 2],
+  },
+  'folder add': {
+    usage: 'voxdex folder add CO_SHORT ORG_SHORT FOLDERNAME',
+    about: 'Creates a folder in an existing company; says so when it also had to create the organization.',
+    positional: [3, 3],
+  },
+  'token rotate': {
+    usage: 'voxdex token rotate CO_SHORT',
+    about: "Revokes every token of the company and prints the one new token.",
+    positional: [1, 1],
+  },
+  models: {
+    usage: 'voxdex models',
+    about: 'Lists the installed model names, one per line; the first is the default.',
+    positional: [0, 0],
+  },
+  import: {
+    usage: 'voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME',
+    about: `Submits every audio file and archive under DIR once (a content hash ledger skips what was submitted
+before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.`,
+    options: [['--to CO/ORG/FOLDER', 'the destination folder']],
+    positional: [1, 1],
+    valued: ['to'],
+  },
+} satisfies Record<string, CommandSpec>;
+
+type CommandName = keyof typeof COMMANDS;
+const GROUPS = ['company', 'org', 'folder', 'token'];
 
 const USAGE = `Usage:
-  voxdex serve
-  voxdex company add CO_SHORT --org ORG_SHORT --folder FOLDERNAME [--model NAME]... [--show-secret]
-  voxdex company list
-  voxdex company alias CO_SHORT ALIAS MODEL
-  voxdex org add CO_SHORT ORG_SHORT
-  voxdex folder add CO_SHORT ORG_SHORT FOLDERNAME
-  voxdex token rotate CO_SHORT
-  voxdex models
-  voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME
-Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL (see docs/service.md).`;
-
-function usage(message?: string): never {
-  throw voxdexError('BAD_ARGUMENT', message ? `${message}\n${USAGE}` : USAGE);
-}
-
-/** Splits `--name value` / `--name=value` options (repeatable) from positional arguments. */
-function parseOptions(argv: string[], valued: string[], flags: string[]) {
-  const positional: string[] = [];
-  const opts: Record<string, string[]> = {};
-  const seen = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) {
-      positional.push(a);
-      continue;
-    }
-    const [name, inline] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    if (flags.includes(name)) seen.add(name);
-    else if (valued.includes(name)) {
-      const v = inline ?? argv[++i];
-      if (v === undefined) usage(`--${name} needs a value`);
-      (opts[name] ??= []).push(v);
-    } else usage(`Unknown option --${name}`);
-  }
-  return { positional, opts, flags: seen };
-}
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join('\n')}
+Every command takes --help. ${ENVIRONMENT}`;
 
 function openTenancy(config: Readonly<Config>): Tenancy {
   return new Tenancy(tenancyDbPath(config.dataDir));
 }
 
+/** Finds the command named by the first one or two words; the rest are its arguments. */
+function findCommand(argv: string[]): { name: CommandName; args: string[] } {
+  const [cmd, sub] = argv;
+  if (cmd === undefined) throw voxdexError('BAD_ARGUMENT', `A command is needed.\n${USAGE}`);
+  if (GROUPS.includes(cmd)) {
+    const name = `${cmd} ${sub}`;
+    if (sub !== undefined && Object.hasOwn(COMMANDS, name)) return { name: name as CommandName, args: argv.slice(2) };
+    const subs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${cmd} `));
+    const list = subs.map((k) => `  ${COMMANDS[k as CommandName].usage}`).join('\n');
+    if (sub === '--help' || sub === '-h') throw Object.assign(new Error(`Usage:\n${list}`), { help: true });
+    throw voxdexError('BAD_ARGUMENT', `${sub === undefined ? `voxdex ${cmd} needs a subcommand` : `Unknown command ${cmd} ${sub}`}.\nUsage:\n${list}`);
+  }
+  if (Object.hasOwn(COMMANDS, cmd)) return { name: cmd as CommandName, args: argv.slice(1) };
+  throw voxdexError('BAD_ARGUMENT', `Unknown command ${cmd}.\n${USAGE}`);
+}
+
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
-  const [cmd, sub, ...rest] = argv;
-  const config = loadConfig(env);
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  switch (cmd) {
+  if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    if (argv.length === 1) {
+      out(USAGE);
+      return 0;
+    }
+    return main([...argv.slice(1), '--help'], env);
+  }
+  let found: { name: CommandName; args: string[] };
+  try {
+    found = findCommand(argv);
+  } catch (err) {
+    if ((err as { help?: boolean }).help) {
+      out((err as Error).message);
+      return 0;
+    }
+    throw err;
+  }
+  const spec: CommandSpec = COMMANDS[found.name];
+  const parsed = parseArgs(spec, found.args);
+  if (parsed === 'help') {
+    out(helpText(spec));
+    return 0;
+  }
+  const { positional: p, opts, flags } = parsed;
+  const config = loadConfig(env);
+  const withTenancy = <T>(fn: (t: Tenancy) => T): T => {
+    const t = openTenancy(config);
+    try {
+      return fn(t);
+    } finally {
+      t.close();
+    }
+  };
+  switch (found.name) {
     case 'serve':
       return serve(config);
-    case 'company': {
-      if (sub === 'add') {
-        const { positional, opts, flags } = parseOptions(rest, ['org', 'folder', 'model'], ['show-secret']);
-        if (positional.length !== 1 || !opts.org || !opts.folder) usage('company add needs CO_SHORT, --org and --folder');
-        const t = openTenancy(config);
-        try {
-          const r = t.addCompany(positional[0]!, { org: opts.org.at(-1)!, folder: opts.folder.at(-1)!, models: opts.model });
-          out(r.token);
-          if (flags.has('show-secret')) out(r.callbackSecret);
-        } finally {
-          t.close();
-        }
-        return 0;
-      }
-      if (sub === 'list') {
-        const t = openTenancy(config);
-        try {
-          for (const c of t.listCompanies()) {
-            const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-            out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
-          }
-        } finally {
-          t.close();
-        }
-        return 0;
-      }
-      if (sub === 'alias') {
-        if (rest.length !== 3) usage('company alias needs CO_SHORT ALIAS MODEL');
-        const t = openTenancy(config);
-        try {
-          t.setModelAlias(rest[0]!, rest[1]!, rest[2]!);
-        } finally {
-          t.close();
-        }
-        return 0;
-      }
-      return usage();
-    }
-    case 'org':
-    case 'folder': {
-      const want = cmd === 'org' ? 2 : 3;
-      if (sub !== 'add' || rest.length !== want) usage();
-      const t = openTenancy(config);
-      try {
-        if (cmd === 'org') t.addOrg(rest[0]!, rest[1]!);
-        else t.addFolder(rest[0]!, rest[1]!, rest[2]!);
-      } finally {
-        t.close();
-      }
+    case 'company add': {
+      if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
+      withTenancy((t) => {
+        const r = t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model });
+        out(r.token);
+        if (flags.has('show-secret')) out(r.callbackSecret);
+      });
       return 0;
     }
-    case 'token': {
-      if (sub !== 'rotate' || rest.length !== 1) usage();
-      const t = openTenancy(config);
-      try {
-        out(t.rotateToken(rest[0]!));
-      } finally {
-        t.close();
-      }
+    case 'company list':
+      withTenancy((t) => {
+        for (const c of t.listCompanies()) {
+          const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
+          out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
+        }
+      });
+      return 0;
+    case 'company alias': {
+      const [company, alias, model] = p as [string, string, string];
+      withTenancy((t) => t.setModelAlias(company, alias, model));
+      out(`${company}: model ${alias} now means ${model}`);
+      const installed = loadModelRegistry(config.modelsFile).list();
+      if (!installed.includes(model)) process.stderr.write(`voxdex: warning: ${model} is not an installed model (installed: ${installed.join(', ')}); requests naming ${alias} fail until it is\n`);
       return 0;
     }
-    case 'models': {
+    case 'org add': {
+      const [company, org] = p as [string, string];
+      const created = withTenancy((t) => t.addOrg(company, org));
+      out(created ? `created organization ${company}/${org}` : `organization ${company}/${org} already exists`);
+      return 0;
+    }
+    case 'folder add': {
+      const [company, org, folder] = p as [string, string, string];
+      const r = withTenancy((t) => t.addFolder(company, org, folder));
+      if (r.orgCreated) out(`created organization ${company}/${org} (it did not exist)`);
+      out(r.folderCreated ? `created folder ${company}/${org}/${folder}` : `folder ${company}/${org}/${folder} already exists`);
+      return 0;
+    }
+    case 'token rotate':
+      out(withTenancy((t) => t.rotateToken(p[0]!)));
+      return 0;
+    case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
       return 0;
-    }
     case 'import':
-      return importCommand(config, argv.slice(1));
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      out(USAGE);
-      return cmd === undefined ? 2 : 0;
-    default:
-      return usage(`Unknown command ${cmd}`);
+      if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
+      return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!]);
   }
 }
 

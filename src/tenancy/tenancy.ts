@@ -115,17 +115,19 @@ export class Tenancy {
     })();
   }
 
-  addOrg(company: string, org: string): void {
+  /** Creates the organization unless it exists; true when it was created. */
+  addOrg(company: string, org: string): boolean {
     checkShortName('org', org);
     this.#requireCompany(company);
-    this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org);
+    return this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org).changes > 0;
   }
 
-  addFolder(company: string, org: string, folder: string): void {
+  /** Creates the folder (and its organization) where missing; says which of them it created. */
+  addFolder(company: string, org: string, folder: string): { orgCreated: boolean; folderCreated: boolean } {
     checkShortName('org', org);
     checkShortName('folder', folder);
     this.#requireCompany(company);
-    this.db.transaction(() => this.#insertFolder(company, org, folder))();
+    return this.db.transaction(() => this.#insertFolder(company, org, folder))();
   }
 
   /** Revokes every token of the company and returns the one new token. */
@@ -269,9 +271,10 @@ export class Tenancy {
     return row;
   }
 
-  #insertFolder(company: string, org: string, folder: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org);
-    this.db.prepare('INSERT OR IGNORE INTO folders (company, org, name) VALUES (?, ?, ?)').run(company, org, folder);
+  #insertFolder(company: string, org: string, folder: string): { orgCreated: boolean; folderCreated: boolean } {
+    const orgCreated = this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org).changes > 0;
+    const folderCreated = this.db.prepare('INSERT OR IGNORE INTO folders (company, org, name) VALUES (?, ?, ?)').run(company, org, folder).changes > 0;
+    return { orgCreated, folderCreated };
   }
 
   #issueToken(company: string): string {

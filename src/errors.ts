@@ -40,6 +40,9 @@ export const ERRORS = {
   ASR_FAILED: { status: 500, retryable: true },
   INDEX_UNAVAILABLE: { status: 503, retryable: true },
   INTERNAL: { status: 500, retryable: true },
+  // the installation (reported at start, by the CLI)
+  DATA_DIR_IN_USE: { status: 500, retryable: false },
+  SECRET_KEY_INVALID: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -4,7 +4,7 @@
  * resumes every job and callback a previous process left unfinished. close() is the graceful stop
  * (API.md §9): stop accepting, let running work finish within the grace period, checkpoint the rest.
  */
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -28,6 +28,7 @@ import { SqliteTranscriptIndex } from './search/sqlite-index.js';
 import type { TranscriptIndex } from './search/transcript-index.js';
 import { probeUpload } from './stages/probe.js';
 import { isFailedItem, unpack } from './stages/unpack.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import { SqliteJobStore, jobStorePath } from './store/sqlite-job-store.js';
 import { ensureRootToken, Tenancy } from './tenancy/tenancy.js';
 
@@ -59,9 +60,28 @@ export interface ServiceOptions {
 /** How often jobs queued by another process (voxdex import) are picked up. */
 const SWEEP_MS = 2000;
 
+/**
+ * Starts the service on its data dir, which it locks for its life (one server per data dir; see
+ * store/data-dir-lock.ts) and keeps private (0700).
+ */
 export async function createService(config: Readonly<Config>, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config);
-  mkdirSync(config.dataDir, { recursive: true });
+  makePrivateDir(config.dataDir, log);
+  const lock = lockDataDir(config.dataDir);
+  try {
+    const service = await startService(config, options, log);
+    const close = service.close;
+    let released: Promise<void> | undefined;
+    service.close = () => (released ??= close().finally(() => lock.release()));
+    lock.describe({ url: service.url });
+    return service;
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startService(config: Readonly<Config>, options: ServiceOptions, log: Logger): Promise<Service> {
   const paths = new JobPaths(config.dataDir);
   mkdirSync(paths.incoming, { recursive: true });
   for (const stale of safeReaddir(paths.incoming)) rmSync(path.join(paths.incoming, stale), { recursive: true, force: true });
@@ -267,6 +287,19 @@ function removeOrphanJobDirs(paths: JobPaths, store: SqliteJobStore, log: Logger
     if (store.get(id) || statSync(dir).mtimeMs > cutoff) continue;
     rmSync(dir, { recursive: true, force: true });
     log.info({ dir }, 'removed an upload that was never acknowledged');
+  }
+}
+
+/**
+ * The data dir holds recordings, transcripts and secrets: created 0700, and made 0700 when an earlier
+ * version left it readable by others (only when this user owns it).
+ */
+function makePrivateDir(dir: string, log: Logger): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = statSync(dir);
+  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) {
+    chmodSync(dir, 0o700);
+    log.warn({ dir, was: (st.mode & 0o777).toString(8) }, 'made the data dir private (mode 0700)');
   }
 }
 

@@ -22,7 +22,7 @@ import { createMetrics } from '../metrics.js';
 import { createService, serviceSubmitter } from '../service.js';
 import { probeUpload } from '../stages/probe.js';
 import { SqliteJobStore, jobStorePath } from '../store/sqlite-job-store.js';
-import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
+import { secretKeyPath, Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { CallbackOutbox } from '../callbacks/outbox.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
@@ -102,7 +102,7 @@ ${Object.values(COMMANDS)
 Every command takes --help. ${ENVIRONMENT}`;
 
 function openTenancy(config: Readonly<Config>): Tenancy {
-  return new Tenancy(tenancyDbPath(config.dataDir));
+  return new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
 }
 
 /** Finds the command named by the first one or two words; the rest are its arguments. */
@@ -269,6 +269,8 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
 
 /** Runs the command line and exits with its status (errors: message on stderr, 2 for usage, 1 otherwise). */
 export function run(argv: string[]): void {
+  // Everything voxdex writes (recordings, transcripts, results, databases, keys) is for its own user only.
+  process.umask(0o077);
   main(argv).then(
     (code) => process.exit(code),
     (err) => {

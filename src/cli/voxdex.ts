@@ -9,6 +9,7 @@
  *   voxdex token rotate CO
  *   voxdex models
  *   voxdex import DIR --to CO/ORG/FOLDER
+ *   voxdex transcribe FILE... [--model NAME] [--output FORMAT] [--channels LIST]
  * Admin commands work while the service runs (same data dir; SQLite WAL).
  */
 import path from 'node:path';
@@ -26,6 +27,7 @@ import { secretKeyPath, Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { CallbackOutbox } from '../callbacks/outbox.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
+import { runTranscribe, transcribeCommand } from './transcribe.js';
 
 const ENVIRONMENT = 'Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL (see docs/service.md).';
 
@@ -81,6 +83,20 @@ prints a new company token on stdout (earlier tokens stay valid).`,
     usage: 'voxdex models',
     about: 'Lists the installed model names, one per line; the first is the default.',
     positional: [0, 0],
+  },
+  transcribe: {
+    usage: 'voxdex transcribe FILE... [--model NAME] [--output json|jsontop|text|srt|vtt] [--channels LIST]',
+    about: `Transcribes WAV files (or zip/7z archives of them) in this process, without a server or a data dir:
+the service's own pipeline, models and outputs. Transcripts go to stdout; with several files, json and
+jsontop print one document per line and text/srt/vtt put a "==> NAME <==" line before each. A progress
+bar on stderr for recordings of 30 s or more when stderr is a terminal. Exit status 1 if a file failed.`,
+    options: [
+      ['--model NAME', 'a model from `voxdex models` (default auto: en-us-8k up to 11025 Hz, else en-us)'],
+      ['--output FORMAT', 'json, jsontop, text (default), srt or vtt'],
+      ['--channels LIST', 'only these channels, e.g. 0 or 0,1 (default: every channel, each its own speaker)'],
+    ],
+    positional: [1, Infinity],
+    valued: ['model', 'output', 'channels'],
   },
   import: {
     usage: 'voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME',
@@ -203,6 +219,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
       return 0;
+    case 'transcribe':
+      return runTranscribe(transcribeCommand(p, opts), config, {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        progress: process.stderr.isTTY ? process.stderr : undefined,
+      });
     case 'import':
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
       return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!]);

@@ -9,7 +9,7 @@ import { rename } from 'node:fs/promises';
 import path from 'node:path';
 import yazl from 'yazl';
 import type { ErrorInfo } from '../errors.js';
-import { outputExtension, renderTranscript } from '../render/output.js';
+import { mimeForExtension, outputExtension, renderTranscript } from '../render/output.js';
 import type { OutputFormat, TranscriptDocument } from '../types.js';
 import { fsyncPath, writeDurably } from './paths.js';
 
@@ -24,9 +24,7 @@ export function resultExtension(kind: 'audio' | 'archive', output: OutputFormat)
 }
 
 export function resultMime(file: string): string {
-  if (file.endsWith('.zip')) return 'application/zip';
-  if (file.endsWith('.txt')) return 'text/plain; charset=utf-8';
-  return 'application/json; charset=utf-8';
+  return mimeForExtension(file.slice(file.lastIndexOf('.') + 1));
 }
 
 /** Zip entry name of a member's transcript. */

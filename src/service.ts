@@ -4,14 +4,14 @@
  * resumes every job and callback a previous process left unfinished. close() is the graceful stop
  * (API.md §9): stop accepting, let running work finish within the grace period, checkpoint the rest.
  */
-import { chmodSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createTranscriber, type Transcriber } from './asr/transcriber.js';
 import { CallbackDispatcher } from './callbacks/dispatcher.js';
 import { CallbackOutbox } from './callbacks/outbox.js';
-import type { Config } from './config.js';
+import { PACKAGE_ROOT, type Config } from './config.js';
 import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
@@ -46,6 +46,8 @@ export interface Service {
   jobs: JobService;
   metrics: Metrics;
   outbox: CallbackOutbox;
+  /** The HTTP routes mounted (methods and polka patterns), e.g. to check them against docs/openapi.json. */
+  routes: Array<{ methods: string[]; pattern: string }>;
   /** Resolves when the models are loaded (rejects if they cannot be). */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -164,6 +166,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
       if (!store.ping()) throw voxdexError('NOT_READY', 'The job store is not reachable');
       sendJson(res, 200, { status: 'ok', models: transcriber.registry.list() });
     });
+    routes.add('GET', '/openapi.json', (_req, res) => sendText(res, 200, openApiDocument(), 'application/json; charset=utf-8'));
     routes.add('GET', '/metrics', async (_req, res) => {
       sendText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     });
@@ -247,12 +250,19 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
     jobs,
     metrics,
     outbox,
+    routes: app.routeList(),
     ready,
     close,
   };
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json']);
+
+/** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
+let openApiText: string | undefined;
+export function openApiDocument(): string {
+  return (openApiText ??= readFileSync(path.join(PACKAGE_ROOT, 'docs', 'openapi.json'), 'utf8'));
+}
 
 /** The drop folder's and `voxdex import`'s way into the service. */
 export function serviceSubmitter(jobs: JobService): Submitter {

@@ -11,7 +11,7 @@ import { resultMime } from '../jobs/result-file.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import { checkShortName } from '../tenancy/tenancy.js';
-import { readFields, readUpload } from './multipart.js';
+import { checkParamNames, readFields, readUpload } from './multipart.js';
 import type { RateLimiter } from './rate-limit.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
@@ -29,6 +29,8 @@ export interface TranscribeRouteDeps {
 }
 
 const RESULT_PARAMS = ['token', 'requestid', 'inline'];
+const DOWNLOAD_PARAMS = ['expires', 'sig'];
+const INLINE: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
 export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
   const submit = async (req: Req, res: Res, path: { company?: string; org?: string; folder?: string }) => {
@@ -105,13 +107,15 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
 
   const result = async (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
     const { job, params } = await lookup(req, id);
+    const inline = params.inline === undefined ? false : INLINE[params.inline];
+    if (inline === undefined) throw voxdexError('BAD_ARGUMENT', `Expected true or false for inline but received ${JSON.stringify(params.inline.slice(0, 64))}`);
     if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, d.jobs.status(job));
     if (job.state !== 'done' || !job.resultPath) {
       const status = d.jobs.status(job);
       const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
       return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
     }
-    if (mode === 'file' || params.inline === 'true') return sendFile(res, job);
+    if (mode === 'file' || inline) return sendFile(res, job);
     const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
     const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
     const host = req.headers.host ?? 'localhost';
@@ -124,6 +128,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   routes.add('GET', '/transcribe/:id/result', (req, res) => result(req, res, req.params.id, 'file'));
 
   routes.add('GET', '/transcribe/download/:id', (req, res) => {
+    checkParamNames(Object.keys(req.query ?? {}), DOWNLOAD_PARAMS, []);
     const id = req.params.id;
     const expires = Number(queryValue(req, 'expires'));
     const sig = queryValue(req, 'sig') ?? '';

@@ -6,7 +6,7 @@ import { createMetrics } from '../src/metrics.js';
 const m = suite('metrics');
 
 m('names carry one voxdex_ prefix: process and Node.js defaults are voxdex_process_… and voxdex_nodejs_…, never doubled', async () => {
-  const metrics = createMetrics({ queueDepth: () => 3, jobsByState: () => ({ queued: 3, running: 1, done: 7, failed: 0, cancelled: 0 }) });
+  const metrics = createMetrics({ queueDepth: () => 3, jobsByState: async () => ({ queued: 3, running: 1, done: 7, failed: 0, cancelled: 0 }) });
   const text = await metrics.registry.metrics();
   const names = [...new Set([...text.matchAll(/^# TYPE (\S+) /gm)].map((x) => x[1]!))];
   assert.ok(names.length > 10, names.join(' '));

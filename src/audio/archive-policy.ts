@@ -5,7 +5,7 @@
  * each large member (or solid block).
  */
 import { statfsSync } from 'node:fs';
-import { voxdexError } from '../errors.js';
+import { VoxdexError, voxdexError } from '../errors.js';
 import type { Config } from '../config.js';
 import type { ArchiveEntry } from './seven-zip.js';
 
@@ -50,11 +50,9 @@ export function checkDiskSpace(needed: number, dir: string, reserveBytes: number
   const usable = fs.bavail * fs.bsize - reserveBytes;
   if (needed <= usable) return;
   const mib = (n: number) => `${Math.ceil(Math.max(0, n) / 1048576)} MiB`;
-  throw Object.assign(
-    voxdexError(
-      'OVERLOADED',
-      `Unpacking this archive needs ${mib(needed)} of disk; the data disk has ${mib(usable)} to spare beyond the ${mib(reserveBytes)} kept free (VOXDEX_MIN_FREE_DISK_MIB=${reserveBytes / 1048576}). Retry later or ask the operator to free space.`,
-    ),
+  throw new VoxdexError(
+    'OVERLOADED',
+    `Unpacking this archive needs ${mib(needed)} of disk; the data disk has ${mib(usable)} to spare beyond the ${mib(reserveBytes)} kept free (VOXDEX_MIN_FREE_DISK_MIB=${reserveBytes / 1048576}). Retry later or ask the operator to free space.`,
     { retryAfterSec: 300 },
   );
 }

@@ -19,11 +19,12 @@ import { createTranscriber, type Transcriber } from '../asr/transcriber.js';
 import { formatDuration } from '../audio/archive-policy.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
-import { buildDocument } from '../jobs/document.js';
+import { buildDocument } from '../stages/document.js';
 import { silentLogger } from '../log.js';
 import { OUTPUT_FORMATS, renderTranscript } from '../render/output.js';
 import { decode } from '../stages/decode.js';
-import { isFailedItem, probeUpload, unpack } from '../stages/unpack.js';
+import { probeUpload } from '../stages/probe.js';
+import { isFailedItem, unpack } from '../stages/unpack.js';
 import type { DecodedAudio, OutputFormat, StageContext, TranscriptDocument } from '../types.js';
 
 /** Recordings at least this long get a progress bar (when stderr is a terminal). */

@@ -27,6 +27,7 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_MODEL: { status: 400, retryable: false },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false },
+  ALREADY_FINISHED: { status: 409, retryable: false },
   TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_AUDIO: { status: 415, retryable: false },
   // 422 / 429 / 503 — no result, slow down, come back later

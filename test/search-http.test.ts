@@ -182,7 +182,7 @@ const errorCases: Array<[string, (c: { base: string; acme: string; other: string
   ['an unknown token is 401', ({ base }, h) => get(base, '/search/acme/sales', { token: '0'.repeat(32) }, h), 401, 'BAD_TOKEN',
     'The token is not valid: check it, or ask the operator for a new one (voxdex token rotate)'],
   ["another company's token is 403", ({ base, other }, h) => get(base, '/search/acme/sales', { token: other }, h), 403, 'FORBIDDEN',
-    'This token belongs to another company and may not act on company acme'],
+    "This token may not act here: what the request names belongs to another company. Use that company's token."],
   ['an unknown org is 404', ({ base, acme }, h) => get(base, '/search/acme/nope', { token: acme }, h), 404, 'NOT_FOUND',
     'Organization nope does not exist in company acme: create it with voxdex org add'],
   ['a bad short name is 400', ({ base, acme }, h) => get(base, '/search/acme/sa%20les', { token: acme }, h), 400, 'BAD_NAME',

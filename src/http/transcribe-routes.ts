@@ -144,9 +144,12 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     const id = req.params.id;
     const expires = Number(queryValue(req, 'expires'));
     const sig = queryValue(req, 'sig') ?? '';
+    // Expiry first: a link past its time is expired whatever else is wrong with it (the time is in the link, nothing leaks).
+    if (Number.isSafeInteger(expires) && expires < Date.now() / 1000) {
+      throw voxdexError('BAD_TOKEN', `This result link expired at ${new Date(expires * 1000).toISOString()}; ask GET /transcribe/result for a new one`);
+    }
     const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqualHex(sig, sign(d.urlSecret, id, expires));
-    if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid; ask GET /transcribe/result for a new one');
-    if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This result link has expired; ask GET /transcribe/result for a new one');
+    if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid (its signature does not match); ask GET /transcribe/result for a new one');
     const job = await d.store.get(id);
     if (!job || job.state !== 'done' || !job.resultPath) throw voxdexError('NOT_FOUND', `The result of request ${id} no longer exists`);
     sendFile(res, job);
@@ -160,7 +163,12 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
 
   const cancel = async (req: Req, res: Res, id: string) => {
     const { job } = await lookup(req, id);
+    // Finished before (or while) the cancel arrived: nothing was cancelled, and the client must know.
+    const finished = (state: Job['state']) =>
+      voxdexError('ALREADY_FINISHED', `Request ${job.id} is already ${state}; nothing was cancelled. Delete it with DELETE /transcribe/result if it is not wanted.`);
+    if (job.state !== 'queued' && job.state !== 'running') throw finished(job.state);
     const after = await d.runner.cancel(job);
+    if (after.state !== 'cancelled') throw finished(after.state);
     sendJson(res, 200, await d.status(after));
   };
   routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(req, res, req.params.id!));

@@ -264,11 +264,14 @@ export class Tenancy {
     throw voxdexError('BAD_TOKEN', 'The token is not valid: check it, or ask the operator for a new one (voxdex token rotate)');
   }
 
-  /** Root may act on every company; a company only on itself (else FORBIDDEN, 403). */
+  /**
+   * Root may act on every company; a company only on itself (else FORBIDDEN, 403). The message names
+   * no company: for a request id or a transcript the owner is not the caller's to learn.
+   */
   authorize(principal: Principal, company: string): void {
     if (principal.kind === 'root') return;
     if (principal.company !== company) {
-      throw voxdexError('FORBIDDEN', `This token belongs to another company and may not act on company ${company}`);
+      throw voxdexError('FORBIDDEN', 'This token may not act here: what the request names belongs to another company. Use that company\'s token.');
     }
   }
 

@@ -36,6 +36,12 @@ export interface Config {
   shutdownGraceMs: number;
   /** Requests per minute per company (and for the root token) on POST /transcribe and on /search; 0 = no limit. */
   rateLimitPerMin: number;
+  /** Uploads in progress at once per company (and for the root token); 0 = no limit. */
+  maxConcurrentUploads: number;
+  /** The longest a client may take to send one whole request (headers and body), ms. */
+  requestTimeoutMs: number;
+  /** The longest a client may take to send the request headers, ms. */
+  headersTimeoutMs: number;
 }
 
 type Env = Record<string, string | undefined>;
@@ -69,6 +75,9 @@ const SETTINGS = {
   resultUrlTtlSec: { env: 'VOXDEX_RESULT_URL_TTL_SEC', def: 3600, read: int(1, 30 * 86_400) },
   shutdownGraceMs: { env: 'VOXDEX_SHUTDOWN_GRACE_MS', def: 25_000, read: int(0, 600_000) },
   rateLimitPerMin: { env: 'VOXDEX_RATE_LIMIT_PER_MIN', def: 600, read: int(0, 1_000_000) },
+  maxConcurrentUploads: { env: 'VOXDEX_MAX_CONCURRENT_UPLOADS', def: 16, read: int(0, 100_000) },
+  requestTimeoutSec: { env: 'VOXDEX_REQUEST_TIMEOUT_SEC', def: 1800, read: int(1, 86_400) },
+  headersTimeoutSec: { env: 'VOXDEX_HEADERS_TIMEOUT_SEC', def: 30, read: int(1, 3600) },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -112,6 +121,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     resultUrlTtlSec: x.resultUrlTtlSec,
     shutdownGraceMs: x.shutdownGraceMs,
     rateLimitPerMin: x.rateLimitPerMin,
+    maxConcurrentUploads: x.maxConcurrentUploads,
+    requestTimeoutMs: x.requestTimeoutSec * 1000,
+    // Node requires headersTimeout <= requestTimeout.
+    headersTimeoutMs: Math.min(x.headersTimeoutSec, x.requestTimeoutSec) * 1000,
   };
   return deepFreeze(config);
 }

@@ -30,6 +30,7 @@ export const ERRORS = {
   ALREADY_FINISHED: { status: 409, retryable: false },
   TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_AUDIO: { status: 415, retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
   // 422 / 429 / 503 — no result, slow down, come back later
   REQUEST_FAILED: { status: 422, retryable: false },
   CANCELLED: { status: 422, retryable: false },

@@ -15,6 +15,7 @@ import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { RateLimiter } from './http/rate-limit.js';
+import { UploadSlots } from './http/upload-slots.js';
 import { tenancyAccess } from './http/auth.js';
 import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
@@ -157,17 +158,25 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
       maxUploadBytes: config.maxUploadBytes,
       incomingDir: paths.incoming,
       rateLimit: transcribeLimit,
+      uploadSlots: new UploadSlots(config.maxConcurrentUploads),
     });
     mountSearchRoutes(routes, { index, access, rateLimit: searchLimit, log });
   });
 
-  const server = createServer((req, res) => {
-    const route = (req.url ?? '/').split(/[/?]/)[1] || 'root';
-    res.on('finish', () => metrics.httpRequests.inc({ route: KNOWN_ROUTES.has(route) ? route : 'other', status: String(res.statusCode) }));
-    (app.handler as unknown as (q: Req, s: Res) => void)(req as Req, res as Res);
-  });
-  server.requestTimeout = 0; // large uploads on slow links
-  server.headersTimeout = 60_000;
+  // Slow clients: a connection that sends a byte every few seconds is closed (408) once the request
+  // has taken requestTimeoutMs in all, or its headers headersTimeoutMs; checked every few seconds.
+  const server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, config.headersTimeoutMs / 4)),
+    },
+    (req, res) => {
+      const route = (req.url ?? '/').split(/[/?]/)[1] || 'root';
+      res.on('finish', () => metrics.httpRequests.inc({ route: KNOWN_ROUTES.has(route) ? route : 'other', status: String(res.statusCode) }));
+      (app.handler as unknown as (q: Req, s: Res) => void)(req as Req, res as Res);
+    },
+  );
 
   await runner.start();
   await dispatcher.start();

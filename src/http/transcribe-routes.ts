@@ -16,6 +16,7 @@ import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { checkParamNames, readFields, readUpload } from './multipart.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { UploadSlots } from './upload-slots.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface TranscribeRouteDeps {
@@ -32,6 +33,8 @@ export interface TranscribeRouteDeps {
   incomingDir: string;
   /** Per-company limit on POST /transcribe (RATE_LIMITED, 429); absent = none. */
   rateLimit?: RateLimiter;
+  /** Per-company limit on uploads in progress (RATE_LIMITED, 429); absent = none. */
+  uploadSlots?: UploadSlots;
 }
 
 const RESULT_PARAMS = ['token', 'requestid', 'inline'];
@@ -41,17 +44,30 @@ const INLINE: Record<string, boolean> = { true: true, false: false, 1: true, 0: 
 export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
   const submit = async (req: Req, res: Res, path: { company?: string; org?: string; folder?: string }) => {
     let form: Awaited<ReturnType<typeof readUpload>>;
+    // The token as soon as it is known (query string, or the form field as it streams in): over-limit
+    // clients are refused before their upload is read, and the upload holds one of its company's slots.
     let early: { token: string; principal: Principal } | undefined;
+    let release = () => {};
+    res.once('close', () => release());
+    const admit = (token: string) => {
+      if (early) return;
+      const principal = tryAuthenticate(d.access, token);
+      if (!principal) return; // reported with the full request's checks
+      early = { token, principal };
+      d.rateLimit?.check(principal);
+      if (d.uploadSlots) release = d.uploadSlots.acquire(principal);
+    };
     try {
       await d.intake.checkCapacity();
-      // A token in the query string lets an over-limit client be refused before its upload is read.
-      const token = d.rateLimit && queryValue(req, 'token');
-      const principal = token ? tryAuthenticate(d.access, token) : undefined;
-      if (principal) {
-        early = { token: token as string, principal };
-        d.rateLimit!.check(principal);
-      }
-      form = await readUpload(req, { tmpDir: d.incomingDir, maxBytes: d.maxUploadBytes });
+      const queryToken = queryValue(req, 'token');
+      if (queryToken) admit(queryToken);
+      form = await readUpload(req, {
+        tmpDir: d.incomingDir,
+        maxBytes: d.maxUploadBytes,
+        onField: (name, value) => {
+          if (name === 'token' && value) admit(value);
+        },
+      });
     } catch (err) {
       // Refused before the body was read: close the connection rather than drain the upload.
       const e = toVoxdexError(err);

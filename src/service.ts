@@ -98,6 +98,9 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
 
   const stores: Stores = openSqliteStores(jobStorePath(config.dataDir));
   const { jobs: store, outbox, ledger } = stores;
+  // Callback secrets live sealed in tenancy only; rows written by earlier versions carried a copy.
+  const dropped = await outbox.dropSecrets();
+  if (dropped > 0) log.info({ rows: dropped }, 'removed callback secrets copied into the callback outbox by an earlier version');
   await removeOrphanJobDirs(paths, store, log);
   const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
   await index.init();

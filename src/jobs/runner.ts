@@ -149,11 +149,12 @@ export class JobRunner {
   }
 
 
-  /** The one way a job ends: its final state and its callback (result or error) in one transaction. */
+  /**
+   * The one way a job ends: its final state and its callback (result or error) in one transaction.
+   * The callback row holds no secret: the dispatcher signs with the company's current one from tenancy.
+   */
   async #settle(job: Job, settlement: Settlement): Promise<boolean> {
-    const { company } = job.destination;
-    const secret = this.#d.tenancy.hasCompany(company) ? this.#d.tenancy.callbackSecret(company) : undefined;
-    return this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, secret));
+    return this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, undefined));
   }
 }
 

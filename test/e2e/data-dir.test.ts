@@ -6,12 +6,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { VoxdexError } from '../../src/errors.js';
 import { Tenancy, tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
-import { ROOT, startChild, startInProcess, upload, waitHealthy, waitResult, type Child } from './harness.js';
+import { verifySignature } from '../../src/callbacks/signature.js';
+import { ROOT, sleep, startChild, startInProcess, startReceiver, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const dd = suite('e2e: data dir');
 let dir = '';
@@ -86,20 +87,25 @@ dd('a second server on the same data dir refuses to start and names the holder; 
   await b.close();
 });
 
-dd('the data dir is made 0700 and what the server writes there is 0600', async () => {
+dd('the data dir is made 0700, what the server writes there is 0600, and no file holds a callback secret in plain text', async () => {
   const dataDir = path.join(dir, 'private');
   mkdirSync(dataDir, { mode: 0o755 });
   chmodSync(dataDir, 0o755); // as an earlier version (or a plain mkdir) left it
   const t = new Tenancy(tenancyDbPath(dataDir));
-  const { token } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
+  const { token, callbackSecret } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
   t.close();
   const wav = await makeWav(dir, { name: 'hello.wav', rate: 8000, text: 'hello there' });
+  const rx = await startReceiver();
   const server = await startChild(dataDir);
   children.push(server);
   await waitHealthy(server.url);
-  const up = await upload(server.url, { file: wav, fields: { token } });
+  const up = await upload(server.url, { file: wav, fields: { token, callback: `${rx.url}/hook` } });
   assert.is(up.status, 200, JSON.stringify(up.body));
   assert.is((await waitResult(server.url, token, up.body.requestid)).status, 200);
+  for (let i = 0; i < 100 && rx.received.length === 0; i++) await sleep(100);
+  assert.is(rx.received.length, 1, 'the callback was delivered (signed)');
+  assert.ok(verifySignature(rx.received[0]!.headers['x-voxdex-signature'] as string, rx.received[0]!.body, callbackSecret, 60));
+  await rx.close();
   server.proc.kill('SIGTERM');
   assert.is(await server.exited, 0);
 
@@ -122,6 +128,12 @@ dd('the data dir is made 0700 and what the server writes there is 0600', async (
   assert.ok(names.some((n) => n.startsWith(`uploads/${up.body.requestid}-`)), 'the upload');
   assert.ok(names.some((n) => n.startsWith(`jobs/${up.body.requestid}/transcripts/`)), 'the transcript');
   for (const f of files) assert.is((statSync(f).mode & 0o777).toString(8), '600', path.relative(dataDir, f));
+  // No file holds the callback secret in plain text (tenancy.sqlite seals it; the callback outbox in
+  // jobs.sqlite keeps none): a copy of the databases alone cannot sign callbacks.
+  for (const f of files) {
+    const bytes = readFileSync(f);
+    assert.is(bytes.indexOf(callbackSecret), -1, `${path.relative(dataDir, f)} holds the callback secret`);
+  }
 });
 
 dd.run();

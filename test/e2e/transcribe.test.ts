@@ -93,6 +93,13 @@ e2e('transcribes a mu-law stereo call: 202 while not done, then a signed URL to 
     assert.is(u.metadata.source, 'call-0042.wav');
     assert.ok(u.events.length > 0 && u.start <= u.end);
   }
+  // inline takes true/false (or 1/0) only; the signed link takes no other parameters (both found by the API fuzzer).
+  const inlineBad = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${up.body.requestid}&inline=yes`);
+  assert.equal([inlineBad.status, inlineBad.body.error], [400, { code: 'BAD_ARGUMENT', message: 'Expected true or false for inline but received "yes"' }]);
+  const inline1 = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${up.body.requestid}&inline=1`);
+  assert.is(inline1.body.requestid, up.body.requestid);
+  const extra = await getJson(`${r.body}&token=${ctx.acme}`);
+  assert.equal([extra.status, extra.body.error.code], [400, 'UNKNOWN_PARAMETER']);
   // A tampered link is refused.
   const bad = await getJson(r.body.replace(/sig=[0-9a-f]/, (m: string) => (m.endsWith('0') ? 'sig=1' : 'sig=0')));
   assert.is(bad.status, 401);

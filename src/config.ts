@@ -8,7 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { invalidParameter } from './is.js';
 
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..').replace(/[\\/]dist$/, '');
+const HERE = fileURLToPath(import.meta.url);
+const ABOVE_SRC = path.resolve(path.dirname(HERE), '..');
+/** The package's root: above src/, or above dist/src/ for the compiled build (not any checkout that happens to be named dist). */
+export const PACKAGE_ROOT = HERE.endsWith('.js') && path.basename(ABOVE_SRC) === 'dist' ? path.dirname(ABOVE_SRC) : ABOVE_SRC;
 
 export interface Config {
   port: number;
@@ -42,6 +45,27 @@ export interface Config {
   requestTimeoutMs: number;
   /** The longest a client may take to send the request headers, ms. */
   headersTimeoutMs: number;
+  /** What this process does (voxdex serve --role): all = today's single process; api = HTTP only; worker = ASR and callbacks. */
+  role: Role;
+  /** PostgreSQL for jobs, outbox, ledger, tenancy and rate limits (several nodes); undefined = the embedded SQLite files. */
+  databaseUrl: string | undefined;
+  /** S3-compatible object storage for uploads, transcripts and results; undefined = the data dir. */
+  s3: S3Config | undefined;
+  /** How long a worker's claim on a running job lasts without a heartbeat (distributed mode). */
+  leaseMs: number;
+}
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface S3Config {
+  /** Endpoint URL (path-style requests). */
+  url: string;
+  bucket: string;
+  /** Prepended to every key ('' or ending with '/'). */
+  prefix: string;
+  region: string;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN; undefined = the AWS SDK's default chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -78,6 +102,16 @@ const SETTINGS = {
   maxConcurrentUploads: { env: 'VOXDEX_MAX_CONCURRENT_UPLOADS', def: 16, read: int(0, 100_000) },
   requestTimeoutSec: { env: 'VOXDEX_REQUEST_TIMEOUT_SEC', def: 1800, read: int(1, 86_400) },
   headersTimeoutSec: { env: 'VOXDEX_HEADERS_TIMEOUT_SEC', def: 30, read: int(1, 3600) },
+  role: { env: 'VOXDEX_ROLE', def: 'all', read: oneOf('all', 'api', 'worker') },
+  databaseUrl: { env: 'VOXDEX_DATABASE_URL', def: '', read: postgresUrl },
+  s3Url: { env: 'VOXDEX_S3_URL', def: '', read: url },
+  s3Bucket: { env: 'VOXDEX_S3_BUCKET', def: '', read: bucketName },
+  s3Prefix: { env: 'VOXDEX_S3_PREFIX', def: '', read: keyPrefix },
+  awsRegion: { env: 'AWS_REGION', def: 'us-east-1', read: str },
+  awsAccessKeyId: { env: 'AWS_ACCESS_KEY_ID', def: '', read: str },
+  awsSecretAccessKey: { env: 'AWS_SECRET_ACCESS_KEY', def: '', read: str },
+  awsSessionToken: { env: 'AWS_SESSION_TOKEN', def: '', read: str },
+  leaseSec: { env: 'VOXDEX_LEASE_SEC', def: 30, read: int(2, 3600) },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -125,8 +159,36 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     requestTimeoutMs: x.requestTimeoutSec * 1000,
     // Node requires headersTimeout <= requestTimeout.
     headersTimeoutMs: Math.min(x.headersTimeoutSec, x.requestTimeoutSec) * 1000,
+    role: x.role as Role,
+    databaseUrl: x.databaseUrl || undefined,
+    s3: s3Config(x),
+    leaseMs: x.leaseSec * 1000,
   };
+  if (config.role !== 'all' && !config.databaseUrl) {
+    throw invalidParameter('VOXDEX_DATABASE_URL', `a postgres:// URL (role ${config.role} shares its jobs with other nodes; only role all runs on the embedded store)`, '');
+  }
+  if (config.databaseUrl && !config.esUrl) {
+    throw invalidParameter('VOXDEX_ES_URL', 'an http:// or https:// URL with VOXDEX_DATABASE_URL (every node must search the same transcripts)', '');
+  }
+  if (config.databaseUrl && !config.s3) {
+    throw invalidParameter('VOXDEX_S3_URL', 'an http:// or https:// URL with VOXDEX_DATABASE_URL (every node must reach the uploads and results)', '');
+  }
   return deepFreeze(config);
+}
+
+function s3Config(x: Values): S3Config | undefined {
+  if (!x.s3Url) {
+    if (x.s3Bucket) throw invalidParameter('VOXDEX_S3_URL', 'an http:// or https:// URL when VOXDEX_S3_BUCKET is set', '');
+    return undefined;
+  }
+  if (!x.s3Bucket) throw invalidParameter('VOXDEX_S3_BUCKET', 'a bucket name with VOXDEX_S3_URL', '');
+  if (!!x.awsAccessKeyId !== !!x.awsSecretAccessKey) {
+    throw invalidParameter(x.awsAccessKeyId ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID', 'both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither', '');
+  }
+  const credentials = x.awsAccessKeyId
+    ? { accessKeyId: x.awsAccessKeyId, secretAccessKey: x.awsSecretAccessKey, ...(x.awsSessionToken ? { sessionToken: x.awsSessionToken } : {}) }
+    : undefined;
+  return { url: x.s3Url, bucket: x.s3Bucket, prefix: x.s3Prefix, region: x.awsRegion, credentials };
 }
 
 function readConfigFile(file: string): Record<string, string | number> {
@@ -165,6 +227,28 @@ function url(name: string, raw: string): string {
     /* reported below */
   }
   throw invalidParameter(name, 'an http:// or https:// URL', raw);
+}
+
+function postgresUrl(name: string, raw: string): string {
+  try {
+    const u = new URL(raw);
+    if ((u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname) return raw;
+  } catch {
+    /* reported below */
+  }
+  throw invalidParameter(name, 'a postgres://user:password@host:port/database URL', raw.replace(/:[^:@/]*@/, ':***@'));
+}
+
+/** S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens. */
+function bucketName(name: string, raw: string): string {
+  if (/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(raw)) return raw;
+  throw invalidParameter(name, 'an S3 bucket name (3-63 characters a-z 0-9 . -)', raw);
+}
+
+/** A key prefix: '' or path segments ending with '/'. */
+function keyPrefix(name: string, raw: string): string {
+  if (/^(?:[A-Za-z0-9_.-]+\/)+$/.test(raw) && !raw.split('/').some((s) => s === '.' || s === '..')) return raw;
+  throw invalidParameter(name, "a key prefix such as voxdex/ (segments of A-Z a-z 0-9 _ . -, each ending with '/')", raw);
 }
 
 function oneOf(...values: string[]) {

@@ -41,6 +41,7 @@ export const ERRORS = {
   MODEL_LOAD_FAILED: { status: 500, retryable: false },
   ASR_FAILED: { status: 500, retryable: true },
   INDEX_UNAVAILABLE: { status: 503, retryable: true },
+  STORAGE_UNAVAILABLE: { status: 503, retryable: true },
   INTERNAL: { status: 500, retryable: false },
   // the installation (reported at start, by the CLI)
   DATA_DIR_IN_USE: { status: 500, retryable: false },

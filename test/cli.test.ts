@@ -83,19 +83,19 @@ cli('refuses bad names and unknown commands with a message and a non-zero status
   assert.match(missing.stderr, 'Company nobody does not exist');
   const unknown = voxdex('frobnicate');
   assert.is(unknown.code, 2);
-  assert.match(unknown.stderr, /^voxdex: Unknown command frobnicate\.\nUsage:\n  voxdex serve\n/);
+  assert.match(unknown.stderr, /^voxdex: Unknown command frobnicate\.\nUsage:\n  voxdex serve \[--role all\|api\|worker\]\n/);
 });
 
 cli('serve --help prints its usage and exits 0 without starting a server; an unknown argument is a usage error', () => {
   const help = voxdex('serve', '--help');
   assert.is(help.code, 0, help.stderr);
-  assert.match(help.stdout, /^Usage: voxdex serve\n\nStarts the HTTP service/);
+  assert.match(help.stdout, /^Usage: voxdex serve \[--role all\|api\|worker\]\n\nStarts the HTTP service/);
   assert.not.match(help.stderr, /listening/);
   for (const args of [['serve', '--port', '9000'], ['serve', 'now']]) {
     const bad = voxdex(...args);
     assert.is(bad.code, 2, bad.stderr);
     assert.is(bad.stdout, '');
-    assert.is(bad.stderr, `voxdex: ${args[1] === 'now' ? 'Unexpected argument "now"' : 'Unknown option --port'}\nUsage: voxdex serve\nAdd --help for the options.\n`);
+    assert.is(bad.stderr, `voxdex: ${args[1] === 'now' ? 'Unexpected argument "now"' : 'Unknown option --port'}\nUsage: voxdex serve [--role all|api|worker]\nAdd --help for the options.\n`);
   }
 });
 
@@ -125,7 +125,7 @@ cli('every command and subcommand takes --help (exit 0) and refuses unknown opti
   }
   const top = await inProcess('--help');
   assert.is(top.code, 0);
-  assert.match(top.stdout, /^Usage:\n  voxdex serve\n  voxdex company add /);
+  assert.match(top.stdout, /^Usage:\n  voxdex serve \[--role all\|api\|worker\]\n  voxdex company add /);
   assert.match((await inProcess('help', 'org', 'add')).stdout, /^Usage: voxdex org add CO_SHORT ORG_SHORT\n/);
 });
 

@@ -1,6 +1,6 @@
 /**
  * The `voxdex` command (API.md §9):
- *   voxdex serve
+ *   voxdex serve [--role all|api|worker]
  *   voxdex company add CO --org ORG --folder FOLDER [--model NAME]... [--show-secret]
  *   voxdex company list
  *   voxdex company alias CO ALIAS MODEL
@@ -19,7 +19,13 @@ import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/intake.js';
 import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
+import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { S3BlobStore } from '../blobs/s3-blob-store.js';
 import { JobPaths } from '../store/paths.js';
+import { migrate } from '../store/pg-migrations.js';
+import { openPgPool } from '../store/pg-pool.js';
+import { openPgStores } from '../store/pg-stores.js';
+import { PgTenancy } from '../tenancy/pg-tenancy.js';
 import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
 import { secretKeyPath, Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
@@ -27,16 +33,19 @@ import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { runTranscribe, transcribeCommand } from './transcribe.js';
 
-const ENVIRONMENT = 'Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL (see docs/service.md).';
+const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
+  VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (see docs/service.md).`;
 
 /** Every command: its arguments and its help. Keys are the command words. */
 const COMMANDS = {
   serve: {
-    usage: 'voxdex serve',
+    usage: 'voxdex serve [--role all|api|worker]',
     about: `Starts the HTTP service on VOXDEX_HOST:VOXDEX_PORT (default 127.0.0.1:8017) with its data in VOXDEX_DATA_DIR
 (default ./data). Prints the root token file's path and the URL on stderr; SIGTERM or SIGINT stop it gracefully.
 One server per data dir: a second one refuses to start. ${ENVIRONMENT}`,
+    options: [['--role ROLE', 'all (default), api (HTTP only) or worker (ASR and callbacks); api and worker need VOXDEX_DATABASE_URL']],
     positional: [0, 0],
+    valued: ['role'],
   },
   'company add': {
     usage: 'voxdex company add CO_SHORT --org ORG_SHORT --folder FOLDERNAME [--model NAME]... [--show-secret]',
@@ -115,8 +124,32 @@ ${Object.values(COMMANDS)
   .join('\n')}
 Every command takes --help. ${ENVIRONMENT}`;
 
-function openTenancy(config: Readonly<Config>): Tenancy {
-  return new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
+/**
+ * Tenancy for the admin commands: the embedded SQLite file (its callback secrets sealed with the key
+ * beside root.token), or PostgreSQL (VOXDEX_DATABASE_URL), where a change is made with the same code
+ * on a copy and written back in one transaction (pg-tenancy.ts); every running node picks it up at once.
+ */
+async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): Promise<T> {
+  if (!config.databaseUrl) {
+    const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
+    try {
+      return fn(t);
+    } finally {
+      t.close();
+    }
+  }
+  const pool = openPgPool(config.databaseUrl, { max: 2, applicationName: 'voxdex admin' });
+  try {
+    await migrate(pool);
+    const pg = await PgTenancy.open({ pool });
+    try {
+      return await pg.change(fn);
+    } finally {
+      pg.close();
+    }
+  } finally {
+    await pool.end();
+  }
 }
 
 /** Finds the command named by the first one or two words; the rest are its arguments. */
@@ -161,38 +194,26 @@ export async function main(argv: string[], env: Record<string, string | undefine
     return 0;
   }
   const { positional: p, opts, flags } = parsed;
-  const config = loadConfig(env);
-  const withTenancy = <T>(fn: (t: Tenancy) => T): T => {
-    const t = openTenancy(config);
-    try {
-      return fn(t);
-    } finally {
-      t.close();
-    }
-  };
+  const config = loadConfig(found.name === 'serve' && opts.role ? { ...env, VOXDEX_ROLE: opts.role.at(-1) } : env);
   switch (found.name) {
     case 'serve':
       return serve(config);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
-      withTenancy((t) => {
-        const r = t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model });
-        out(r.token);
-        if (flags.has('show-secret')) out(r.callbackSecret);
-      });
+      const r = await withTenancy(config, (t) => t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model }));
+      out(r.token);
+      if (flags.has('show-secret')) out(r.callbackSecret);
       return 0;
     }
     case 'company list':
-      withTenancy((t) => {
-        for (const c of t.listCompanies()) {
-          const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-          out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
-        }
-      });
+      for (const c of await withTenancy(config, (t) => t.listCompanies())) {
+        const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
+        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
+      }
       return 0;
     case 'company alias': {
       const [company, alias, model] = p as [string, string, string];
-      withTenancy((t) => t.setModelAlias(company, alias, model));
+      await withTenancy(config, (t) => t.setModelAlias(company, alias, model));
       out(`${company}: model ${alias} now means ${model}`);
       const installed = loadModelRegistry(config.modelsFile).list();
       if (!installed.includes(model)) process.stderr.write(`voxdex: warning: ${model} is not an installed model (installed: ${installed.join(', ')}); requests naming ${alias} fail until it is\n`);
@@ -200,19 +221,19 @@ export async function main(argv: string[], env: Record<string, string | undefine
     }
     case 'org add': {
       const [company, org] = p as [string, string];
-      const created = withTenancy((t) => t.addOrg(company, org));
+      const created = await withTenancy(config, (t) => t.addOrg(company, org));
       out(created ? `created organization ${company}/${org}` : `organization ${company}/${org} already exists`);
       return 0;
     }
     case 'folder add': {
       const [company, org, folder] = p as [string, string, string];
-      const r = withTenancy((t) => t.addFolder(company, org, folder));
+      const r = await withTenancy(config, (t) => t.addFolder(company, org, folder));
       if (r.orgCreated) out(`created organization ${company}/${org} (it did not exist)`);
       out(r.folderCreated ? `created folder ${company}/${org}/${folder}` : `folder ${company}/${org}/${folder} already exists`);
       return 0;
     }
     case 'token rotate':
-      out(withTenancy((t) => t.rotateToken(p[0]!)));
+      out(await withTenancy(config, (t) => t.rotateToken(p[0]!)));
       return 0;
     case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
@@ -259,17 +280,37 @@ async function serve(config: Readonly<Config>): Promise<number> {
 
 async function importCommand(config: Readonly<Config>, argv: string[]): Promise<number> {
   const { dir, to } = parseImportArgs(argv);
-  const stores = openSqliteStores(jobStorePath(config.dataDir));
-  const tenancy = openTenancy(config);
   const registry = loadModelRegistry(config.modelsFile);
+  const installedModels = () => registry.list();
+  const paths = new JobPaths(config.dataDir);
+  // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
+  if (!config.databaseUrl) {
+    const stores = openSqliteStores(jobStorePath(config.dataDir));
+    const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
+    try {
+      const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      await stores.close();
+      tenancy.close();
+    }
+  }
+  const stores = await openPgStores(config.databaseUrl, { owner: `import:${process.pid}` });
+  const s3 = config.s3!;
+  const blobs = new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials });
   try {
-    // Accepts only: the serving process picks the jobs up (it looks for queued jobs every 2 s).
-    const intake = new JobIntake({ config, store: stores.jobs, tenancy, paths: new JobPaths(config.dataDir), installedModels: () => registry.list() });
-    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
-    return summary.failed > 0 ? 1 : 0;
+    const tenancy = await PgTenancy.open({ pool: stores.pool });
+    try {
+      const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      tenancy.close();
+    }
   } finally {
+    await blobs.close();
     await stores.close();
-    tenancy.close();
   }
 }
 

@@ -71,7 +71,7 @@ export interface ReadUploadOptions {
    * Called with each form field as it arrives, before the rest of the body is read (the token field
    * usually precedes the file): throwing refuses the request at once, its partial file removed.
    */
-  onField?: (name: string, value: string) => void;
+  onField?: (name: string, value: string) => void | Promise<void>;
 }
 
 const FORM_TYPES = /^multipart\/form-data|^application\/x-www-form-urlencoded/i;
@@ -145,13 +145,14 @@ export async function readUpload(req: Req, options: ReadUploadOptions): Promise<
   if (options.onField) {
     form.on('field', (name: string, value: string) => {
       if (refused !== undefined) return;
-      try {
-        options.onField!(name, value);
-      } catch (err) {
-        refused = err;
-        req.pause();
-        refuse(err);
-      }
+      Promise.resolve()
+        .then(() => options.onField!(name, value))
+        .catch((err: unknown) => {
+          if (refused !== undefined) return;
+          refused = err;
+          req.pause();
+          refuse(err);
+        });
     });
   }
   const removeFiles = async () => {

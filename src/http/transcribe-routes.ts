@@ -3,7 +3,8 @@
  * Validation at the edge; accepting is the intake's, cancelling and deleting the runner's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createReadStream, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import type { BlobStore } from '../blobs/blob-store.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
 import type { JobIntake } from '../jobs/intake.js';
@@ -15,7 +16,7 @@ import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { checkParamNames, readFields, readUpload } from './multipart.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Limiter } from './rate-limit.js';
 import type { UploadSlots } from './upload-slots.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
@@ -24,6 +25,8 @@ export interface TranscribeRouteDeps {
   runner: Pick<JobRunner, 'cancel' | 'remove'>;
   status: (job: Job) => Promise<StatusBody>;
   store: JobStore;
+  /** Where result files are (BlobStore keys in Job.resultPath). */
+  blobs: BlobStore;
   access: Access;
   tenancy: Pick<Tenancy, 'defaultDestination'>;
   /** Secret for signed result URLs. */
@@ -32,7 +35,7 @@ export interface TranscribeRouteDeps {
   maxUploadBytes: number;
   incomingDir: string;
   /** Per-company limit on POST /transcribe (RATE_LIMITED, 429); absent = none. */
-  rateLimit?: RateLimiter;
+  rateLimit?: Limiter;
   /** Per-company limit on uploads in progress (RATE_LIMITED, 429); absent = none. */
   uploadSlots?: UploadSlots;
 }
@@ -49,23 +52,23 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     let early: { token: string; principal: Principal } | undefined;
     let release = () => {};
     res.once('close', () => release());
-    const admit = (token: string) => {
+    const admit = async (token: string) => {
       if (early) return;
       const principal = tryAuthenticate(d.access, token);
       if (!principal) return; // reported with the full request's checks
       early = { token, principal };
-      d.rateLimit?.check(principal);
       if (d.uploadSlots) release = d.uploadSlots.acquire(principal);
+      await d.rateLimit?.check(principal);
     };
     try {
       await d.intake.checkCapacity();
       const queryToken = queryValue(req, 'token');
-      if (queryToken) admit(queryToken);
+      if (queryToken) await admit(queryToken);
       form = await readUpload(req, {
         tmpDir: d.incomingDir,
         maxBytes: d.maxUploadBytes,
-        onField: (name, value) => {
-          if (name === 'token' && value) admit(value);
+        onField: async (name, value) => {
+          if (name === 'token' && value) await admit(value);
         },
       });
     } catch (err) {
@@ -88,7 +91,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
           ? { company, org: checkShortName('org', path.org), folder: checkShortName('folder', path.folder) }
           : d.tenancy.defaultDestination(company);
       if (!form.file) throw voxdexError('BAD_ARGUMENT', 'No file: send the audio file or zip/7z archive in the multipart form field "file"');
-      d.rateLimit?.check(principal);
+      await d.rateLimit?.check(principal);
       const requestid = await d.intake.submit({
         destination,
         file: form.file,
@@ -102,7 +105,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
         zpass: p.zpass,
         ignored: form.ignored,
       });
-      d.rateLimit?.charge(principal);
+      await d.rateLimit?.charge(principal);
       sendJson(res, 200, { requestid });
     } catch (err) {
       if (form.file) rmSync(form.file.path, { force: true });
@@ -143,7 +146,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
       const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
       return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
     }
-    if (mode === 'file' || inline) return sendFile(res, job);
+    if (mode === 'file' || inline) return sendFile(res, job, d.blobs);
     const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
     const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
     const host = req.headers.host ?? 'localhost';
@@ -168,7 +171,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid (its signature does not match); ask GET /transcribe/result for a new one');
     const job = await d.store.get(id);
     if (!job || job.state !== 'done' || !job.resultPath) throw voxdexError('NOT_FOUND', `The result of request ${id} no longer exists`);
-    sendFile(res, job);
+    await sendFile(res, job, d.blobs);
   });
 
   routes.add('DELETE', '/transcribe/result', async (req, res) => {
@@ -208,11 +211,13 @@ function safeEqualHex(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function sendFile(res: Res, job: Job): void {
-  const file = job.resultPath!;
-  const size = statSync(file).size;
-  const ext = file.slice(file.lastIndexOf('.') + 1);
+async function sendFile(res: Res, job: Job, blobs: BlobStore): Promise<void> {
+  const key = job.resultPath!;
+  const file = await blobs.open(key);
+  if (!file) throw voxdexError('NOT_FOUND', `The result of request ${job.id} no longer exists`);
+  const ext = key.slice(key.lastIndexOf('.') + 1);
   const base = job.kind === 'archive' ? `${job.id}.zip` : `${job.source.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_.-]/g, '_')}.${ext}`;
-  res.writeHead(200, { 'Content-Type': resultMime(file), 'Content-Length': size, 'Content-Disposition': `attachment; filename="${base}"` });
-  createReadStream(file).pipe(res);
+  res.writeHead(200, { 'Content-Type': resultMime(key), 'Content-Length': file.size, 'Content-Disposition': `attachment; filename="${base}"` });
+  file.stream.on('error', () => res.destroy());
+  file.stream.pipe(res);
 }

@@ -54,7 +54,16 @@ export interface TenancyOptions {
   rootToken?: string;
   /** The secret key file (default: `secrets.key` beside the database; ':memory:' databases use a key in memory). */
   keyFile?: string;
+  /**
+   * Keep callback secrets as given, unsealed: only for the in-memory copies of PostgreSQL's tenancy
+   * rows (pg-tenancy.ts), which every node must read alike; see docs/service.md on the distributed mode.
+   */
+  plainSecrets?: boolean;
 }
+
+/** What seals and opens the stored callback secrets (SecretBox, or nothing in plain mode). */
+type SecretStore = Pick<SecretBox, 'seal' | 'open'>;
+const PLAIN: SecretStore = { seal: (plain) => plain, open: (stored) => stored };
 
 /** Throws BAD_NAME (400) unless `value` is a short name per API.md §1. */
 export function checkShortName(what: string, value: unknown): string {
@@ -66,7 +75,7 @@ export class Tenancy {
   readonly db: Database.Database;
   #rootHash: Buffer | undefined;
 
-  readonly #box: SecretBox;
+  readonly #box: SecretStore;
 
   /** `file` is the SQLite path (or ':memory:'); a string second argument is the root token. */
   constructor(file: string, options: string | TenancyOptions = {}) {
@@ -85,8 +94,11 @@ export class Tenancy {
     `);
     if (o.rootToken !== undefined) this.#rootHash = sha256(o.rootToken);
     try {
-      this.#box = file === ':memory:' && o.keyFile === undefined ? SecretBox.ephemeral() : this.#openBox(o.keyFile ?? path.join(path.dirname(file), 'secrets.key'));
-      this.#sealPlainSecrets();
+      if (o.plainSecrets) this.#box = PLAIN;
+      else {
+        this.#box = file === ':memory:' && o.keyFile === undefined ? SecretBox.ephemeral() : this.#openBox(o.keyFile ?? path.join(path.dirname(file), 'secrets.key'));
+        this.#sealPlainSecrets();
+      }
     } catch (err) {
       this.db.close();
       throw err;
@@ -127,6 +139,11 @@ export class Tenancy {
 
   setRootToken(token: string): void {
     this.#rootHash = sha256(token);
+  }
+
+  /** Accepts as root the token whose SHA-256 (hex) this is (several nodes share the hash, not the file). */
+  setRootTokenHash(hex: string): void {
+    this.#rootHash = Buffer.from(hex, 'hex');
   }
 
   close(): void {

@@ -82,7 +82,7 @@ e2e('transcribes a mu-law stereo call: 202 while not done, then a signed URL to 
   assert.is(doc.requestid, up.body.requestid);
   assert.is(doc.source, 'call-0042.wav');
   assert.is(doc.nchannels, 2);
-  assert.is(doc.model, ctx.svc.transcriber.registry.resolve('auto', 8000).name); // auto: the telephone-band model when installed
+  assert.is(doc.model, ctx.svc.transcriber!.registry.resolve('auto', 8000).name); // auto: the telephone-band model when installed
   assert.match(doc.asr, /^voxdex \d+\.\d+\.\d+/);
   assert.equal(doc.streamtags, { metadata: { agent: 'alice' } });
   assert.equal(doc.chaninfo.map((c: any) => c.channel), [0, 1]);
@@ -387,13 +387,15 @@ e2e('deletes the result, the audio and the transcripts in the index', async () =
   const r = await waitResult(ctx.url, ctx.acme, small.body.requestid);
   assert.is(r.status, 200);
   const job = (await ctx.svc.store.get(small.body.requestid))!;
+  const stored = (await import('node:path')).join(ctx.svc.config.dataDir, job.uploadPath);
+  assert.ok((await import('node:fs')).existsSync(stored), `the upload is kept at ${stored}`);
   const count = () => getJson(`${ctx.url}/search/acme/sales?token=${ctx.acme}&output=count&requestid=${small.body.requestid}`);
   assert.is(String((await count()).body).trim(), '1');
   const del = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${small.body.requestid}`, { method: 'DELETE' });
   assert.is(del.status, 200);
   assert.equal(del.body, { requestid: small.body.requestid, deleted: true });
   assert.is(String((await count()).body).trim(), '0');
-  assert.not.ok((await import('node:fs')).existsSync(job.uploadPath));
+  assert.not.ok((await import('node:fs')).existsSync(stored));
   const again = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${small.body.requestid}`);
   assert.is(again.status, 404);
   const link = await getJson(r.body);

@@ -15,6 +15,7 @@ TEST=(
   pocketsphinx pocketsphinx-testdata       # the engine's own CLI (bench peer) and real test speech
   zip unzip maven default-jre-headless curl
   postgresql                               # the PostgreSQL server for the distributed-mode tests (scripts/postgres.sh)
+  python3-venv                             # .cache/pyvenv: schemathesis (API fuzzer) and requests (a real client)
   chromium                                 # the web UI's browser test (driven by playwright-core)
 )
 

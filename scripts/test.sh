@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Installs everything the tests need (system packages, npm dependencies, addon, models, and real
-# Elasticsearch, PostgreSQL and MinIO servers on loopback) and runs the whole suite. This is the
-# README's test command. The first run on a machine builds MinIO from source (scripts/minio.sh: about
-# 6-7 minutes on 2 cores); later runs use the cached binary.
+# Installs everything the tests need (system packages, npm dependencies, addon, models, the Python
+# test tools, and real Elasticsearch, PostgreSQL and MinIO servers on loopback) and runs the whole
+# suite, which includes the API fuzzer against a started server (test/e2e/api-fuzz.test.ts). This is
+# the README's test command. The first run on a machine builds MinIO from source (scripts/minio.sh:
+# about 6-7 minutes on 2 cores); later runs use the cached binary.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -13,6 +14,7 @@ minio_log=$(mktemp)
 bash scripts/minio.sh build >"$minio_log" 2>&1 &
 minio_build=$!
 VOXDEX_SKIP_APT=1 bash scripts/install.sh
+bash scripts/pyvenv.sh
 
 # Real servers for the conformance suites and the distributed-mode tests: Elasticsearch, PostgreSQL
 # and MinIO (S3), each on loopback with a per-checkout run dir; all stopped whatever happens.

@@ -27,7 +27,11 @@ export interface Config {
   modelsFile: string;
   asrThreads: number;
   maxUploadBytes: number;
-  archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number };
+  /**
+   * Limits decided before anything is extracted or queued. `maxAudioSec` holds for every request
+   * (archive or single file), counting each channel.
+   */
+  archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number; maxAudioSec: number };
   queue: { maxQueuedJobs: number; minFreeDiskBytes: number };
   segment: { maxUtteranceSec: number };
   callback: { attempts: number; baseDelayMs: number; maxDelayMs: number; connectTimeoutMs: number; responseTimeoutMs: number };
@@ -35,6 +39,12 @@ export interface Config {
   shutdownGraceMs: number;
   /** Requests per minute per company (and for the root token) on POST /transcribe and on /search; 0 = no limit. */
   rateLimitPerMin: number;
+  /** Uploads in progress at once per company (and for the root token); 0 = no limit. */
+  maxConcurrentUploads: number;
+  /** The longest a client may take to send one whole request (headers and body), ms. */
+  requestTimeoutMs: number;
+  /** The longest a client may take to send the request headers, ms. */
+  headersTimeoutMs: number;
   /** What this process does (voxdex serve --role): all = today's single process; api = HTTP only; worker = ASR and callbacks. */
   role: Role;
   /** PostgreSQL for jobs, outbox, ledger, tenancy and rate limits (several nodes); undefined = the embedded SQLite files. */
@@ -77,6 +87,7 @@ const SETTINGS = {
   archiveMaxMembers: { env: 'VOXDEX_ARCHIVE_MAX_MEMBERS', def: 2000, read: int(1, 1_000_000) },
   archiveMaxTotalMiB: { env: 'VOXDEX_ARCHIVE_MAX_TOTAL_MIB', def: 4096, read: int(1, 1 << 24) },
   archiveMaxRatio: { env: 'VOXDEX_ARCHIVE_MAX_RATIO', def: 200, read: int(1, 1_000_000) },
+  maxRequestAudioSec: { env: 'VOXDEX_MAX_REQUEST_AUDIO_SEC', def: 86_400, read: int(1, 100 * 86_400) },
   maxQueuedJobs: { env: 'VOXDEX_MAX_QUEUED_JOBS', def: 10_000, read: int(1, 10_000_000) },
   minFreeDiskMiB: { env: 'VOXDEX_MIN_FREE_DISK_MIB', def: 512, read: int(0, 1 << 30) },
   maxUtteranceSec: { env: 'VOXDEX_MAX_UTTERANCE_SEC', def: 25, read: int(2, 120) },
@@ -88,6 +99,9 @@ const SETTINGS = {
   resultUrlTtlSec: { env: 'VOXDEX_RESULT_URL_TTL_SEC', def: 3600, read: int(1, 30 * 86_400) },
   shutdownGraceMs: { env: 'VOXDEX_SHUTDOWN_GRACE_MS', def: 25_000, read: int(0, 600_000) },
   rateLimitPerMin: { env: 'VOXDEX_RATE_LIMIT_PER_MIN', def: 600, read: int(0, 1_000_000) },
+  maxConcurrentUploads: { env: 'VOXDEX_MAX_CONCURRENT_UPLOADS', def: 16, read: int(0, 100_000) },
+  requestTimeoutSec: { env: 'VOXDEX_REQUEST_TIMEOUT_SEC', def: 1800, read: int(1, 86_400) },
+  headersTimeoutSec: { env: 'VOXDEX_HEADERS_TIMEOUT_SEC', def: 30, read: int(1, 3600) },
   role: { env: 'VOXDEX_ROLE', def: 'all', read: oneOf('all', 'api', 'worker') },
   databaseUrl: { env: 'VOXDEX_DATABASE_URL', def: '', read: postgresUrl },
   s3Url: { env: 'VOXDEX_S3_URL', def: '', read: url },
@@ -128,7 +142,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     modelsFile: path.resolve(x.modelsFile),
     asrThreads: x.asrThreads,
     maxUploadBytes: x.maxUploadMiB * 1024 * 1024,
-    archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio },
+    archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio, maxAudioSec: x.maxRequestAudioSec },
     queue: { maxQueuedJobs: x.maxQueuedJobs, minFreeDiskBytes: x.minFreeDiskMiB * 1024 * 1024 },
     segment: { maxUtteranceSec: x.maxUtteranceSec },
     callback: {
@@ -141,6 +155,10 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     resultUrlTtlSec: x.resultUrlTtlSec,
     shutdownGraceMs: x.shutdownGraceMs,
     rateLimitPerMin: x.rateLimitPerMin,
+    maxConcurrentUploads: x.maxConcurrentUploads,
+    requestTimeoutMs: x.requestTimeoutSec * 1000,
+    // Node requires headersTimeout <= requestTimeout.
+    headersTimeoutMs: Math.min(x.headersTimeoutSec, x.requestTimeoutSec) * 1000,
     role: x.role as Role,
     databaseUrl: x.databaseUrl || undefined,
     s3: s3Config(x),

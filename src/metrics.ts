@@ -23,7 +23,8 @@ export interface Metrics {
 
 export function createMetrics(sources: { queueDepth: () => number | Promise<number>; jobsByState: () => Promise<Record<JobState, number>> }): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'voxdex_process_' });
+  // prom-client's defaults are already named process_… and nodejs_…: voxdex_process_cpu_seconds_total, voxdex_nodejs_heap_size_total_bytes.
+  collectDefaultMetrics({ register: registry, prefix: 'voxdex_' });
   new Gauge({
     name: 'voxdex_queue_depth',
     help: 'Accepted jobs waiting for a worker slot (with PostgreSQL: queued in the shared queue)',

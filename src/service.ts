@@ -12,7 +12,7 @@
  * period, give the rest back (embedded: resumed after the next start; distributed: by any worker).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -23,12 +23,13 @@ import type { BlobStore } from './blobs/blob-store.js';
 import { LocalBlobStore } from './blobs/local-blob-store.js';
 import { S3BlobStore } from './blobs/s3-blob-store.js';
 import { CallbackDispatcher } from './callbacks/dispatcher.js';
-import type { Config } from './config.js';
+import { PACKAGE_ROOT, type Config } from './config.js';
 import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
+import { UploadSlots } from './http/upload-slots.js';
 import { tenancyAccess } from './http/auth.js';
 import { PgRateLimiter } from './http/pg-rate-limit.js';
 import { RateLimiter, type Limiter } from './http/rate-limit.js';
@@ -44,6 +45,7 @@ import { createMetrics, type Metrics } from './metrics.js';
 import { elasticsearchIndexFromConfig } from './search/elasticsearch-index.js';
 import { SqliteTranscriptIndex } from './search/sqlite-index.js';
 import type { TranscriptIndex } from './search/transcript-index.js';
+import { lockDataDir } from './store/data-dir-lock.js';
 import type { Job, JobStore } from './store/job-store.js';
 import type { CallbackOutbox } from './store/outbox.js';
 import { JobPaths } from './store/paths.js';
@@ -74,6 +76,8 @@ export interface Service {
   runner: JobRunner;
   metrics: Metrics;
   outbox: CallbackOutbox;
+  /** The HTTP routes mounted (methods and polka patterns), e.g. to check them against docs/openapi.json. */
+  routes: Array<{ methods: string[]; pattern: string }>;
   /** Resolves when the node can work: models loaded where it runs ASR (rejects if they cannot be). */
   ready: Promise<void>;
   close(): Promise<void>;
@@ -85,19 +89,41 @@ export interface ServiceOptions {
   listen?: boolean;
 }
 
+/**
+ * Starts the service on its data dir, which it locks for its life (one server per data dir; see
+ * store/data-dir-lock.ts) and keeps private (0700).
+ */
 export async function createService(config: Readonly<Config>, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config);
+  makePrivateDir(config.dataDir, log);
+  const lock = lockDataDir(config.dataDir);
+  try {
+    const service = await startService(config, options, log);
+    const close = service.close;
+    let released: Promise<void> | undefined;
+    service.close = () => (released ??= close().finally(() => lock.release()));
+    lock.describe({ url: service.url });
+    return service;
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+async function startService(config: Readonly<Config>, options: ServiceOptions, log: Logger): Promise<Service> {
   const role = config.role;
   const runsJobs = role !== 'api';
   const acceptsJobs = role !== 'worker';
   const node = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  mkdirSync(config.dataDir, { recursive: true });
   const paths = new JobPaths(config.dataDir);
   mkdirSync(paths.incoming, { recursive: true });
   for (const stale of safeReaddir(paths.incoming)) rmSync(path.join(paths.incoming, stale), { recursive: true, force: true });
 
   const { stores, pg, tenancy, pgTenancy, urlSecret } = await openStorage(config, node, log);
   const { jobs: store, outbox, ledger } = stores;
+  // Callback secrets live sealed in tenancy only; rows written by earlier versions carried a copy.
+  const dropped = await outbox.dropSecrets();
+  if (dropped > 0) log.info({ rows: dropped }, 'removed callback secrets copied into the callback outbox by an earlier version');
   const blobs: BlobStore = config.s3
     ? new S3BlobStore({ endpoint: config.s3.url, region: config.s3.region, bucket: config.s3.bucket, prefix: config.s3.prefix, credentials: config.s3.credentials })
     : new LocalBlobStore(config.dataDir);
@@ -157,6 +183,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       if (!(await blobs.ping())) throw voxdexError('NOT_READY', 'The object storage is not reachable');
       sendJson(res, 200, { status: 'ok', role, models: registry.list() });
     });
+    routes.add('GET', '/openapi.json', (_req, res) => sendText(res, 200, openApiDocument(), 'application/json; charset=utf-8'));
     routes.add('GET', '/metrics', async (_req, res) => {
       sendText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     });
@@ -175,6 +202,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       maxUploadBytes: config.maxUploadBytes,
       incomingDir: paths.incoming,
       rateLimit: limiter('POST /transcribe'),
+      uploadSlots: new UploadSlots(config.maxConcurrentUploads),
     });
     mountSearchRoutes(routes, { index, access, rateLimit: limiter('/search'), log });
     // The web UI and what it needs beyond the contract (docs/ui.md).
@@ -183,13 +211,20 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     mountUiRoutes(routes);
   });
 
-  const server = createServer((req, res) => {
-    const route = (req.url ?? '/').split(/[/?]/)[1] || 'root';
-    res.on('finish', () => metrics.httpRequests.inc({ route: KNOWN_ROUTES.has(route) ? route : 'other', status: String(res.statusCode) }));
-    (app.handler as unknown as (q: Req, s: Res) => void)(req as Req, res as Res);
-  });
-  server.requestTimeout = 0; // large uploads on slow links
-  server.headersTimeout = 60_000;
+  // Slow clients: a connection that sends a byte every few seconds is closed (408) once the request
+  // has taken requestTimeoutMs in all, or its headers headersTimeoutMs; checked every few seconds.
+  const server = createServer(
+    {
+      requestTimeout: config.requestTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(30_000, Math.max(250, config.headersTimeoutMs / 4)),
+    },
+    (req, res) => {
+      const route = (req.url ?? '/').split(/[/?]/)[1] || 'root';
+      res.on('finish', () => metrics.httpRequests.inc({ route: KNOWN_ROUTES.has(route) ? route : 'other', status: String(res.statusCode) }));
+      (app.handler as unknown as (q: Req, s: Res) => void)(req as Req, res as Res);
+    },
+  );
 
   if (runsJobs) await runner.start();
   await dispatcher?.start();
@@ -252,6 +287,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     runner,
     metrics,
     outbox,
+    routes: app.routeList(),
     ready,
     close,
   };
@@ -287,7 +323,13 @@ async function openStorage(config: Readonly<Config>, node: string, log: Logger) 
   }
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'account', 'ui']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui']);
+
+/** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
+let openApiText: string | undefined;
+export function openApiDocument(): string {
+  return (openApiText ??= readFileSync(path.join(PACKAGE_ROOT, 'docs', 'openapi.json'), 'utf8'));
+}
 
 /** The drop folder's and `voxdex import`'s way into the service. */
 export function serviceSubmitter(intake: JobIntake): Submitter {
@@ -322,6 +364,19 @@ async function removeOrphanJobDirs(paths: JobPaths, store: JobStore, log: Logger
     if (statSync(dir).mtimeMs > cutoff || (await store.get(id))) continue;
     rmSync(dir, { recursive: true, force: true });
     log.info({ dir }, 'removed an upload that was never acknowledged');
+  }
+}
+
+/**
+ * The data dir holds recordings, transcripts and secrets: created 0700, and made 0700 when an earlier
+ * version left it readable by others (only when this user owns it).
+ */
+function makePrivateDir(dir: string, log: Logger): void {
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const st = statSync(dir);
+  if ((st.mode & 0o077) !== 0 && st.uid === process.getuid?.()) {
+    chmodSync(dir, 0o700);
+    log.warn({ dir, was: (st.mode & 0o777).toString(8) }, 'made the data dir private (mode 0700)');
   }
 }
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../config.js';
 import { voxdexError } from '../errors.js';
 import type { Res, RouteTable } from './server.js';
 
@@ -38,17 +38,8 @@ interface StaticFile {
   etag: string;
 }
 
-/** The package root: the nearest folder above this module with voxdex's package.json. */
-export function packageRoot(from = path.dirname(fileURLToPath(import.meta.url))): string {
-  for (let dir = from; ; dir = path.dirname(dir)) {
-    const pkg = path.join(dir, 'package.json');
-    if (existsSync(pkg) && (JSON.parse(readFileSync(pkg, 'utf8')) as { name?: string }).name === 'voxdex') return dir;
-    if (path.dirname(dir) === dir) throw new Error('voxdex package.json not found above ' + from);
-  }
-}
-
 export function defaultUiDir(): string {
-  return path.join(packageRoot(), 'dist', 'ui');
+  return path.join(PACKAGE_ROOT, 'dist', 'ui');
 }
 
 function load(dir: string): Map<string, StaticFile> {

@@ -94,7 +94,8 @@ export class JobIntake {
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
-      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined }, this.#d.config.archive);
+      const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
+      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
       const id = randomUUID();
       const key = blobKeys.upload(id, safeName(req.file.name), this.#d.blobs.kind === 's3' ? new Date() : undefined);
       if (!req.move) {

@@ -261,12 +261,13 @@ export class JobRunner {
     }
   }
 
-  /** The one way a job ends: its final state and its callback (result or error) in one transaction. */
+  /**
+   * The one way a job ends: its final state and its callback (result or error) in one transaction.
+   * The callback row holds no secret: the dispatcher signs with the company's current one from tenancy.
+   */
   async #settle(job: Job, settlement: Settlement): Promise<boolean> {
-    const { company } = job.destination;
-    const secret = this.#d.tenancy.hasCompany(company) ? this.#d.tenancy.callbackSecret(company) : undefined;
     const t0 = performance.now();
-    const settled = await this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, secret));
+    const settled = await this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, undefined));
     if (settlement.owner !== undefined) this.#d.metrics.settleSeconds.observe((performance.now() - t0) / 1000);
     return settled;
   }

@@ -6,7 +6,7 @@
  */
 import yazl from 'yazl';
 import type { ErrorInfo } from '../errors.js';
-import { outputExtension, renderTranscript } from '../render/output.js';
+import { mimeForExtension, outputExtension, renderTranscript } from '../render/output.js';
 import type { OutputFormat, TranscriptDocument } from '../types.js';
 
 export interface MemberOutcome {
@@ -20,9 +20,7 @@ export function resultExtension(kind: 'audio' | 'archive', output: OutputFormat)
 }
 
 export function resultMime(file: string): string {
-  if (file.endsWith('.zip')) return 'application/zip';
-  if (file.endsWith('.txt')) return 'text/plain; charset=utf-8';
-  return 'application/json; charset=utf-8';
+  return mimeForExtension(file.slice(file.lastIndexOf('.') + 1));
 }
 
 /** Zip entry name of a member's transcript. */

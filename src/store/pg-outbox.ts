@@ -195,6 +195,10 @@ export class PgCallbackOutbox implements CallbackOutbox {
     await this.#q('DELETE FROM callback_deliveries WHERE requestid = $1', [requestid]);
   }
 
+  async dropSecrets(): Promise<number> {
+    return (await this.#q('UPDATE callback_deliveries SET secret = NULL WHERE secret IS NOT NULL')).rowCount ?? 0;
+  }
+
   /** Ends this node's leases on attempts still in flight (part of closing: whoever looks next retries them). */
   async releaseLeases(): Promise<void> {
     await this.#q(`UPDATE callback_deliveries SET lease_until = 0 WHERE state = 'inflight' AND lease_owner = $1`, [this.#owner]);

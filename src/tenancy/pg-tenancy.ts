@@ -58,7 +58,7 @@ export class PgTenancy {
   private constructor(o: PgTenancyOptions) {
     this.#pool = o.pool;
     this.#log = o.log;
-    this.tenancy = new Tenancy(':memory:');
+    this.tenancy = new Tenancy(':memory:', { plainSecrets: true });
   }
 
   /** Loads the tables and keeps the copy fresh (notifications, and every refreshMs). */
@@ -103,7 +103,7 @@ export class PgTenancy {
   async change<T>(fn: (t: Tenancy) => T): Promise<T> {
     const out = await inTransaction(this.#pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1)', [TENANCY_LOCK]);
-      const scratch = new Tenancy(':memory:');
+      const scratch = new Tenancy(':memory:', { plainSecrets: true });
       try {
         replaceRows(scratch, await readRows(c));
         const result = fn(scratch);

@@ -35,7 +35,7 @@ export interface TranscribeResult {
 
 export interface Transcriber {
   readonly registry: ModelRegistry;
-  /** Resolves once every available model is loaded in every ASR thread. Rejects with MODEL_LOAD_FAILED. */
+  /** Resolves once the models `auto` picks are loaded in every ASR thread. Rejects with MODEL_LOAD_FAILED. */
   ready(): Promise<void>;
   transcribe(audio: DecodedAudio, opts: TranscribeOptions): Promise<TranscribeResult>;
   close(): Promise<void>;
@@ -61,7 +61,9 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
   return {
     registry,
     async ready() {
-      const models = registry.specs().filter((s) => registry.isAvailable(s));
+      // The models `auto` picks (and their aligners) load up front in every thread; a model asked for
+      // by name loads in a thread the first time that thread decodes with it.
+      const models = registry.eager();
       const t0 = performance.now();
       await pool.ready(models);
       log.info({ models: models.map((m) => m.name), threads: pool.threads, ms: Math.round(performance.now() - t0) }, 'ASR models loaded');
@@ -90,6 +92,9 @@ async function transcribe(
   const signal = opts.signal;
   if (signal?.aborted) throw voxdexError('CANCELLED', 'cancelled before transcription started');
   const spec: ModelSpec = registry.resolve(opts.model, audio.format.sampleRate);
+  // A text-only engine's words are timed by forced alignment, with the model for the audio's band.
+  const aligner = spec.engine === 'moonshine' ? registry.aligner(spec, audio.format.sampleRate) : undefined;
+  maxUtteranceSec = Math.min(maxUtteranceSec, spec.maxUtteranceSec ?? Infinity);
   const channels = toChannelPcm(audio, spec.sampleRate);
 
   const jobs: Job[] = [];
@@ -130,7 +135,7 @@ async function transcribe(
       const { start, end } = job.segment;
       const pcm = job.samples.slice(start, end); // owns its buffer, so it can be transferred
       try {
-        const out = await pool.decode(spec, pcm, abort);
+        const out = await pool.decode(spec, pcm, abort, { aligner });
         const offset = start / job.sampleRate;
         found.push({
           channel: job.channel,

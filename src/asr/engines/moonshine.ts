@@ -48,16 +48,34 @@ export function levelsDb(pcm: Int16Array): Float32Array {
   return out;
 }
 
-/** Seconds of frames loud enough to be speech: above −50 dBFS and within 35 dB of the loud part. */
-export function speechSeconds(levels: Float32Array): number {
-  if (levels.length === 0) return 0;
+/** Frames loud enough to be speech: above −50 dBFS and within 35 dB of the loud part. */
+function loudFrames(levels: Float32Array): number[] {
+  if (levels.length === 0) return [];
   const sorted = Float32Array.from(levels).sort();
-  const loud = sorted[Math.floor(sorted.length * 0.95)]!;
-  const threshold = Math.max(-50, loud - 35);
-  let n = 0;
-  for (const l of levels) if (l > threshold) n++;
-  return n / 100;
+  const threshold = Math.max(-50, sorted[Math.floor(sorted.length * 0.95)]! - 35);
+  return Array.from(levels).filter((l) => l > threshold);
 }
+
+/** Seconds of speech-level frames. */
+export function speechSeconds(levels: Float32Array): number {
+  return loudFrames(levels).length / 100;
+}
+
+/**
+ * How much the level of the loud frames varies (standard deviation, dB). Speech rises and falls with
+ * its syllables (measured 6–12 dB on every real-speech set here); steady noise, hum and tones stay
+ * within a dB or two. Below NON_SPEECH_DB the input is not speech and is not decoded.
+ */
+export function levelSpreadDb(levels: Float32Array): number {
+  const loud = loudFrames(levels);
+  if (loud.length < 2) return 0;
+  const mean = loud.reduce((a, b) => a + b, 0) / loud.length;
+  return Math.sqrt(loud.reduce((a, b) => a + (b - mean) ** 2, 0) / loud.length);
+}
+const NON_SPEECH_DB = 2.5;
+/** A forced answer (after an immediate end-of-sequence) is kept only if the model was this sure of it. */
+const FORCED_MIN_FIRST_PROB = 0.1;
+const FORCED_MIN_MEAN_PROB = 0.4;
 
 /** The quietest 100 ms in the middle half of [from, to) (frame indices), as a frame index. */
 function quietestFrame(levels: Float32Array, from: number, to: number): number {
@@ -87,6 +105,7 @@ export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEn
       const notes: string[] = [];
       const levels = levelsDb(req.samples);
       if (speechSeconds(levels) < MIN_SPEECH_SEC) return { words: [], frames: 0, notes: ['no-speech'] };
+      if (levelSpreadDb(levels) < NON_SPEECH_DB) return { words: [], frames: 0, notes: ['non-speech'] };
       const steps = { n: 0 };
       const written = await recognize(model, req, levels, 0, levels.length, 0, notes, steps);
       if (written.length === 0) return { words: [], frames: steps.n, notes };
@@ -131,7 +150,10 @@ async function recognize(
     out = await model.decode(pcm, { maxTokens, abort: req.abort, forcePastEos: true });
     steps.n += out.tokens.length + 1;
     const words = writtenWords(out.tokens, model.tokenizer);
-    if (words.length === 0 || out.repetition || !out.ended) return (await split('resegmented-empty')) ?? [];
+    const meanLogprob = out.tokens.reduce((a, t) => a + t.logprob, 0) / Math.max(1, out.tokens.length);
+    const believable =
+      words.length > 0 && out.ended && !out.repetition && Math.exp(out.tokens[0]!.logprob) >= FORCED_MIN_FIRST_PROB && Math.exp(meanLogprob) >= FORCED_MIN_MEAN_PROB;
+    if (!believable) return (await split('resegmented-empty')) ?? [];
     return words;
   }
   if (out.repetition || !out.ended) {

@@ -109,7 +109,10 @@ export function numberReadings(token: string): string[][] {
   const grouped = /^\d{1,3}(,\d{3})+(\.\d+)?$/.test(t) ? t.replace(/,/g, '') : t;
   const dec = /^(\d+)\.(\d+)$/.exec(grouped);
   let readings: string[][];
-  if (dec) {
+  if (dec && !currency && dec[1]!.length >= 3 && dec[2]!.length >= 3) {
+    // "555.0142": a dotted phone number, or a decimal.
+    readings = [digitWords(dec[1]! + dec[2]!), [...cardinalWords(dec[1]!), 'point', ...digitWords(dec[2]!)]];
+  } else if (dec) {
     const [, whole, frac] = dec as unknown as [string, string, string];
     if (currency && frac.length === 2) {
       const cents = Number(frac);
@@ -121,7 +124,8 @@ export function numberReadings(token: string): string[][] {
       readings = [[...cardinalWords(whole), 'point', ...digitWords(frac)]];
     }
   } else if (/^\d+$/.test(grouped)) {
-    readings = integerReadings(grouped);
+    // An amount is not read digit by digit; grouped thousands ("1,250") are read as a number.
+    readings = currency || grouped !== t ? amountReadings(grouped) : integerReadings(grouped);
   } else {
     // Digits with separators or letters: each run of digits read digit by digit, letters kept.
     const parts = t.split(/([0-9]+)/).filter((p) => p !== '');
@@ -151,7 +155,36 @@ function integerReadings(d: string): string[][] {
   return out;
 }
 
+/** A number that is a quantity: cardinal (and "twelve fifty" pairs), never digit by digit. */
+function amountReadings(d: string): string[][] {
+  const pairs = pairWords(d);
+  return pairs ? [cardinalWords(d), pairs] : [cardinalWords(d)];
+}
+
 function dedupe(readings: string[][]): string[][] {
   const seen = new Set<string>();
   return readings.filter((r) => r.length > 0 && !seen.has(r.join(' ')) && (seen.add(r.join(' ')), true));
+}
+
+/** At most this many spoken forms are searched for one typed number (or one phrase with numbers). */
+export const MAX_QUERY_FORMS = 8;
+
+/**
+ * The spoken forms a number typed in a query may have in a transcript: "555-1234" → [five five five
+ * one two three four]; "25" → [twenty five], [two five]. For a phrase, every combination of its
+ * words' forms (up to MAX_QUERY_FORMS). Words without digits stay as they are. Returns [] when no
+ * word has a digit.
+ */
+export function spokenForms(words: readonly string[]): string[][] {
+  if (!words.some(hasDigit)) return [];
+  let forms: string[][] = [[]];
+  for (const w of words) {
+    // A typed amount ("$25") also matches the bare number: the unit may be said another way ("bucks").
+    const amount = /^[$£€](\d+)$/.exec(w);
+    const readings = hasDigit(w) ? dedupe([...numberReadings(w), ...(amount ? amountReadings(amount[1]!) : [])]) : [[w]];
+    const next: string[][] = [];
+    for (const f of forms) for (const r of readings.length ? readings : [[w]]) if (next.length < MAX_QUERY_FORMS) next.push([...f, ...r]);
+    forms = next;
+  }
+  return forms;
 }

@@ -31,6 +31,8 @@ export interface TranscribeResult {
   confidence: number | undefined;
   audiosecs: number;
   nchannels: number;
+  /** What the engine's safeguards did, one entry per event ("forced-past-eos", "non-speech", ...). */
+  notes: string[];
 }
 
 export interface Transcriber {
@@ -125,6 +127,7 @@ async function transcribe(
   signal?.addEventListener('abort', onAbort, { once: true });
 
   const found: Array<{ channel: number; words: WordEvent[] }> = [];
+  const notes: string[] = [];
   let doneSamples = 0;
   let firstError: unknown;
   let next = 0;
@@ -146,6 +149,7 @@ async function transcribe(
             confidence: round3(w.confidence),
           })),
         });
+        notes.push(...out.notes);
         doneSamples += end - start;
         opts.onProgress?.(totalSamples ? doneSamples / totalSamples : 1);
       } catch (err) {
@@ -163,7 +167,7 @@ async function transcribe(
   if (firstError !== undefined) throw firstError;
   if (jobs.length === 0) opts.onProgress?.(1);
 
-  return assemble(spec.name, opts.source, found, chaninfo, audio);
+  return { ...assemble(spec.name, opts.source, found, chaninfo, audio), notes };
 }
 
 function assemble(
@@ -172,7 +176,7 @@ function assemble(
   found: Array<{ channel: number; words: WordEvent[] }>,
   chaninfo: ChannelInfo[],
   audio: DecodedAudio,
-): TranscribeResult {
+): Omit<TranscribeResult, 'notes'> {
   const utts = found
     .filter((u) => u.words.length > 0)
     .sort((a, b) => a.words[0]!.start - b.words[0]!.start || a.channel - b.channel);

@@ -11,7 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { decodeWav, decodeWavBuffer } from '../src/stages/decode.js';
-import { toChannelPcm } from '../src/stages/resample.js';
+import { toChannelPcm } from '../src/audio/resample.js';
 import { makeCall, makeTempDir, removeDir } from '../test/fixtures/make-audio.js';
 
 const seconds = Number(process.argv[2] ?? 600);

@@ -1,65 +1,61 @@
 /**
- * The upload pipeline, composition only: unpack → (per file) decode → transcribe → index → notify.
- * Each finished file is recorded in the job store (with its tid) before the next starts, so a rerun
- * after a crash skips finished files and re-indexes the same tid for an interrupted one.
+ * The upload pipeline, composition only: unpack → (per file) decode → transcribe → document → index
+ * → result file. Each finished file is recorded in the job store (with its tid) before the next
+ * starts, so a rerun after a crash skips finished files and re-indexes the same tid for an
+ * interrupted one. It returns what became of every file; settling the job is the caller's business.
  */
-import { readFileSync } from 'node:fs';
-import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import type { Transcriber } from '../src/asr/transcriber.js';
-import { buildDocument } from '../src/jobs/document.js';
-import { transcribeStage } from '../src/stages/transcribe.js';
-import { writeDurably, type JobPaths } from '../src/jobs/paths.js';
-import type { MemberOutcome } from '../src/jobs/result-file.js';
+import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
+import type { Metrics } from '../src/metrics.js';
 import type { TranscriptIndex } from '../src/search/transcript-index.js';
 import { decode } from '../src/stages/decode.js';
-import { indexStage } from '../src/stages/index.js';
+import { buildDocument } from '../src/stages/document.js';
+import { indexStage } from '../src/stages/index-transcript.js';
+import { resultExtension, writeResultFile, type MemberOutcome } from '../src/stages/result-file.js';
+import { transcribeStage } from '../src/stages/transcribe.js';
+import { isFailedItem, unpack, type UnpackItem } from '../src/stages/unpack.js';
 import type { Job, JobStore } from '../src/store/job-store.js';
+import { writeDurably, type JobPaths } from '../src/store/paths.js';
 import type { StageContext, TranscriptDocument } from '../src/types.js';
-
-export type TranscriberLike = Transcriber;
-
-/** One file to transcribe: a path, or the reason it cannot be (bad member of an archive). */
-export interface UnpackedMember {
-  name: string;
-  path?: string;
-  error?: ErrorInfo;
-  /** Sidecar `<name>.json` of an archive member. */
-  metadata?: Record<string, unknown>;
-}
 
 export interface UploadDeps {
   store: JobStore;
   index: TranscriptIndex;
-  transcriber: TranscriberLike;
+  transcriber: Transcriber;
   paths: JobPaths;
-  unpack: (job: Job, ctx: StageContext) => Promise<UnpackedMember[]>;
-  /** Writes the result file and commits the final state with its notification. */
-  notify: (job: Job, outcomes: MemberOutcome[], ctx: StageContext) => Promise<void>;
-  /** Per-file figures for metrics. */
-  onFile?: (audiosecs: number, wallSec: number) => void;
+  /** Each file transcribed is counted as it finishes. */
+  metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
 }
 
-export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): Promise<void> {
-  const members = await deps.unpack(job, ctx);
-  const items = deps.store.setItems(job.id, members.map((m) => m.name));
+export interface UploadOutcome {
+  /** What became of every file of the upload, in order. */
+  files: MemberOutcome[];
+  /** The result file, written when at least one file has a transcript. */
+  resultPath?: string;
+}
+
+export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): Promise<UploadOutcome> {
+  const members = await unpackUpload(job, deps.paths, ctx);
+  const items = await deps.store.setItems(job.id, members.map((m) => m.name));
   const index = indexStage(deps.index);
   const transcribe = transcribeStage(deps.transcriber);
-  const outcomes: MemberOutcome[] = [];
+  const files: MemberOutcome[] = [];
   let progressAt = 0;
   for (const [n, item] of items.entries()) {
     if (ctx.signal.aborted) throw toVoxdexError(ctx.signal.reason === 'cancel' ? { code: 'CANCELLED', message: 'The request was cancelled' } : ctx.signal.reason);
     const member = members.find((m) => m.name === item.member);
     if (item.state === 'done' && item.transcriptPath) {
-      outcomes.push({ member: item.member, document: JSON.parse(readFileSync(item.transcriptPath, 'utf8')) as TranscriptDocument });
+      files.push({ member: item.member, document: JSON.parse(readFileSync(item.transcriptPath, 'utf8')) as TranscriptDocument });
       continue;
     }
-    if (item.state === 'failed' || !member || member.error || !member.path) {
-      const error = item.error ?? member?.error ?? { code: 'INTERNAL' as const, message: `${item.member} is no longer in the upload` };
-      if (item.state !== 'failed') deps.store.updateItem(job.id, item.member, { state: 'failed', error });
-      outcomes.push({ member: item.member, error });
+    if (item.state === 'failed' || !member || isFailedItem(member)) {
+      const error = item.error ?? (member && isFailedItem(member) ? member.error : undefined) ?? { code: 'INTERNAL' as const, message: `${item.member} is no longer in the upload` };
+      if (item.state !== 'failed') await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
+      files.push({ member: item.member, error });
       continue;
     }
-    deps.store.updateItem(job.id, item.member, { state: 'running', bumpAttempts: true });
+    await deps.store.updateItem(job.id, item.member, { state: 'running', bumpAttempts: true });
     const t0 = performance.now();
     try {
       const audio = await decode({ path: member.path }, ctx);
@@ -68,7 +64,7 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
         const now = Date.now();
         if (now - progressAt < 500) return;
         progressAt = now;
-        deps.store.setProgress(job.id, (n + f) / items.length);
+        deps.store.setProgress(job.id, (n + f) / items.length).catch((err) => ctx.log.warn({ err }, 'recording progress failed'));
       };
       const result = await transcribe({ audio, model: job.model, source: member.name, onProgress }, ctx);
       const metadata = job.metadata || member.metadata ? { ...job.metadata, ...member.metadata } : undefined;
@@ -77,19 +73,37 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
       const transcriptPath = deps.paths.transcript(job.id, item.idx);
       writeDurably(transcriptPath, JSON.stringify(document));
       const { tid } = await index({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
-      deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
-      deps.store.setProgress(job.id, (n + 1) / items.length);
-      deps.onFile?.(document.audiosecs, (performance.now() - t0) / 1000);
-      outcomes.push({ member: item.member, document });
+      await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
+      await deps.store.setProgress(job.id, (n + 1) / items.length);
+      observeFile(deps.metrics, document.audiosecs, (performance.now() - t0) / 1000);
+      files.push({ member: item.member, document });
     } catch (err) {
       if (ctx.signal.aborted) throw err;
       const e = toVoxdexError(err);
       if (e.code === 'INDEX_UNAVAILABLE') throw e; // the index is down: retry the job later, do not fail the file
       if (e.code === 'INTERNAL') ctx.log.error({ err, member: item.member }, 'file failed');
-      const error = { code: e.code, message: e.message };
-      deps.store.updateItem(job.id, item.member, { state: 'failed', error });
-      outcomes.push({ member: item.member, error });
+      const error: ErrorInfo = { code: e.code, message: e.message };
+      await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
+      files.push({ member: item.member, error });
     }
   }
-  await deps.notify(job, outcomes, ctx);
+  if (!files.some((f) => f.document)) return { files };
+  const resultPath = deps.paths.result(job.id, resultExtension(job.kind, job.output));
+  await writeResultFile(resultPath, job.kind, job.output, files);
+  return { files, resultPath };
+}
+
+/** The files of the upload: the upload itself, or its archive members extracted into the job's work folder. */
+async function unpackUpload(job: Job, paths: JobPaths, ctx: StageContext): Promise<UnpackItem[]> {
+  const workDir = paths.workDir(job.id);
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  const out = await unpack({ path: job.uploadPath, name: job.source, zpass: job.zpass, workDir }, ctx);
+  return out.items;
+}
+
+function observeFile(metrics: UploadDeps['metrics'], audiosecs: number, wallSec: number): void {
+  metrics.audioSeconds.inc(audiosecs);
+  metrics.filesProcessed.inc({ outcome: 'done' });
+  if (audiosecs > 0) metrics.rtf.observe(wallSec / audiosecs);
 }

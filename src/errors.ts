@@ -39,7 +39,7 @@ export const ERRORS = {
   MODEL_LOAD_FAILED: { status: 500, retryable: false },
   ASR_FAILED: { status: 500, retryable: true },
   INDEX_UNAVAILABLE: { status: 503, retryable: true },
-  INTERNAL: { status: 500, retryable: true },
+  INTERNAL: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERRORS;
@@ -50,17 +50,37 @@ export interface ErrorInfo {
   message: string;
 }
 
+/** How an error is answered over HTTP beyond its status; set where the error is made, rendered by the one onError. */
+export interface HttpHints {
+  /** Retry-After seconds of a 429 or 503 (default 30). */
+  retryAfterSec?: number;
+  /** The Allow header of a 405. */
+  allow?: string;
+  /** Answer with `Connection: close` (the request body was not read). */
+  closeConnection?: boolean;
+}
+
+export interface VoxdexErrorOptions extends HttpHints {
+  cause?: unknown;
+}
+
 export class VoxdexError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
   readonly retryable: boolean;
+  readonly retryAfterSec: number | undefined;
+  readonly allow: string | undefined;
+  closeConnection: boolean;
 
-  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: ErrorCode, message: string, options: VoxdexErrorOptions = {}) {
+    super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'VoxdexError';
     this.code = code;
     this.status = ERRORS[code].status;
     this.retryable = ERRORS[code].retryable;
+    this.retryAfterSec = options.retryAfterSec;
+    this.allow = options.allow;
+    this.closeConnection = options.closeConnection ?? false;
   }
 
   toJSON(): ErrorInfo {
@@ -69,7 +89,7 @@ export class VoxdexError extends Error {
 }
 
 export function voxdexError(code: ErrorCode, message: string, cause?: unknown): VoxdexError {
-  return new VoxdexError(code, message, cause === undefined ? undefined : { cause });
+  return new VoxdexError(code, message, cause === undefined ? {} : { cause });
 }
 
 export function isErrorCode(value: unknown): value is ErrorCode {

@@ -18,7 +18,7 @@ export interface Metrics {
   observeJob(sizeBytes: number, wallSec: number): void;
 }
 
-export function createMetrics(sources: { queueDepth: () => number; jobsByState: () => Record<JobState, number> }): Metrics {
+export function createMetrics(sources: { queueDepth: () => number; jobsByState: () => Promise<Record<JobState, number>> }): Metrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'voxdex_process_' });
   new Gauge({
@@ -34,8 +34,8 @@ export function createMetrics(sources: { queueDepth: () => number; jobsByState: 
     help: 'Jobs in the store by state',
     labelNames: ['state'],
     registers: [registry],
-    collect() {
-      for (const [state, n] of Object.entries(sources.jobsByState())) this.set({ state }, n);
+    async collect() {
+      for (const [state, n] of Object.entries(await sources.jobsByState())) this.set({ state }, n);
     },
   });
   const audioSeconds = new Counter({ name: 'voxdex_audio_seconds_total', help: 'Seconds of audio transcribed', registers: [registry] });

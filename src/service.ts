@@ -10,25 +10,29 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { createTranscriber, type Transcriber } from './asr/transcriber.js';
 import { CallbackDispatcher } from './callbacks/dispatcher.js';
-import { CallbackOutbox } from './callbacks/outbox.js';
 import type { Config } from './config.js';
 import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { RateLimiter } from './http/rate-limit.js';
-import { createSearchHandler, tenancyAuth, type SearchAuth } from './http/search-routes.js';
+import { tenancyAccess } from './http/auth.js';
+import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
-import { JobService } from './jobs/job-service.js';
-import { JobPaths } from './jobs/paths.js';
+import { JobIntake } from './jobs/intake.js';
+import { JobRunner } from './jobs/runner.js';
+import { requestStatus } from './jobs/status.js';
 import { createLogger, type Logger } from './log.js';
 import { createMetrics, type Metrics } from './metrics.js';
 import { elasticsearchIndexFromConfig } from './search/elasticsearch-index.js';
 import { SqliteTranscriptIndex } from './search/sqlite-index.js';
 import type { TranscriptIndex } from './search/transcript-index.js';
-import { probeUpload } from './stages/probe.js';
-import { isFailedItem, unpack } from './stages/unpack.js';
-import { SqliteJobStore, jobStorePath } from './store/sqlite-job-store.js';
+import type { JobStore } from './store/job-store.js';
+import type { CallbackOutbox } from './store/outbox.js';
+import { JobPaths } from './store/paths.js';
+import { jobStorePath } from './store/sqlite-job-store.js';
+import { openSqliteStores } from './store/sqlite-stores.js';
+import type { Stores } from './store/stores.js';
 import { ensureRootToken, Tenancy } from './tenancy/tenancy.js';
 
 export interface Service {
@@ -38,11 +42,12 @@ export interface Service {
   /** http://host:port the server listens on (the real port when config.port is 0). */
   url: string;
   port: number;
-  store: SqliteJobStore;
+  store: JobStore;
   tenancy: Tenancy;
   index: TranscriptIndex;
   transcriber: Transcriber;
-  jobs: JobService;
+  intake: JobIntake;
+  runner: JobRunner;
   metrics: Metrics;
   outbox: CallbackOutbox;
   /** Resolves when the models are loaded (rejects if they cannot be). */
@@ -56,9 +61,6 @@ export interface ServiceOptions {
   listen?: boolean;
 }
 
-/** How often jobs queued by another process (voxdex import) are picked up. */
-const SWEEP_MS = 2000;
-
 export async function createService(config: Readonly<Config>, options: ServiceOptions = {}): Promise<Service> {
   const log = options.log ?? createLogger(config);
   mkdirSync(config.dataDir, { recursive: true });
@@ -71,15 +73,14 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   else log.info({ path: config.rootTokenFile }, 'root token file');
   const urlSecret = ensureRootToken(path.join(config.dataDir, 'url.secret')).token;
 
-  const store = new SqliteJobStore(jobStorePath(config.dataDir));
-  removeOrphanJobDirs(paths, store, log);
-  const outbox = new CallbackOutbox(store.db);
+  const stores: Stores = openSqliteStores(jobStorePath(config.dataDir));
+  const { jobs: store, outbox, ledger } = stores;
+  await removeOrphanJobDirs(paths, store, log);
   const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
   await index.init();
   const transcriber = createTranscriber({ config, log });
 
-  let jobs: JobService | undefined;
-  const metrics = createMetrics({ queueDepth: () => jobs?.scheduler.queued ?? 0, jobsByState: () => store.countByState() });
+  const metrics = createMetrics({ queueDepth: () => runner.scheduler.queued, jobsByState: () => store.countByState() });
 
   let modelsReady = false;
   const ready = transcriber.ready().then(() => {
@@ -95,29 +96,8 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     return [...r.list(), ...r.specs().filter((s) => r.isAvailable(s)).flatMap((s) => s.aliases)];
   };
 
-  jobs = new JobService({
-    config,
-    log,
-    store,
-    tenancy,
-    index,
-    transcriber,
-    outbox,
-    paths,
-    metrics,
-    installedModels,
-    probe: async (file, _name, zpass) => {
-      const r = await probeUpload(file, { zpass }, config.archive);
-      return { kind: r.kind === 'wav' ? 'audio' : 'archive' };
-    },
-    unpack: async (job, ctx) => {
-      const workDir = paths.workDir(job.id);
-      rmSync(workDir, { recursive: true, force: true });
-      mkdirSync(workDir, { recursive: true });
-      const out = await unpack({ path: job.uploadPath, name: job.source, zpass: job.zpass, workDir }, ctx);
-      return out.items.map((i) => (isFailedItem(i) ? { name: i.name, error: i.error } : { name: i.name, path: i.path, metadata: i.metadata }));
-    },
-  });
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, paths, metrics });
+  const intake = new JobIntake({ config, store, tenancy, paths, installedModels, onAccepted: (job) => runner.enqueue(job) });
 
   const dispatcher = new CallbackDispatcher({
     outbox,
@@ -131,25 +111,23 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   // Rate limits (API.md §8): per company and for the root token, taken once the token is known good.
   const transcribeLimit = new RateLimiter(config.rateLimitPerMin, 'POST /transcribe');
   const searchLimit = new RateLimiter(config.rateLimitPerMin, '/search');
-  const scopeAuth = tenancyAuth(tenancy);
-  const searchAuth: SearchAuth = (token, company, org, folder) => {
-    scopeAuth(token, company, org, folder);
-    searchLimit.take(tenancy.authenticate(token));
-  };
-  const searchHandler = createSearchHandler({ index, auth: searchAuth, log });
+  const access = tenancyAccess(tenancy);
   const app = createHttpApp(log, (routes) => {
     routes.add('GET', '/status', (_req, res) => sendText(res, 200, 'OK'));
-    routes.add('GET', '/health', (_req, res) => {
+    routes.add('GET', '/health', async (_req, res) => {
       if (!modelsReady) throw voxdexError('NOT_READY', 'The ASR models are still loading; retry in a few seconds');
-      if (!store.ping()) throw voxdexError('NOT_READY', 'The job store is not reachable');
+      if (!(await store.ping())) throw voxdexError('NOT_READY', 'The job store is not reachable');
       sendJson(res, 200, { status: 'ok', models: transcriber.registry.list() });
     });
     routes.add('GET', '/metrics', async (_req, res) => {
       sendText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     });
     mountTranscribeRoutes(routes, {
-      jobs: jobs!,
+      intake,
+      runner,
+      status: (job) => requestStatus(job, { config, store, outbox, metrics }),
       store,
+      access,
       tenancy,
       urlSecret,
       resultUrlTtlSec: config.resultUrlTtlSec,
@@ -157,7 +135,7 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       incomingDir: paths.incoming,
       rateLimit: transcribeLimit,
     });
-    routes.add(['GET', 'POST', 'DELETE'], '/search/*', (req, res) => searchHandler(req, res));
+    mountSearchRoutes(routes, { index, access, rateLimit: searchLimit, log });
   });
 
   const server = createServer((req, res) => {
@@ -168,17 +146,13 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
   server.requestTimeout = 0; // large uploads on slow links
   server.headersTimeout = 60_000;
 
-  jobs.resume();
-  dispatcher.start();
-  const sweep = setInterval(() => {
-    for (const j of store.listUnfinished()) if (j.state === 'queued' && !jobs!.scheduler.has(j.id)) jobs!.scheduler.enqueue(j);
-  }, SWEEP_MS);
-  sweep.unref();
+  await runner.start();
+  await dispatcher.start();
 
   let drop: DropFolderWatcher | undefined;
   if (config.dropDir) {
     mkdirSync(config.dropDir, { recursive: true });
-    drop = new DropFolderWatcher({ dropDir: config.dropDir, db: store.db, submitter: serviceSubmitter(jobs), log, stableMs: config.dropStableMs });
+    drop = new DropFolderWatcher({ dropDir: config.dropDir, ledger, submitter: serviceSubmitter(intake), log, stableMs: config.dropStableMs });
     await drop.start();
     log.info({ dropDir: config.dropDir }, 'watching the drop folder');
   }
@@ -199,17 +173,17 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
       const t0 = Date.now();
       stopping = true;
       log.info('stopping: no new requests; finishing running work');
-      clearInterval(sweep);
       server.close();
       server.closeIdleConnections();
       await drop?.close();
+      intake.stopAccepting();
       const grace = Math.max(0, config.shutdownGraceMs - 3_000);
-      await jobs!.stop(grace);
+      await runner.stop(grace);
       await dispatcher.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
       server.closeAllConnections();
       await transcriber.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
       await index.close().catch((err) => log.warn({ err }, 'closing the index failed'));
-      store.close();
+      await stores.close();
       tenancy.close();
       log.info({ ms: Date.now() - t0 }, 'stopped');
     })());
@@ -224,7 +198,8 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
     tenancy,
     index,
     transcriber,
-    jobs,
+    intake,
+    runner,
     metrics,
     outbox,
     ready,
@@ -235,10 +210,10 @@ export async function createService(config: Readonly<Config>, options: ServiceOp
 const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics']);
 
 /** The drop folder's and `voxdex import`'s way into the service. */
-export function serviceSubmitter(jobs: JobService): Submitter {
+export function serviceSubmitter(intake: JobIntake): Submitter {
   return {
     async submit(input) {
-      const requestid = await jobs.submit({
+      const requestid = await intake.submit({
         destination: input.destination,
         file: { path: input.path, name: input.originalName, size: statSync(input.path).size },
         move: false,
@@ -254,17 +229,17 @@ export function serviceSubmitter(jobs: JobService): Submitter {
  * before committing the row, i.e. never acknowledged. Only folders older than a minute, so that a
  * concurrent `voxdex import` between its move and its commit is left alone.
  */
-function removeOrphanJobDirs(paths: JobPaths, store: SqliteJobStore, log: Logger): void {
+async function removeOrphanJobDirs(paths: JobPaths, store: JobStore, log: Logger): Promise<void> {
   const cutoff = Date.now() - 60_000;
   for (const name of safeReaddir(paths.uploads)) {
     const file = path.join(paths.uploads, name);
-    if (store.get(name.slice(0, 36)) || statSync(file).mtimeMs > cutoff) continue;
+    if (statSync(file).mtimeMs > cutoff || (await store.get(name.slice(0, 36)))) continue;
     rmSync(file, { force: true });
     log.info({ file }, 'removed an upload that was never acknowledged');
   }
   for (const id of safeReaddir(paths.jobsDir)) {
     const dir = paths.job(id);
-    if (store.get(id) || statSync(dir).mtimeMs > cutoff) continue;
+    if (statSync(dir).mtimeMs > cutoff || (await store.get(id))) continue;
     rmSync(dir, { recursive: true, force: true });
     log.info({ dir }, 'removed an upload that was never acknowledged');
   }

@@ -16,8 +16,8 @@ import { createTranscriber, type TranscribeResult } from '../src/asr/transcriber
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { decodeWav } from '../src/stages/decode.js';
-import { toChannelPcm } from '../src/stages/resample.js';
-import { segmentSamples } from '../src/stages/segment.js';
+import { toChannelPcm } from '../src/audio/resample.js';
+import { segmentSamples } from '../src/audio/segment.js';
 import type { DecodedAudio } from '../src/types.js';
 
 const SOUNDS = '/usr/share/asterisk/sounds/en_US_f_Allison';

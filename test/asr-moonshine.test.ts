@@ -12,8 +12,8 @@ import { loadConfig } from '../src/config.js';
 import { VoxdexError } from '../src/errors.js';
 import { silentLogger } from '../src/log.js';
 import { decodeWav } from '../src/stages/decode.js';
-import { toChannelPcm } from '../src/stages/resample.js';
-import { frameLevels } from '../src/stages/segment.js';
+import { toChannelPcm } from '../src/audio/resample.js';
+import { frameLevels } from '../src/audio/segment.js';
 import type { DecodedAudio } from '../src/types.js';
 
 const DATA = '/usr/share/pocketsphinx/test/data';

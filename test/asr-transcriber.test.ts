@@ -9,7 +9,7 @@ import { createTranscriber, type Transcriber } from '../src/asr/transcriber.js';
 import { loadConfig } from '../src/config.js';
 import { VoxdexError } from '../src/errors.js';
 import { silentLogger } from '../src/log.js';
-import { frameLevels } from '../src/stages/segment.js';
+import { frameLevels } from '../src/audio/segment.js';
 import type { DecodedAudio } from '../src/types.js';
 
 const DATA = '/usr/share/pocketsphinx/test/data';

@@ -4,7 +4,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import http from 'node:http';
@@ -13,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CallbackDispatcher, type AttemptEvent } from '../src/callbacks/dispatcher.js';
-import { CallbackOutbox } from '../src/callbacks/outbox.js';
+import { enqueueFailure } from '../src/callbacks/failure.js';
+import { openSqliteStores } from '../src/store/sqlite-stores.js';
 import { verifySignature } from '../src/callbacks/signature.js';
 import type { Config } from '../src/config.js';
 
@@ -98,20 +98,20 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const RESULT = Buffer.from(JSON.stringify({ requestid: 'req-1', transcripts: [{ text: 'hello world' }] }));
 
 function setup(over: Partial<Config['callback']> = {}, file = ':memory:') {
-  const db = new Database(file);
-  const outbox = new CallbackOutbox(db);
+  const stores = openSqliteStores(file);
+  const outbox = stores.outbox;
   const events: AttemptEvent[] = [];
   const dispatcher = new CallbackDispatcher({ outbox, config: cfg(over), jitter: 0, onAttempt: (e) => events.push(e) });
-  return { db, outbox, events, dispatcher };
+  return { stores, outbox, events, dispatcher };
 }
 
 const d = suite('callback delivery');
 
 d('retries a 500 with growing delays and the same delivery id, then delivers a signed multipart once', async () => {
   const rx = await receiver([500, 500, 200]);
-  const { db, outbox, events, dispatcher } = setup();
+  const { stores, outbox, events, dispatcher } = setup();
   try {
-    const id = outbox.enqueue({ requestid: 'req-1', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'req-1.json', secret: SECRET });
+    const id = await outbox.enqueue({ requestid: 'req-1', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'req-1.json', secret: SECRET });
     dispatcher.start();
     await waitFor(events, (e) => e.some((x) => x.state === 'delivered'));
     assert.is(rx.got.length, 3);
@@ -124,7 +124,7 @@ d('retries a 500 with growing delays and the same delivery id, then delivers a s
     const gap1 = rx.got[1]!.at - rx.got[0]!.at;
     const gap2 = rx.got[2]!.at - rx.got[1]!.at;
     assert.ok(gap1 >= 40 && gap2 >= 120 && gap2 > gap1, `gaps ${gap1} ${gap2}`);
-    const [status] = outbox.deliveries('req-1');
+    const [status] = await outbox.deliveries('req-1');
     assert.is(status!.state, 'delivered');
     assert.is(status!.delivery, id);
     assert.equal(status!.attempts.map((a) => a.status), [500, 500, 200]);
@@ -133,7 +133,7 @@ d('retries a 500 with growing delays and the same delivery id, then delivers a s
     assert.is(rx.got.length, 3, 'nothing after success');
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
   }
 });
@@ -146,17 +146,17 @@ d('a receiver that never accepts the connection hits the connect timeout', async
   const port = Number(await new Promise<string>((r) => py.stdout!.once('data', (b: Buffer) => r(String(b).trim()))));
   const filler = net.connect(port, '127.0.0.1');
   await new Promise((r) => filler.once('connect', r));
-  const { db, outbox, events, dispatcher } = setup({ attempts: 1, connectTimeoutMs: 200 });
+  const { stores, outbox, events, dispatcher } = setup({ attempts: 1, connectTimeoutMs: 200 });
   try {
-    outbox.enqueue({ requestid: 'req-ct', company: 'acme', url: `http://127.0.0.1:${port}/cb`, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    await outbox.enqueue({ requestid: 'req-ct', company: 'acme', url: `http://127.0.0.1:${port}/cb`, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     dispatcher.start();
     await waitFor(events, (e) => e.length === 1);
-    const [s] = outbox.deliveries('req-ct');
+    const [s] = await outbox.deliveries('req-ct');
     assert.is(s!.lastError, 'CONNECT_TIMEOUT: no connection within 200 ms (gave up after 1 attempt)');
     assert.ok(s!.attempts[0]!.durationMs! >= 190 && s!.attempts[0]!.durationMs! < 2000, String(s!.attempts[0]!.durationMs));
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     filler.destroy();
     py.kill();
   }
@@ -164,73 +164,73 @@ d('a receiver that never accepts the connection hits the connect timeout', async
 
 d('a 400 stops after one attempt and is recorded as failed', async () => {
   const rx = await receiver([400, 200]);
-  const { db, outbox, events, dispatcher } = setup();
+  const { stores, outbox, events, dispatcher } = setup();
   try {
-    outbox.enqueue({ requestid: 'req-400', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    await outbox.enqueue({ requestid: 'req-400', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     dispatcher.start();
     await waitFor(events, (e) => e.length === 1);
     await sleep(200);
     assert.is(rx.got.length, 1);
-    const [s] = outbox.deliveries('req-400');
+    const [s] = await outbox.deliveries('req-400');
     assert.is(s!.state, 'failed');
     assert.is(s!.lastError, 'HTTP 400');
     assert.equal(s!.attempts.map((a) => a.status), [400]);
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
   }
 });
 
 d('429 and 408 are retried and a Retry-After lengthens the wait', async () => {
   const rx = await receiver([{ status: 429, headers: { 'retry-after': '1' } }, 408, 204]);
-  const { db, outbox, events, dispatcher } = setup();
+  const { stores, outbox, events, dispatcher } = setup();
   try {
-    outbox.enqueue({ requestid: 'req-429', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    await outbox.enqueue({ requestid: 'req-429', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     dispatcher.start();
     await waitFor(events, (e) => e.some((x) => x.state === 'delivered'));
-    assert.equal(outbox.deliveries('req-429')[0]!.attempts.map((a) => a.status), [429, 408, 204]);
+    assert.equal((await outbox.deliveries('req-429'))[0]!.attempts.map((a) => a.status), [429, 408, 204]);
     const gap1 = rx.got[1]!.at - rx.got[0]!.at;
     const gap2 = rx.got[2]!.at - rx.got[1]!.at;
     assert.ok(gap1 >= 1000, `Retry-After honoured: ${gap1}`);
     assert.ok(gap2 < 1000, `then back to the backoff: ${gap2}`);
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
   }
 });
 
 d('gives up after the configured number of attempts', async () => {
   const rx = await receiver([503]);
-  const { db, outbox, events, dispatcher } = setup({ attempts: 3, baseDelayMs: 10 });
+  const { stores, outbox, events, dispatcher } = setup({ attempts: 3, baseDelayMs: 10 });
   try {
-    outbox.enqueue({ requestid: 'req-503', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    await outbox.enqueue({ requestid: 'req-503', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     dispatcher.start();
     await waitFor(events, (e) => e.some((x) => x.state === 'failed'));
     assert.is(rx.got.length, 3);
-    assert.is(outbox.deliveries('req-503')[0]!.lastError, 'HTTP 503 (gave up after 3 attempts)');
+    assert.is((await outbox.deliveries('req-503'))[0]!.lastError, 'HTTP 503 (gave up after 3 attempts)');
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
   }
 });
 
 d('a receiver that does not answer times out and the delivery is retried', async () => {
   const rx = await receiver(['hang', 200]);
-  const { db, outbox, events, dispatcher } = setup({ responseTimeoutMs: 250 });
+  const { stores, outbox, events, dispatcher } = setup({ responseTimeoutMs: 250 });
   try {
-    outbox.enqueue({ requestid: 'req-slow', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    await outbox.enqueue({ requestid: 'req-slow', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     dispatcher.start();
     await waitFor(events, (e) => e.some((x) => x.state === 'delivered'));
-    const a = outbox.deliveries('req-slow')[0]!.attempts;
+    const a = (await outbox.deliveries('req-slow'))[0]!.attempts;
     assert.is(a[0]!.error, 'RESPONSE_TIMEOUT: no complete response within 250 ms');
     assert.ok(a[0]!.durationMs! >= 240, String(a[0]!.durationMs));
     assert.is(a[1]!.status, 200);
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
   }
 });
@@ -241,23 +241,23 @@ d('a pending delivery survives a restart and completes exactly once', async () =
   const rx = await receiver([500, 200]);
   try {
     const first = setup({ baseDelayMs: 300 }, file);
-    const id = first.outbox.enqueue({ requestid: 'req-r', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    const id = await first.outbox.enqueue({ requestid: 'req-r', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     first.dispatcher.start();
     await waitFor(first.events, (e) => e.length === 1);
     await first.dispatcher.stop();
-    first.db.close();
+    await first.stores.close();
     assert.is(rx.got.length, 1);
 
     const second = setup({ baseDelayMs: 300 }, file);
-    assert.is(second.outbox.enqueue({ requestid: 'req-r', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET }), id, 'idempotent');
+    assert.is(await second.outbox.enqueue({ requestid: 'req-r', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET }), id, 'idempotent');
     second.dispatcher.start();
     await waitFor(second.events, (e) => e.some((x) => x.state === 'delivered'));
     await sleep(400);
     assert.is(rx.got.length, 2);
     assert.equal(rx.got.map((g) => g.headers['x-voxdex-delivery']), [id, id]);
-    assert.equal(second.outbox.deliveries('req-r')[0]!.attempts.map((a) => a.status), [500, 200]);
+    assert.equal((await second.outbox.deliveries('req-r'))[0]!.attempts.map((a) => a.status), [500, 200]);
     await second.dispatcher.stop();
-    second.db.close();
+    await second.stores.close();
   } finally {
     await rx.close();
     rmSync(dir, { recursive: true, force: true });
@@ -270,20 +270,20 @@ d('a delivery in flight when the process died is sent again on start with the sa
   const rx = await receiver([200]);
   try {
     const dead = setup({}, file);
-    const id = dead.outbox.enqueue({ requestid: 'req-x', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
-    assert.is(dead.outbox.claim(id), 1); // the process took it, then died before settling
-    dead.db.close();
+    const id = await dead.outbox.enqueue({ requestid: 'req-x', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    assert.is(await dead.outbox.claim(id), 1); // the process took it, then died before settling
+    await dead.stores.close();
 
     const next = setup({}, file);
     next.dispatcher.start();
     await waitFor(next.events, (e) => e.some((x) => x.state === 'delivered'));
     assert.is(rx.got.length, 1);
     assert.is(rx.got[0]!.headers['x-voxdex-delivery'], id);
-    const a = next.outbox.deliveries('req-x')[0]!.attempts;
+    const a = (await next.outbox.deliveries('req-x'))[0]!.attempts;
     assert.is(a[0]!.error, 'interrupted: the service stopped during this attempt; retried');
     assert.is(a[1]!.status, 200);
     await next.dispatcher.stop();
-    next.db.close();
+    await next.stores.close();
   } finally {
     await rx.close();
     rmSync(dir, { recursive: true, force: true });
@@ -292,11 +292,11 @@ d('a delivery in flight when the process died is sent again on start with the sa
 
 d('a failed request notifies callbackerror with state failed and the error', async () => {
   const rx = await receiver([200]);
-  const { db, outbox, events, dispatcher } = setup();
+  const { stores, outbox, events, dispatcher } = setup();
   try {
-    const none = outbox.enqueueFailure({ requestid: 'req-none', company: 'acme', error: { code: 'BAD_AUDIO', message: 'x' }, secret: SECRET });
+    const none = await enqueueFailure(outbox, { requestid: 'req-none', company: 'acme', error: { code: 'BAD_AUDIO', message: 'x' }, secret: SECRET });
     assert.is(none, undefined);
-    outbox.enqueueFailure({
+    await enqueueFailure(outbox, {
       requestid: 'req-f',
       company: 'acme',
       callback: 'http://127.0.0.1:1/never-used',
@@ -313,10 +313,10 @@ d('a failed request notifies callbackerror with state failed and the error', asy
       state: 'failed',
       error: { code: 'BAD_AUDIO', message: 'the WAV data chunk is truncated; re-export the recording' },
     });
-    assert.is(outbox.deliveries('req-f')[0]!.kind, 'error');
+    assert.is((await outbox.deliveries('req-f'))[0]!.kind, 'error');
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
   }
 });
@@ -326,58 +326,58 @@ d('reads a result file at delivery time and signs with the current company secre
   const resultFile = path.join(dir, 'result.zip');
   writeFileSync(resultFile, Buffer.from('PK\x03\x04 pretend zip'));
   const rx = await receiver([200]);
-  const db = new Database(':memory:');
-  const outbox = new CallbackOutbox(db);
+  const stores = openSqliteStores(':memory:');
+  const outbox = stores.outbox;
   const events: AttemptEvent[] = [];
   const dispatcher = new CallbackDispatcher({ outbox, config: cfg(), secretFor: () => SECRET, onAttempt: (e) => events.push(e) });
   try {
-    outbox.enqueue({ requestid: 'req-z', company: 'acme', url: rx.url, kind: 'result', body: resultFile, contentType: 'application/zip', filename: 'req-z.zip', secret: 'stale-secret' });
+    await outbox.enqueue({ requestid: 'req-z', company: 'acme', url: rx.url, kind: 'result', body: resultFile, contentType: 'application/zip', filename: 'req-z.zip', secret: 'stale-secret' });
     dispatcher.start();
     await waitFor(events, (e) => e.length === 1);
     assert.is(rx.got[0]!.signed, true);
     assert.equal(rx.got[0]!.file, Buffer.from('PK\x03\x04 pretend zip'));
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });
 
 d('refuses a metadata address without sending anything', async () => {
-  const { db, outbox, events, dispatcher } = setup();
+  const { stores, outbox, events, dispatcher } = setup();
   try {
-    outbox.enqueue({ requestid: 'req-m', company: 'acme', url: 'http://169.254.169.254/latest/meta-data/', kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    await outbox.enqueue({ requestid: 'req-m', company: 'acme', url: 'http://169.254.169.254/latest/meta-data/', kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     dispatcher.start();
     await waitFor(events, (e) => e.length === 1);
-    const [s] = outbox.deliveries('req-m');
+    const [s] = await outbox.deliveries('req-m');
     assert.is(s!.state, 'failed');
     assert.match(s!.lastError!, /^refused: Callback URL "http:\/\/169\.254\.169\.254\/latest\/meta-data\/" points at a link-local/);
     assert.is(events[0]!.outcome.type, 'refused');
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
   }
 });
 
 d('stopping aborts a delivery that outlives the grace period; the next start sends it again', async () => {
   const rx = await receiver(['hang', 200]);
-  const { db, outbox, events, dispatcher } = setup({ responseTimeoutMs: 10_000 });
+  const { stores, outbox, events, dispatcher } = setup({ responseTimeoutMs: 10_000 });
   try {
-    const id = outbox.enqueue({ requestid: 'req-stop', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    const id = await outbox.enqueue({ requestid: 'req-stop', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
     dispatcher.start();
     while (rx.got.length === 0) await sleep(10);
     const t0 = Date.now();
     await dispatcher.stop(100);
     assert.ok(Date.now() - t0 < 2000, 'stop does not wait for the response timeout');
     assert.is(events[0]!.outcome.type === 'network' && events[0]!.outcome.code, 'ABORTED');
-    assert.is(outbox.get(id)!.state, 'pending');
+    assert.is((await outbox.get(id))!.state, 'pending');
     dispatcher.start();
     await waitFor(events, (e) => e.some((x) => x.state === 'delivered'));
     assert.equal(rx.got.map((g) => g.headers['x-voxdex-delivery']), [id, id]);
   } finally {
     await dispatcher.stop();
-    db.close();
+    await stores.close();
     await rx.close();
   }
 });

@@ -4,7 +4,6 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, writeSync, closeSync } from 'node:fs';
@@ -14,6 +13,7 @@ import path from 'node:path';
 import { DropFolderWatcher, type DropEvent } from '../src/drop/drop-folder.js';
 import type { SubmitInput, Submitter } from '../src/drop/submitter.js';
 import { voxdexError } from '../src/errors.js';
+import { openSqliteStores } from '../src/store/sqlite-stores.js';
 
 /** Accepts RIFF/WAVE files for known folders, like the service's checks before answering. */
 class RecordingSubmitter implements Submitter {
@@ -66,19 +66,19 @@ function waitFor(events: DropEvent[], n: number, ms = 8000): Promise<void> {
 }
 
 async function harness(opts: { dbFile?: string; submitter?: RecordingSubmitter } = {}) {
-  const db = new Database(opts.dbFile ?? ':memory:');
+  const stores = openSqliteStores(opts.dbFile ?? ':memory:');
   const submitter = opts.submitter ?? new RecordingSubmitter();
   const events: DropEvent[] = [];
-  const watcher = new DropFolderWatcher({ dropDir: root, db, submitter, stableMs: 300, busyRetryMs: 200, onSettled: (e) => events.push(e) });
+  const watcher = new DropFolderWatcher({ dropDir: root, ledger: stores.ledger, submitter, stableMs: 300, busyRetryMs: 200, onSettled: (e) => events.push(e) });
   await watcher.start();
   return {
-    db,
+    stores,
     submitter,
     events,
     watcher,
     stop: async () => {
       await watcher.close();
-      db.close();
+      await stores.close();
     },
   };
 }
@@ -174,7 +174,7 @@ d('a restart between submit and move submits exactly once and then moves the fil
   writeFileSync(path.join(folder(), 'r.wav'), wav(1, 700));
   await waitFor(first.events, 1);
   await closing;
-  first.db.close();
+  await first.stores.close();
   assert.is(submitter.calls.length, 1);
   assert.equal(ls(folder()), ['r.wav'], 'still in place: the move did not happen');
   submitter.onSubmit = undefined;

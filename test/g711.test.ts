@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import alawmulaw from 'alawmulaw';
-import { ALAW_TO_FLOAT, ALAW_TO_INT16, MULAW_TO_FLOAT, MULAW_TO_INT16, encodeG711, linearToAlaw, linearToMulaw } from '../src/stages/g711.js';
+import { ALAW_TO_FLOAT, ALAW_TO_INT16, MULAW_TO_FLOAT, MULAW_TO_INT16, encodeG711, linearToAlaw, linearToMulaw } from '../src/audio/g711.js';
 import { makeTempDir, removeDir, run, writeFile } from './fixtures/make-audio.js';
 
 const g711 = suite('g711');

@@ -1,6 +1,5 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import Database from 'better-sqlite3';
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, readdirSync } from 'node:fs';
@@ -10,6 +9,7 @@ import path from 'node:path';
 import { formatSummary, parseImportArgs, runImport } from '../src/cli/import.js';
 import type { SubmitInput, Submitter } from '../src/drop/submitter.js';
 import { VoxdexError, voxdexError } from '../src/errors.js';
+import { openSqliteStores } from '../src/store/sqlite-stores.js';
 
 class RecordingSubmitter implements Submitter {
   calls: SubmitInput[] = [];
@@ -44,10 +44,10 @@ imp.before.each(() => {
 imp.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
 imp('submits each content once, skips duplicates and partial files, and prints a summary', async () => {
-  const db = new Database(':memory:');
+  const stores = openSqliteStores(':memory:');
   const submitter = new RecordingSubmitter();
   const lines: string[] = [];
-  const s = await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter, db, log: (l) => lines.push(l), progress: false });
+  const s = await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter, ledger: stores.ledger, log: (l) => lines.push(l), progress: false });
   assert.equal({ total: s.total, submitted: s.submitted, duplicates: s.duplicates, failed: s.failed }, { total: 4, submitted: 2, duplicates: 1, failed: 1 });
   assert.equal(submitter.calls.map((c) => [c.originalName, c.source, c.metadata]), [
     ['a.wav', 'import', undefined],
@@ -60,45 +60,45 @@ imp('submits each content once, skips duplicates and partial files, and prints a
     'import done: 4 files: submitted 2, skipped duplicates 1, failed 1\n  failed notes.txt: UNSUPPORTED_AUDIO: notes.txt is not a WAV file or a zip/7z archive',
   );
   assert.equal(readdirSync(path.join(dir, 'src')).sort(), ['.hidden', 'a.wav', 'c.wav.part', 'dup.wav', 'notes.txt', 'sub'], 'nothing moved or deleted');
-  db.close();
+  await stores.close();
 });
 
 imp('a rerun on the same data dir submits nothing twice', async () => {
   const file = path.join(dir, 'jobs.sqlite');
   const submitter = new RecordingSubmitter();
-  let db = new Database(file);
-  await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter, db, log: () => {} });
-  db.close();
-  db = new Database(file);
-  const again = await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter, db, log: () => {} });
+  let stores = openSqliteStores(file);
+  await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter, ledger: stores.ledger, log: () => {} });
+  await stores.close();
+  stores = openSqliteStores(file);
+  const again = await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter, ledger: stores.ledger, log: () => {} });
   assert.equal([again.submitted, again.duplicates, again.failed], [0, 3, 1]);
   assert.is(submitter.calls.length, 2);
-  db.close();
+  await stores.close();
 });
 
 imp('prints plain progress lines when stdout is not a terminal', async () => {
-  const db = new Database(':memory:');
+  const stores = openSqliteStores(':memory:');
   const lines: string[] = [];
-  await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter: new RecordingSubmitter(), db, log: (l) => lines.push(l), progress: false, progressEverySec: 0 });
+  await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter: new RecordingSubmitter(), ledger: stores.ledger, log: (l) => lines.push(l), progress: false, progressEverySec: 0 });
   assert.equal(lines.slice(1, 5), [
     'import: 1/4 files (submitted 1, duplicates 0, failed 0)',
     'import: 2/4 files (submitted 1, duplicates 1, failed 0)',
     'import: 3/4 files (submitted 1, duplicates 1, failed 1)',
     'import: 4/4 files (submitted 2, duplicates 1, failed 1)',
   ]);
-  db.close();
+  await stores.close();
 });
 
 imp('stops at once when the destination folder does not exist', async () => {
-  const db = new Database(':memory:');
+  const stores = openSqliteStores(':memory:');
   try {
-    await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/nope', submitter: new RecordingSubmitter(), db, log: () => {} });
+    await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/nope', submitter: new RecordingSubmitter(), ledger: stores.ledger, log: () => {} });
     assert.unreachable();
   } catch (err) {
     assert.instance(err, VoxdexError);
     assert.is((err as VoxdexError).message, 'No folder acme/sales/nope (import stopped: every file would fail the same way)');
   }
-  db.close();
+  await stores.close();
 });
 
 imp('parses DIR --to CO/ORG/FOLDER and rejects a bad destination', () => {

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { resample, resampleToInt16, toChannelPcm, toInt16 } from '../src/stages/resample.js';
+import { resample, resampleToInt16, toChannelPcm, toInt16 } from '../src/audio/resample.js';
 import { decodeWav } from '../src/stages/decode.js';
 import { ASTERISK_PROMPT, makeTempDir, removeDir, run } from './fixtures/make-audio.js';
 

@@ -12,7 +12,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import yauzl from 'yauzl';
 import { createHttpApp } from '../src/http/server.js';
-import { createSearchHandler, tenancyAuth } from '../src/http/search-routes.js';
+import { tenancyAccess, type Access } from '../src/http/auth.js';
+import { createSearchHandler, mountSearchRoutes, SEARCH_ERRORS } from '../src/http/search-routes.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import { Tenancy } from '../src/tenancy/tenancy.js';
 import { CORPUS, makeTranscript, SPECS } from './conformance/transcript-corpus.js';
@@ -36,8 +37,7 @@ test.before(async (ctx) => {
   ctx.logs = [];
   const logs = ctx.logs;
   const log = pino({ level: 'info' }, new Writable({ write: (chunk, _e, cb) => (logs.push(String(chunk)), cb()) }));
-  const handler = createSearchHandler({ index, auth: tenancyAuth(tenancy), log });
-  const app = createHttpApp(log, (routes) => routes.add(['GET', 'POST', 'DELETE'], '/search/*', handler));
+  const app = createHttpApp(log, (routes) => mountSearchRoutes(routes, { index, access: tenancyAccess(tenancy), log }));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   const server = app.server!;
   ctx.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -203,10 +203,12 @@ test('errors: JSON body with Accept: application/json', async ({ base, acme }) =
   });
 });
 
+/** An auth edge that lets everyone in as the root (for the handler's own checks). */
+const anyone: Access = { authenticate: () => ({ kind: 'root' }), check: async () => ({ kind: 'root' }) };
+
 test('errors: a method other than GET, POST, DELETE is 405 with Allow', async ({ base }) => {
-  const handler = createSearchHandler({ index: {} as never, auth: () => undefined, log: pino({ level: 'silent' }) });
-  const { default: polka } = await import('polka');
-  const app = polka().use('/search', handler);
+  const handler = createSearchHandler({ index: {} as never, access: anyone, log: pino({ level: 'silent' }) });
+  const app = createHttpApp(pino({ level: 'silent' }), (routes) => routes.add(['GET', 'POST', 'DELETE', 'PUT'], '/search/*', handler, SEARCH_ERRORS));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   try {
     const port = (app.server!.address() as AddressInfo).port;
@@ -222,9 +224,8 @@ test('errors: a method other than GET, POST, DELETE is 405 with Allow', async ({
 
 test('errors: an index that is not available is 503 with Retry-After', async () => {
   const closed = new SqliteTranscriptIndex({ file: path.join(dir, 'never-opened.sqlite') });
-  const handler = createSearchHandler({ index: closed, auth: () => undefined, log: pino({ level: 'silent' }) });
-  const { default: polka } = await import('polka');
-  const app = polka().use('/search', handler);
+  const handler = createSearchHandler({ index: closed, access: anyone, log: pino({ level: 'silent' }) });
+  const app = createHttpApp(pino({ level: 'silent' }), (routes) => routes.add(['GET', 'POST', 'DELETE'], '/search/*', handler, SEARCH_ERRORS));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   try {
     const port = (app.server!.address() as AddressInfo).port;

@@ -12,7 +12,8 @@ import * as assert from 'uvu/assert';
 import { createTranscriber } from '../src/asr/transcriber.js';
 import { loadConfig } from '../src/config.js';
 import { createHttpApp } from '../src/http/server.js';
-import { createSearchHandler, tenancyAuth } from '../src/http/search-routes.js';
+import { tenancyAccess } from '../src/http/auth.js';
+import { mountSearchRoutes } from '../src/http/search-routes.js';
 import { silentLogger } from '../src/log.js';
 import { formatQuery, parseTerms } from '../src/search/query.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
@@ -56,8 +57,7 @@ test.before(async (ctx) => {
     makeTranscript({ tid: 'n03', datetime: '2024-05-03T10:00:00Z', duration: 9, model: 'en-us-moonshine', source: 'other.wav', requestid: 'r3',
       metadata: {}, channels: [['my account number is two five one one']] }),
   ]);
-  const handler = createSearchHandler({ index, auth: tenancyAuth(tenancy), log: silentLogger });
-  const app = createHttpApp(silentLogger, (routes) => routes.add(['GET', 'POST', 'DELETE'], '/search/*', handler));
+  const app = createHttpApp(silentLogger, (routes) => mountSearchRoutes(routes, { index, access: tenancyAccess(tenancy), log: silentLogger }));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
   ctx.base = `http://127.0.0.1:${(app.server!.address() as AddressInfo).port}`;
   ctx.close = async () => {

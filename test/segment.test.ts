@@ -4,7 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { segment, segmentSamples } from '../src/stages/segment.js';
+import { segment, segmentSamples } from '../src/audio/segment.js';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 

@@ -6,8 +6,8 @@
 import type { Config } from '../config.js';
 import { voxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
-import { toChannelPcm } from '../stages/resample.js';
-import { segmentSamples, type Segment } from '../stages/segment.js';
+import { toChannelPcm } from '../audio/resample.js';
+import { segmentSamples, type Segment } from '../audio/segment.js';
 import type { ChannelInfo, DecodedAudio, Utterance, WordEvent } from '../types.js';
 import { createAsrPool, type AsrPool } from './pool.js';
 import { loadModelRegistry, type ModelRegistry, type ModelSpec } from './models.js';
@@ -77,7 +77,8 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
   };
 }
 
-interface Job {
+/** One utterance of one channel: the unit of work sent to the ASR pool. */
+interface UtteranceTask {
   channel: number;
   segment: Segment;
   sampleRate: number;
@@ -99,20 +100,20 @@ async function transcribe(
   maxUtteranceSec = Math.min(maxUtteranceSec, spec.maxUtteranceSec ?? Infinity);
   const channels = toChannelPcm(audio, spec.sampleRate);
 
-  const jobs: Job[] = [];
+  const tasks: UtteranceTask[] = [];
   const chaninfo: ChannelInfo[] = [];
   for (const c of channels) {
     const segments = segmentSamples(c.samples, c.sampleRate, { maxUtteranceSec });
     let speech = 0;
     for (const s of segments) {
       speech += s.speechEnd - s.speechStart;
-      jobs.push({ channel: c.channel, segment: s, sampleRate: c.sampleRate, samples: c.samples });
+      tasks.push({ channel: c.channel, segment: s, sampleRate: c.sampleRate, samples: c.samples });
     }
     chaninfo.push({ channel: c.channel, audiosecs: round3(audio.durationSec), speechsecs: round3(speech / c.sampleRate) });
   }
   // Longest first keeps both threads busy to the end of a job.
-  jobs.sort((a, b) => b.segment.end - b.segment.start - (a.segment.end - a.segment.start));
-  const totalSamples = jobs.reduce((n, j) => n + j.segment.end - j.segment.start, 0);
+  tasks.sort((a, b) => b.segment.end - b.segment.start - (a.segment.end - a.segment.start));
+  const totalSamples = tasks.reduce((n, j) => n + j.segment.end - j.segment.start, 0);
 
   const abort = new Int32Array(new SharedArrayBuffer(4));
   // On abort: raise the flag the workers poll, and answer CANCELLED at once; an utterance in flight
@@ -132,16 +133,16 @@ async function transcribe(
   let firstError: unknown;
   let next = 0;
   // A few tasks in flight per job (not all of them): other jobs' utterances queue in between.
-  const lanes = Array.from({ length: Math.min(jobs.length, Math.max(1, pool.threads)) }, async () => {
-    while (next < jobs.length && firstError === undefined && Atomics.load(abort, 0) === 0) {
-      const job = jobs[next++]!;
-      const { start, end } = job.segment;
-      const pcm = job.samples.slice(start, end); // owns its buffer, so it can be transferred
+  const lanes = Array.from({ length: Math.min(tasks.length, Math.max(1, pool.threads)) }, async () => {
+    while (next < tasks.length && firstError === undefined && Atomics.load(abort, 0) === 0) {
+      const task = tasks[next++]!;
+      const { start, end } = task.segment;
+      const pcm = task.samples.slice(start, end); // owns its buffer, so it can be transferred
       try {
         const out = await pool.decode(spec, pcm, abort, { aligner });
-        const offset = start / job.sampleRate;
+        const offset = start / task.sampleRate;
         found.push({
-          channel: job.channel,
+          channel: task.channel,
           words: out.words.map((w) => ({
             word: w.word,
             start: round3(offset + w.start / 1000),
@@ -165,7 +166,7 @@ async function transcribe(
   }
   if (signal?.aborted) throw voxdexError('CANCELLED', 'transcription cancelled');
   if (firstError !== undefined) throw firstError;
-  if (jobs.length === 0) opts.onProgress?.(1);
+  if (tasks.length === 0) opts.onProgress?.(1);
 
   return { ...assemble(spec.name, opts.source, found, chaninfo, audio), notes };
 }

@@ -8,7 +8,7 @@ import type { Config } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { DEFAULT_JITTER, isDelivered, nextDelay, shouldRetry, type BackoffOptions, type DeliveryOutcome } from './backoff.js';
 import { buildMultipart } from './multipart.js';
-import type { CallbackOutbox, DeliveryRow } from './outbox.js';
+import type { CallbackOutbox, DeliveryRow } from '../store/outbox.js';
 import { postOnce } from './post-once.js';
 import { signatureHeader } from './signature.js';
 
@@ -46,6 +46,7 @@ export class CallbackDispatcher {
   #abort = new AbortController();
   #timer: NodeJS.Timeout | undefined;
   #running = false;
+  #ticking: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
 
   constructor(options: DispatcherOptions) {
@@ -59,12 +60,13 @@ export class CallbackDispatcher {
   }
 
   /** Resumes interrupted deliveries and starts delivering. */
-  start(): void {
+  async start(): Promise<void> {
     if (this.#running) return;
     this.#running = true;
     this.#abort = new AbortController();
-    const recovered = this.#o.outbox.recoverInflight();
+    const recovered = await this.#o.outbox.recoverInflight();
     if (recovered > 0) this.#log.info({ recovered }, 'resuming callbacks interrupted by the last stop');
+    if (!this.#running) return; // stopped meanwhile
     this.#unsubscribe = this.#o.outbox.onEnqueue(() => this.wake());
     this.wake();
   }
@@ -84,6 +86,7 @@ export class CallbackDispatcher {
     this.#running = false;
     clearTimeout(this.#timer);
     this.#unsubscribe?.();
+    await this.#ticking;
     const all = Promise.allSettled([...this.#active.values()]);
     let t: NodeJS.Timeout | undefined;
     const timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((r) => (t = setTimeout(() => r(true), graceMs)))]);
@@ -96,11 +99,32 @@ export class CallbackDispatcher {
 
   #tick(): void {
     if (!this.#running) return;
+    if (this.#ticking) {
+      this.#ticking.then(() => this.wake()); // looks again once the tick in progress is done
+      return;
+    }
+    this.#ticking = this.#look()
+      .catch((err) => {
+        this.#log.error({ err }, 'reading the callback outbox failed; retrying');
+        this.#sleep(this.#o.pollMs);
+      })
+      .finally(() => (this.#ticking = undefined));
+  }
+
+  #sleep(ms: number): void {
+    if (!this.#running) return;
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.#tick(), ms);
+    this.#timer.unref();
+  }
+
+  async #look(): Promise<void> {
     const now = Date.now();
     const free = this.#o.concurrency - this.#active.size;
     if (free > 0) {
-      for (const row of this.#o.outbox.due(now, free)) {
-        const attempt = this.#o.outbox.claim(row.id, now);
+      for (const row of await this.#o.outbox.due(now, free)) {
+        if (!this.#running) return;
+        const attempt = await this.#o.outbox.claim(row.id, now);
         if (attempt === 0) continue;
         const p = this.#attempt(row, attempt)
           .catch((err) => this.#log.error({ err, delivery: row.id }, 'callback attempt crashed'))
@@ -111,12 +135,10 @@ export class CallbackDispatcher {
         this.#active.set(row.id, p);
       }
     }
-    const next = this.#o.outbox.nextDueAt();
+    const next = await this.#o.outbox.nextDueAt();
     const wait = next === undefined ? this.#o.pollMs : Math.min(this.#o.pollMs, Math.max(0, next - Date.now()));
     if (this.#active.size >= this.#o.concurrency && next !== undefined && next <= Date.now()) return; // a finishing delivery wakes us
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => this.#tick(), wait);
-    this.#timer.unref();
+    this.#sleep(wait);
   }
 
   async #attempt(row: DeliveryRow, attempt: number): Promise<void> {
@@ -135,7 +157,7 @@ export class CallbackDispatcher {
       nextAt = Date.now() + nextDelay(outcome, attempt, this.backoff, this.#o.random);
     } else state = 'failed';
     const error = describeFailure(outcome, state, attempt);
-    this.#o.outbox.settle(row.id, attempt, {
+    await this.#o.outbox.settle(row.id, attempt, {
       status: outcome.type === 'response' ? outcome.status : undefined,
       error,
       durationMs,

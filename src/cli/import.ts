@@ -5,7 +5,6 @@
  * folder submits nothing twice). Files are left where they are. A progress bar when stdout is a TTY,
  * a plain line every few seconds otherwise, and a summary at the end.
  */
-import type Database from 'better-sqlite3';
 import cliProgress from 'cli-progress';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,16 +13,16 @@ import { isShortName } from '../is.js';
 import type { Destination } from '../types.js';
 import { isCandidateName } from '../drop/files.js';
 import { intakeFile } from '../drop/intake.js';
-import { SubmissionLedger } from '../drop/ledger.js';
 import type { Submitter } from '../drop/submitter.js';
+import type { SubmissionLedger } from '../store/ledger.js';
 
 export interface ImportOptions {
   dir: string;
   /** `CO/ORG/FOLDER` or a Destination. */
   to: string | Destination;
   submitter: Submitter;
-  /** The service's database (holds the sha256 ledger). */
-  db: Database.Database;
+  /** The sha256 ledger (in the service's store). */
+  ledger: SubmissionLedger;
   /** Where lines go (default: console.log). */
   log?: (line: string) => void;
   /** Draw a cli-progress bar (pass `process.stdout.isTTY`); otherwise plain periodic lines. */
@@ -89,7 +88,7 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
   } catch (err) {
     throw voxdexError('NOT_FOUND', `Cannot read ${root} (${(err as Error).message}); name a directory of audio files`);
   }
-  const ledger = new SubmissionLedger(options.db);
+  const ledger = options.ledger;
   const s: ImportSummary = { total: files.length, submitted: 0, duplicates: 0, failed: 0, failures: [] };
   const where = `${destination.company}/${destination.org}/${destination.folder}`;
   log(`import: ${files.length} files from ${root} to ${where}`);

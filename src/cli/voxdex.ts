@@ -15,15 +15,13 @@ import path from 'node:path';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
-import { JobService } from '../jobs/job-service.js';
-import { JobPaths } from '../jobs/paths.js';
-import { createLogger, silentLogger } from '../log.js';
-import { createMetrics } from '../metrics.js';
+import { JobIntake } from '../jobs/intake.js';
+import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
-import { probeUpload } from '../stages/probe.js';
-import { SqliteJobStore, jobStorePath } from '../store/sqlite-job-store.js';
+import { JobPaths } from '../store/paths.js';
+import { jobStorePath } from '../store/sqlite-job-store.js';
+import { openSqliteStores } from '../store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
-import { CallbackOutbox } from '../callbacks/outbox.js';
 import { parseImportArgs, runImport } from './import.js';
 
 const USAGE = `Usage:
@@ -183,30 +181,16 @@ async function serve(config: Readonly<Config>): Promise<number> {
 
 async function importCommand(config: Readonly<Config>, argv: string[]): Promise<number> {
   const { dir, to } = parseImportArgs(argv);
-  const store = new SqliteJobStore(jobStorePath(config.dataDir));
+  const stores = openSqliteStores(jobStorePath(config.dataDir));
   const tenancy = openTenancy(config);
   const registry = loadModelRegistry(config.modelsFile);
   try {
-    const jobs = new JobService({
-      config,
-      log: silentLogger,
-      store,
-      tenancy,
-      outbox: new CallbackOutbox(store.db),
-      paths: new JobPaths(config.dataDir),
-      metrics: createMetrics({ queueDepth: () => 0, jobsByState: () => store.countByState() }),
-      installedModels: () => registry.list(),
-      probe: async (file, _name, zpass) => ({ kind: (await probeUpload(file, { zpass }, config.archive)).kind === 'wav' ? 'audio' : 'archive' }),
-      runJobs: false,
-      // Not used when runJobs is false: the serving process transcribes.
-      index: undefined as never,
-      transcriber: undefined as never,
-      unpack: undefined as never,
-    });
-    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(jobs), db: store.db, progress: process.stdout.isTTY });
+    // Accepts only: the serving process picks the jobs up (it looks for queued jobs every 2 s).
+    const intake = new JobIntake({ config, store: stores.jobs, tenancy, paths: new JobPaths(config.dataDir), installedModels: () => registry.list() });
+    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
   } finally {
-    store.close();
+    await stores.close();
     tenancy.close();
   }
 }

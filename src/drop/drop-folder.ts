@@ -6,16 +6,15 @@
  * Complete = its size has not changed for `stableMs` (chokidar awaitWriteFinish); `*.part` files,
  * hidden entries (`.done`, `.failed`, dot-files) and `.json` sidecars are never taken on their own.
  */
-import type Database from 'better-sqlite3';
 import { watch, type FSWatcher } from 'chokidar';
 import path from 'node:path';
 import { voxdexError } from '../errors.js';
 import { isShortName } from '../is.js';
 import { silentLogger, type Logger } from '../log.js';
+import type { SubmissionLedger } from '../store/ledger.js';
 import type { Destination } from '../types.js';
 import { exists, isCandidateName, moveInto, writeJson } from './files.js';
 import { intakeFile, type IntakeResult } from './intake.js';
-import { SubmissionLedger } from './ledger.js';
 import type { Submitter } from './submitter.js';
 
 export const DONE_DIR = '.done';
@@ -23,8 +22,8 @@ export const FAILED_DIR = '.failed';
 
 export interface DropFolderOptions {
   dropDir: string;
-  /** The service's database (the ledger of submitted hashes lives there). */
-  db: Database.Database;
+  /** The ledger of submitted hashes (in the service's store). */
+  ledger: SubmissionLedger;
   submitter: Submitter;
   log?: Logger;
   /** How long a file's size must stay unchanged before it is taken (default 2000 ms). */
@@ -58,7 +57,7 @@ export class DropFolderWatcher {
   constructor(options: DropFolderOptions) {
     this.#o = options;
     this.#log = options.log ?? silentLogger;
-    this.#ledger = new SubmissionLedger(options.db);
+    this.#ledger = options.ledger;
   }
 
   /** Starts watching; files already there are handled too. Resolves once the initial scan is done. */

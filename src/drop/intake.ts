@@ -7,7 +7,7 @@ import path from 'node:path';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
 import type { Destination } from '../types.js';
 import { exists, readSidecar, sha256File, sidecarPath } from './files.js';
-import type { SubmissionLedger } from './ledger.js';
+import type { SubmissionLedger } from '../store/ledger.js';
 import type { Submitter } from './submitter.js';
 
 export type IntakeResult =
@@ -36,14 +36,14 @@ export async function intakeFile(
     sha256 = await sha256File(file);
     if (await exists(sidecarPath(file))) sidecar = sidecarPath(file);
     const side = await readSidecar(file);
-    const known = deps.ledger.get(destination, sha256);
+    const known = await deps.ledger.get(destination, sha256);
     if (known?.state === 'submitted') {
       const base = { requestid: known.requestid!, sha256, ...(sidecar ? { sidecar } : {}) };
       return known.path === file ? { kind: 'resumed', ...base } : { kind: 'duplicate', ...base, firstPath: known.path };
     }
     // 'submitting' here means a previous process died during submit: submit again (at-least-once in
     // that narrow window; the sha256 goes along so the service can recognise the repeat).
-    deps.ledger.begin(destination, sha256, source, file);
+    await deps.ledger.begin(destination, sha256, source, file);
     const { requestid } = await deps.submitter.submit({
       path: file,
       originalName: path.basename(file),
@@ -52,17 +52,17 @@ export async function intakeFile(
       source,
       sha256,
     });
-    deps.ledger.submitted(destination, sha256, requestid);
+    await deps.ledger.submitted(destination, sha256, requestid);
     deps.afterSubmit?.();
     return { kind: 'submitted', requestid, sha256, ...(sidecar ? { sidecar } : {}) };
   } catch (err) {
     const e = toVoxdexError(err);
     const error = { code: e.code, message: e.message };
     if (BUSY.has(e.code)) {
-      if (sha256) deps.ledger.release(destination, sha256);
+      if (sha256) await deps.ledger.release(destination, sha256);
       return { kind: 'busy', error };
     }
-    if (sha256) deps.ledger.failed(destination, sha256, error);
+    if (sha256) await deps.ledger.failed(destination, sha256, error);
     return { kind: 'failed', error, ...(sha256 ? { sha256 } : {}), ...(sidecar ? { sidecar } : {}) };
   }
 }

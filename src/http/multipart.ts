@@ -7,7 +7,7 @@
  */
 import formidable from 'formidable';
 import { mkdirSync, rmSync } from 'node:fs';
-import { voxdexError } from '../errors.js';
+import { voxdexError, VoxdexError } from '../errors.js';
 import type { Req } from './server.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
@@ -147,8 +147,9 @@ export async function readFields(req: Req, accepted: readonly string[]): Promise
 }
 
 function tooLarge(maxBytes: number) {
-  return Object.assign(
-    voxdexError('TOO_LARGE', `The upload is larger than the limit of ${Math.round(maxBytes / 1048576)} MiB; split the archive or ask the operator to raise VOXDEX_MAX_UPLOAD_MIB`),
+  return new VoxdexError(
+    'TOO_LARGE',
+    `The upload is larger than the limit of ${Math.round(maxBytes / 1048576)} MiB; split the archive or ask the operator to raise VOXDEX_MAX_UPLOAD_MIB`,
     { closeConnection: true },
   );
 }
@@ -158,6 +159,6 @@ function mapFormidableError(err: unknown, maxBytes: number) {
   if (code === 1009 || code === 1016) return tooLarge(maxBytes);
   if (code === 1015) return voxdexError('BAD_ARGUMENT', 'Send exactly one file in the form field "file" (one audio file or one zip/7z archive)');
   if (code === 1006 || code === 1007) return voxdexError('BAD_ARGUMENT', 'Too many or too large form fields; send only the documented parameters');
-  if (code === 1002) return Object.assign(voxdexError('BAD_ARGUMENT', 'The upload was aborted before it was complete; send it again'), { closeConnection: true });
+  if (code === 1002) return new VoxdexError('BAD_ARGUMENT', 'The upload was aborted before it was complete; send it again', { closeConnection: true });
   return voxdexError('BAD_ARGUMENT', `The form could not be read (${(err as Error).message}); send multipart/form-data with the audio in the field "file"`);
 }

@@ -5,7 +5,7 @@
  * unauthenticated request never uses up a company's allowance, and nothing already accepted is
  * ever affected. Over the limit: RATE_LIMITED (429) with `retryAfterSec` (sent as Retry-After).
  */
-import { voxdexError, type VoxdexError } from '../errors.js';
+import { VoxdexError } from '../errors.js';
 import type { Principal } from '../tenancy/tenancy.js';
 
 interface Bucket {
@@ -75,11 +75,9 @@ export class RateLimiter {
     const retryAfterSec = Math.max(1, Math.ceil((1 - b.tokens) / this.#perMs / 1000));
     const who = principal.kind === 'root' ? 'the root token' : `company ${principal.company}`;
     const when = new Date(this.now() + retryAfterSec * 1000).toISOString();
-    return Object.assign(
-      voxdexError(
-        'RATE_LIMITED',
-        `Too many ${this.what} requests for ${who} (limit ${this.perMin} per minute); retry in ${retryAfterSec} second${retryAfterSec === 1 ? '' : 's'} (after ${when}) or ask the operator to raise VOXDEX_RATE_LIMIT_PER_MIN`,
-      ),
+    return new VoxdexError(
+      'RATE_LIMITED',
+      `Too many ${this.what} requests for ${who} (limit ${this.perMin} per minute); retry in ${retryAfterSec} second${retryAfterSec === 1 ? '' : 's'} (after ${when}) or ask the operator to raise VOXDEX_RATE_LIMIT_PER_MIN`,
       { retryAfterSec },
     );
   }

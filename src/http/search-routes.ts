@@ -1,11 +1,13 @@
 /**
- * `GET|POST|DELETE /search/{CO}/{ORG}[/{FOLDER}]` (API.md §6, §8). One handler the service mounts on
+ * `GET|POST|DELETE /search/{CO}/{ORG}[/{FOLDER}]` (API.md §6, §8). One handler mounted on
  * `/search/*`; it parses the path itself (works whether or not the router strips the mount prefix),
- * validates options once for GET and POST alike, asks `auth` who may do it, queries the index and
- * renders. The token comes only from the query string or the POST body and is never logged.
+ * validates options once for GET and POST alike, asks the auth edge who may do it, takes one request
+ * from the principal's rate limit, queries the index and renders. Errors go to the app's onError,
+ * rendered like search answers (text/html, or JSON when asked). The token comes only from the query
+ * string or the POST body and is never logged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { toVoxdexError, voxdexError } from '../errors.js';
+import { voxdexError, VoxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import type { Logger } from '../log.js';
 import {
@@ -17,29 +19,18 @@ import {
 } from '../search/search-options.js';
 import { renderCount, renderDetails, renderError, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from '../search/render.js';
 import type { SearchScope, TranscriptIndex } from '../search/transcript-index.js';
+import type { Access } from './auth.js';
+import type { RateLimiter } from './rate-limit.js';
+import type { ErrorStyle, RouteTable } from './server.js';
 
-/** Throws BAD_TOKEN (401), FORBIDDEN (403) or NOT_FOUND (404) unless `token` may use this scope. */
-export type SearchAuth = (token: string | undefined, company: string, org: string, folder?: string) => void;
-
-export interface SearchHandlerOptions {
+export interface SearchRouteOptions {
   index: TranscriptIndex;
-  auth: SearchAuth;
+  access: Access;
+  /** Per-principal limit on /search (RATE_LIMITED, 429); absent = none. */
+  rateLimit?: RateLimiter;
   log: Logger;
   /** Largest POST body accepted (default 1 MiB). */
   maxBodyBytes?: number;
-}
-
-/** The three checks of src/tenancy in the order /search needs them (token, company, scope). */
-export function tenancyAuth(tenancy: {
-  authenticate(token: string | undefined): unknown;
-  authorize(principal: never, company: string): void;
-  requireScope(company: string, org: string, folder?: string): void;
-}): SearchAuth {
-  return (token, company, org, folder) => {
-    const principal = tenancy.authenticate(token);
-    tenancy.authorize(principal as never, company);
-    tenancy.requireScope(company, org, folder);
-  };
 }
 
 const ALLOW = 'GET, POST, DELETE';
@@ -116,8 +107,24 @@ function send(res: ServerResponse, r: Rendered, headers: Record<string, string |
   res.end(r.body);
 }
 
-export function createSearchHandler(options: SearchHandlerOptions): (req: IncomingMessage, res: ServerResponse) => void {
-  const { index, auth, log } = options;
+/** Search errors as search answers: text/html (or JSON when asked), with the same safe headers. */
+export const SEARCH_ERRORS: ErrorStyle = {
+  render: (e, req) => {
+    const r = renderError(e, req.headers.accept);
+    return { type: r.type, body: r.body, headers: SAFE_HEADERS };
+  },
+  logAs: 'search failed',
+  drain: true,
+};
+
+/** Mounts the search handler on `/search/*` for GET, POST and DELETE, its errors rendered as SEARCH_ERRORS. */
+export function mountSearchRoutes(routes: RouteTable, options: SearchRouteOptions): void {
+  routes.add(['GET', 'POST', 'DELETE'], '/search/*', createSearchHandler(options), SEARCH_ERRORS);
+}
+
+/** The handler; it throws its errors (mount it with SEARCH_ERRORS). */
+export function createSearchHandler(options: SearchRouteOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+  const { index, access, log } = options;
   const limit = options.maxBodyBytes ?? 1024 * 1024;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -125,12 +132,13 @@ export function createSearchHandler(options: SearchHandlerOptions): (req: Incomi
     const accept = req.headers.accept;
     const url = new URL((req as { originalUrl?: string }).originalUrl ?? req.url ?? '/', 'http://localhost');
     if (req.method !== 'GET' && req.method !== 'POST' && req.method !== 'DELETE') {
-      throw Object.assign(voxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /search; use ${ALLOW}.`), { allow: ALLOW });
+      throw new VoxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on /search; use ${ALLOW}.`, { allow: ALLOW });
     }
     const scope = parseSearchPath(url.pathname);
     const raw = await collectOptions(req, url, limit);
     // Who is asking comes before what is asked: an unknown token learns nothing about option syntax.
-    auth(raw.token, scope.company, scope.org, scope.folder);
+    const principal = await access.check(raw.token, () => scope);
+    options.rateLimit?.take(principal);
     const where = { method: req.method, ...scope };
 
     if (req.method === 'DELETE') {
@@ -185,21 +193,6 @@ export function createSearchHandler(options: SearchHandlerOptions): (req: Incomi
     }
   }
 
-  return (req, res) => {
-    handle(req, res).catch((err: unknown) => {
-      const e = toVoxdexError(err);
-      if (e.status >= 500) log.error({ err: (e.cause as Error | undefined) ?? e, code: e.code }, 'search failed');
-      if (res.headersSent) {
-        res.destroy();
-        return;
-      }
-      const headers: Record<string, string | number> = {};
-      const allow = (err as { allow?: string }).allow;
-      if (allow) headers.Allow = allow;
-      if (e.status === 503 || e.status === 429) headers['Retry-After'] = (err as { retryAfterSec?: number }).retryAfterSec ?? 30;
-      send(res, renderError(e, req.headers.accept), headers);
-      if (!req.complete) req.resume();
-    });
-  };
+  return handle;
 }
 

@@ -1,12 +1,13 @@
 /**
- * The HTTP app (polka). One onError renders every error as `{"error":{"code","message"}}` with the
- * status carried on the error (err.status); unknown paths are 404 NOT_FOUND, known paths with the
- * wrong method 405 METHOD_NOT_ALLOWED with an Allow header. Handlers are async: `route()` catches
- * their rejections into the same onError.
+ * The HTTP app (polka). One onError renders every error with the status carried on the error
+ * (err.status) and its typed hints (Retry-After, Allow, Connection: close): as the contract's
+ * `{"error":{"code","message"}}`, or in a route's own ErrorStyle (/search). Unknown paths are 404
+ * NOT_FOUND, known paths with the wrong method 405 METHOD_NOT_ALLOWED with an Allow header.
+ * Handlers are async: `route()` catches their rejections into the same onError.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import polka from 'polka';
-import { toVoxdexError, voxdexError } from '../errors.js';
+import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
 
 export type Req = IncomingMessage & { params: Record<string, string>; query: Record<string, string | string[]>; path: string; originalUrl: string };
@@ -14,8 +15,18 @@ export type Res = ServerResponse;
 export type Handler = (req: Req, res: Res) => Promise<void> | void;
 type Method = 'GET' | 'POST' | 'DELETE' | 'PUT' | 'PATCH' | 'HEAD';
 
+/** How a route's errors are answered, when not as the contract's JSON body. */
+export interface ErrorStyle {
+  /** Content type, body and extra headers of the answer (the status is the error's). */
+  render(e: VoxdexError, req: Req): { type: string; body: string; headers?: Record<string, string> };
+  /** Log every 5xx under this message (by default only INTERNAL errors are logged). */
+  logAs?: string;
+  /** Read and discard a request body left unread. */
+  drain?: boolean;
+}
+
 export interface RouteTable {
-  add(method: Method | Method[], pattern: string, handler: Handler): void;
+  add(method: Method | Method[], pattern: string, handler: Handler, errors?: ErrorStyle): void;
 }
 
 interface Route {
@@ -35,19 +46,26 @@ export function sendText(res: Res, status: number, text: string, type = 'text/pl
   res.end(text);
 }
 
-/** Renders any error as the contract's JSON error body. */
-export function sendError(res: Res, err: unknown, log?: Logger): void {
+/** The one onError: renders any error as the contract's JSON error body, or in the route's style. */
+export function sendError(res: Res, err: unknown, log?: Logger, req?: Req, style?: ErrorStyle): void {
   const e = toVoxdexError(err);
-  if (e.status >= 500 && e.code === 'INTERNAL') log?.error({ err: (e.cause as Error | undefined) ?? e }, 'internal error');
+  if (e.status >= 500 && style?.logAs) log?.error({ err: (e.cause as Error | undefined) ?? e, code: e.code }, style.logAs);
+  else if (e.status >= 500 && e.code === 'INTERNAL') log?.error({ err: (e.cause as Error | undefined) ?? e }, 'internal error');
   if (res.headersSent) {
     res.destroy();
     return;
   }
   const headers: Record<string, string | number> = {};
-  const retryAfter = (err as { retryAfterSec?: number } | null)?.retryAfterSec;
-  if (e.status === 503 || e.status === 429) headers['Retry-After'] = retryAfter ?? 30;
-  if (e.status === 405 && (err as { allow?: string }).allow) headers.Allow = (err as { allow: string }).allow;
-  if ((err as { closeConnection?: boolean } | null)?.closeConnection) headers.Connection = 'close';
+  if (e.status === 503 || e.status === 429) headers['Retry-After'] = e.retryAfterSec ?? 30;
+  if (e.status === 405 && e.allow) headers.Allow = e.allow;
+  if (e.closeConnection) headers.Connection = 'close';
+  if (style && req) {
+    const r = style.render(e, req);
+    res.writeHead(e.status, { ...r.headers, 'Content-Type': r.type, 'Content-Length': Buffer.byteLength(r.body), ...headers });
+    res.end(r.body);
+    if (style.drain && !req.complete) req.resume();
+    return;
+  }
   sendJson(res, e.status, { error: { code: e.code, message: e.message } }, headers);
 }
 
@@ -60,7 +78,7 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
       const path = (req.path ?? req.url ?? '/').split('?')[0]!;
       const allowed = [...new Set(known.filter((r) => r.regex.test(path)).flatMap((r) => r.methods))];
       if (allowed.length > 0) {
-        const err = Object.assign(voxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`), {
+        const err = new VoxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
           allow: allowed.join(', '),
         });
         sendError(res, err, log);
@@ -70,15 +88,15 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
     },
   });
   const routes: RouteTable = {
-    add(method, pattern, handler) {
+    add(method, pattern, handler, errors) {
       const methods = Array.isArray(method) ? method : [method];
       known.push({ methods, pattern, regex: patternRegex(pattern) });
       const wrapped = (req: Req, res: Res) => {
         try {
           const p = handler(req, res);
-          if (p && typeof (p as Promise<void>).catch === 'function') (p as Promise<void>).catch((err) => sendError(res, err, log));
+          if (p && typeof (p as Promise<void>).catch === 'function') (p as Promise<void>).catch((err) => sendError(res, err, log, req, errors));
         } catch (err) {
-          sendError(res, err, log);
+          sendError(res, err, log, req, errors);
         }
       };
       for (const m of methods) (app as unknown as Record<string, (p: string, h: unknown) => void>)[m.toLowerCase()]!.call(app, pattern, wrapped);

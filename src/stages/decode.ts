@@ -9,7 +9,7 @@ import { endianness } from 'node:os';
 import { voxdexError } from '../errors.js';
 import type { AudioFormat, DecodedAudio, Stage } from '../types.js';
 import { parseWavHeader, type ReadAt, type WavHeader } from '../audio/wav-header.js';
-import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from './g711.js';
+import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from '../audio/g711.js';
 
 export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from '../audio/wav-header.js';
 

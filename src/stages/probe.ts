@@ -12,13 +12,14 @@ import { checkEntries, classifyMembers, type ArchiveLimits } from '../audio/arch
 /** Members the probe decompresses at most while looking for one WAV. */
 const PROBE_READS = 3;
 
-export interface ProbeResult {
+/** What the acceptance check found: the container, and for archives how many members may be audio. */
+export interface ProbedUpload {
   kind: 'wav' | 'zip' | '7z';
   /** Archives: members that may be audio (files other than .json sidecars). */
   members?: number;
 }
 
-export async function probeUpload(path: string, opts: { zpass?: string; signal?: AbortSignal }, limits: ArchiveLimits): Promise<ProbeResult> {
+export async function probeUpload(path: string, opts: { zpass?: string; signal?: AbortSignal }, limits: ArchiveLimits): Promise<ProbedUpload> {
   const s = sniffFile(path);
   if (s.kind === 'other') throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s));
   if (s.kind === 'wav') {

@@ -13,8 +13,6 @@ import { extractArchive, listArchive } from '../audio/seven-zip.js';
 import { checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
 import { noAudio } from './probe.js';
 
-export { probeUpload, type ProbeResult } from './probe.js';
-
 export interface UnpackInput {
   /** The uploaded file. */
   path: string;

@@ -1,15 +1,18 @@
 /**
  * The job store interface: transcription requests (jobs) and their per-file items.
  * A job moves queued → running → done | failed | cancelled; items move queued → running → done | failed.
- * Every adapter runs the same conformance suite (test/job-store.test.ts).
+ * Every method is async so that an adapter over a network database fits; every adapter runs the
+ * same conformance suite (test/conformance/job-store.conformance.ts).
  */
 import type { ErrorInfo } from '../errors.js';
 import type { Destination, OutputFormat } from '../types.js';
+import type { EnqueueInput } from './outbox.js';
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 export type ItemState = 'queued' | 'running' | 'done' | 'failed';
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
-export const FINAL_STATES: readonly JobState[] = ['done', 'failed', 'cancelled'];
+export type FinalState = 'done' | 'failed' | 'cancelled';
+export const FINAL_STATES: readonly FinalState[] = ['done', 'failed', 'cancelled'];
 
 export interface NewJob {
   id: string;
@@ -61,27 +64,41 @@ export interface JobItem {
 
 export type ItemPatch = Partial<Pick<JobItem, 'state' | 'error' | 'tid' | 'audiosecs' | 'transcriptPath'>> & { bumpAttempts?: boolean };
 
+/** How a job ends. */
+export interface Settlement {
+  state: FinalState;
+  error?: ErrorInfo;
+  resultPath?: string;
+}
+
 export interface JobStore {
-  /** Adds a queued job; adding an id that exists returns the existing job unchanged. */
-  create(job: NewJob): Job;
-  get(id: string): Job | undefined;
+  /** Adds a queued job, durably, before resolving; adding an id that exists resolves to the existing job unchanged. */
+  create(job: NewJob): Promise<Job>;
+  get(id: string): Promise<Job | undefined>;
   /** Queued and running jobs in acceptance order. */
-  listUnfinished(): Job[];
+  listUnfinished(): Promise<Job[]>;
+  /** Jobs waiting to run (checked on every submission: keep it cheap). */
+  countQueued(): Promise<number>;
   /** queued|running → running (attempts + 1). False when the job is final or missing. */
-  markRunning(id: string): boolean;
-  setProgress(id: string, progress: number): void;
-  /** queued|running → final state. False when already final or missing (first final state wins). */
-  finish(id: string, state: 'done' | 'failed' | 'cancelled', extra?: { error?: ErrorInfo; resultPath?: string }): boolean;
-  /** Adds the members that are not there yet (idempotent), returns all items in order. */
-  setItems(id: string, members: string[]): JobItem[];
-  items(id: string): JobItem[];
-  updateItem(id: string, member: string, patch: ItemPatch): void;
-  /** Number of queued jobs accepted before this one (0 when running or final). */
-  queuePosition(id: string): number;
-  countByState(): Record<JobState, number>;
+  markRunning(id: string): Promise<boolean>;
+  /** Advisory (called per utterance); an adapter may commit it without waiting for durability. */
+  setProgress(id: string, progress: number): Promise<void>;
+  /**
+   * queued|running → final state, clearing the archive password, and — in the same transaction —
+   * the callback delivery when one is given. False (and no delivery) when already final or missing:
+   * the first final state wins.
+   */
+  settle(id: string, settlement: Settlement, callback?: EnqueueInput): Promise<boolean>;
+  /** Adds the members that are not there yet (idempotent), resolves to all items in order. */
+  setItems(id: string, members: string[]): Promise<JobItem[]>;
+  items(id: string): Promise<JobItem[]>;
+  updateItem(id: string, member: string, patch: ItemPatch): Promise<void>;
+  /** Number of queued jobs accepted before this one, plus one (0 when running or final). */
+  queuePosition(id: string): Promise<number>;
+  countByState(): Promise<Record<JobState, number>>;
   /** Removes the job and its items. */
-  delete(id: string): boolean;
+  delete(id: string): Promise<boolean>;
   /** Whether the store answers (for /health). */
-  ping(): boolean;
-  close(): void;
+  ping(): Promise<boolean>;
+  close(): Promise<void>;
 }

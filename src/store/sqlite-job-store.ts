@@ -1,12 +1,15 @@
 /**
  * JobStore over SQLite (better-sqlite3), WAL with synchronous=FULL: a committed row survives
- * kill -9 and power loss. Lives at `<dataDir>/jobs.sqlite`.
+ * kill -9 and power loss. Lives at `<dataDir>/jobs.sqlite`, with the callback outbox and the
+ * submission ledger (src/store/sqlite-stores.ts opens the three on one connection). better-sqlite3
+ * is synchronous: each method does its work before it returns its (already settled) promise.
  */
 import type Database from 'better-sqlite3';
 import path from 'node:path';
 import type { ErrorInfo } from '../errors.js';
-import { openSqlite } from './sqlite.js';
-import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob } from './job-store.js';
+import type { EnqueueInput } from './outbox.js';
+import type { SqliteCallbackOutbox } from './sqlite-outbox.js';
+import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob, type Settlement } from './job-store.js';
 
 interface JobRow {
   seq: number;
@@ -53,10 +56,14 @@ export function jobStorePath(dataDir: string): string {
 }
 
 export class SqliteJobStore implements JobStore {
+  /** The connection (shared with the outbox and the ledger); for this adapter's own tests. */
   readonly db: Database.Database;
+  readonly #outbox: SqliteCallbackOutbox;
 
-  constructor(file: string) {
-    this.db = openSqlite(file, 'FULL');
+  /** `db` opened by openSqlite(file, 'FULL'); `outbox` on the same connection (settle writes its rows). */
+  constructor(db: Database.Database, outbox: SqliteCallbackOutbox) {
+    this.db = db;
+    this.#outbox = outbox;
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS jobs (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
@@ -73,8 +80,8 @@ export class SqliteJobStore implements JobStore {
     `);
   }
 
-  create(job: NewJob): Job {
-    const existing = this.get(job.id);
+  #insert(job: NewJob): Job {
+    const existing = this.#get(job.id);
     if (existing) return existing;
     this.#sql(
         `INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
@@ -100,7 +107,7 @@ export class SqliteJobStore implements JobStore {
         job.sizeBytes,
         new Date().toISOString(),
       );
-    return this.get(job.id)!;
+    return this.#get(job.id)!;
   }
 
   readonly #statements = new Map<string, Database.Statement>();
@@ -118,11 +125,10 @@ export class SqliteJobStore implements JobStore {
   #pending: { job: NewJob; resolve: (j: Job) => void; reject: (err: unknown) => void }[] = [];
 
   /**
-   * create() with group commit: rows created in the same turn of the event loop (concurrent
-   * uploads) are committed in one transaction, i.e. one WAL fsync for all of them. Resolves once
-   * its row is durably committed.
+   * Group commit: rows created in the same turn of the event loop (concurrent uploads) are committed
+   * in one transaction, i.e. one WAL fsync for all of them. Resolves once its row is durably committed.
    */
-  createBatched(job: NewJob): Promise<Job> {
+  create(job: NewJob): Promise<Job> {
     return new Promise((resolve, reject) => {
       this.#pending.push({ job, resolve, reject });
       if (this.#pending.length === 1) setImmediate(() => this.#flush());
@@ -134,7 +140,7 @@ export class SqliteJobStore implements JobStore {
     if (batch.length === 0) return;
     let jobs: Job[];
     try {
-      jobs = this.db.transaction(() => batch.map((b) => this.create(b.job)))();
+      jobs = this.db.transaction(() => batch.map((b) => this.#insert(b.job)))();
     } catch (err) {
       for (const b of batch) b.reject(err);
       return;
@@ -142,16 +148,20 @@ export class SqliteJobStore implements JobStore {
     batch.forEach((b, i) => b.resolve(jobs[i]!));
   }
 
-  get(id: string): Job | undefined {
+  async get(id: string): Promise<Job | undefined> {
+    return this.#get(id);
+  }
+
+  #get(id: string): Job | undefined {
     const row = this.#sql('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
     return row && toJob(row);
   }
 
-  listUnfinished(): Job[] {
+  async listUnfinished(): Promise<Job[]> {
     return (this.#sql("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY seq").all() as JobRow[]).map(toJob);
   }
 
-  markRunning(id: string): boolean {
+  async markRunning(id: string): Promise<boolean> {
     const r = this.#sql("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = COALESCE(started, ?) WHERE id = ? AND state IN ('queued', 'running')")
       .run(new Date().toISOString(), id);
     return r.changes === 1;
@@ -162,7 +172,7 @@ export class SqliteJobStore implements JobStore {
    * (synchronous=NORMAL for this one statement; the next FULL commit makes it durable along with it),
    * so it does not stall the event loop. It survives kill -9 like every commit; only power loss may undo it.
    */
-  setProgress(id: string, progress: number): void {
+  async setProgress(id: string, progress: number): Promise<void> {
     this.db.pragma('synchronous = NORMAL');
     try {
       this.#sql("UPDATE jobs SET progress = ? WHERE id = ? AND state IN ('queued', 'running')").run(Math.max(0, Math.min(1, progress)), id);
@@ -171,27 +181,36 @@ export class SqliteJobStore implements JobStore {
     }
   }
 
-  finish(id: string, state: 'done' | 'failed' | 'cancelled', extra: { error?: ErrorInfo; resultPath?: string } = {}): boolean {
+  /** The final state and the callback row in one transaction (one WAL commit, synchronous=FULL). */
+  async settle(id: string, settlement: Settlement, callback?: EnqueueInput): Promise<boolean> {
+    return this.db.transaction(() => {
+      const changed = this.#finish(id, settlement);
+      if (changed && callback) this.#outbox.insert(callback);
+      return changed;
+    })();
+  }
+
+  #finish(id: string, { state, error, resultPath }: Settlement): boolean {
     const r = this.#sql(
         `UPDATE jobs SET state = ?, finished = ?, error = ?, result_path = ?, zpass = NULL,
            progress = CASE WHEN ? = 'done' THEN 1 ELSE progress END
          WHERE id = ? AND state IN ('queued', 'running')`,
       )
-      .run(state, new Date().toISOString(), extra.error ? JSON.stringify(extra.error) : null, extra.resultPath ?? null, state, id);
+      .run(state, new Date().toISOString(), error ? JSON.stringify(error) : null, resultPath ?? null, state, id);
     return r.changes === 1;
   }
 
-  setItems(id: string, members: string[]): JobItem[] {
+  async setItems(id: string, members: string[]): Promise<JobItem[]> {
     const insert = this.#sql("INSERT OR IGNORE INTO items (request_id, member, idx, state) VALUES (?, ?, ?, 'queued')");
     this.db.transaction(() => members.forEach((m, i) => insert.run(id, m, i)))();
     return this.items(id);
   }
 
-  items(id: string): JobItem[] {
+  async items(id: string): Promise<JobItem[]> {
     return (this.#sql('SELECT * FROM items WHERE request_id = ? ORDER BY idx').all(id) as ItemRow[]).map(toItem);
   }
 
-  updateItem(id: string, member: string, patch: ItemPatch): void {
+  async updateItem(id: string, member: string, patch: ItemPatch): Promise<void> {
     const sets: string[] = [];
     const values: unknown[] = [];
     const put = (col: string, v: unknown) => {
@@ -208,18 +227,18 @@ export class SqliteJobStore implements JobStore {
     this.#sql(`UPDATE items SET ${sets.join(', ')} WHERE request_id = ? AND member = ?`).run(...values, id, member);
   }
 
-  queuePosition(id: string): number {
+  async queuePosition(id: string): Promise<number> {
     const row = this.#sql('SELECT seq, state FROM jobs WHERE id = ?').get(id) as { seq: number; state: string } | undefined;
     if (!row || row.state !== 'queued') return 0;
     return (this.#sql("SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND seq < ?").pluck().get(row.seq) as number) + 1;
   }
 
   /** Jobs waiting to run (an index-only count: cheap on every submission). */
-  countQueued(): number {
+  async countQueued(): Promise<number> {
     return this.#sql("SELECT COUNT(*) FROM jobs WHERE state = 'queued'").pluck().get() as number;
   }
 
-  countByState(): Record<JobState, number> {
+  async countByState(): Promise<Record<JobState, number>> {
     const counts = Object.fromEntries(JOB_STATES.map((s) => [s, 0])) as Record<JobState, number>;
     for (const r of this.#sql('SELECT state, COUNT(*) AS n FROM jobs GROUP BY state').all() as { state: JobState; n: number }[]) {
       counts[r.state] = r.n;
@@ -227,14 +246,14 @@ export class SqliteJobStore implements JobStore {
     return counts;
   }
 
-  delete(id: string): boolean {
+  async delete(id: string): Promise<boolean> {
     return this.db.transaction(() => {
       this.#sql('DELETE FROM items WHERE request_id = ?').run(id);
       return this.#sql('DELETE FROM jobs WHERE id = ?').run(id).changes === 1;
     })();
   }
 
-  ping(): boolean {
+  async ping(): Promise<boolean> {
     try {
       return this.db.open && this.#sql('SELECT 1').pluck().get() === 1;
     } catch {
@@ -242,7 +261,7 @@ export class SqliteJobStore implements JobStore {
     }
   }
 
-  close(): void {
+  async close(): Promise<void> {
     if (this.db.open) this.#flush();
     if (this.db.open) this.db.close();
   }

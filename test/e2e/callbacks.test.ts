@@ -83,7 +83,7 @@ e2e('POSTs the signed result to the callback URL once the request is done', asyn
   assert.equal([doc.requestid, doc.source], [requestid, 'agent-loginok.wav']);
 
   await new Promise((r) => setTimeout(r, 100));
-  const status = service.outbox.deliveries(requestid);
+  const status = await service.outbox.deliveries(requestid);
   assert.is(status[0]!.state, 'delivered');
   assert.equal(status[0]!.attempts.map((a) => a.status), [503, 200]);
 });

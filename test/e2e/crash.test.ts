@@ -8,7 +8,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SqliteJobStore, jobStorePath } from '../../src/store/sqlite-job-store.js';
+import { jobStorePath } from '../../src/store/sqlite-job-store.js';
+import { openSqliteStores } from '../../src/store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { makeCall, makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
 import { getJson, sleep, startChild, startReceiver, upload, waitHealthy, type Child } from './harness.js';
@@ -124,14 +125,15 @@ crash('resumes queued and running jobs and pending callbacks after kill -9, each
     assert.ok(Date.now() - t0 < 30_000);
 
     // In the store: every job done once; those killed mid-run were started again (attempts 2).
-    const store = new SqliteJobStore(jobStorePath(dataDir));
+    const stores = openSqliteStores(jobStorePath(dataDir));
+    const store = stores.jobs;
     try {
-      const jobs = ids.map((id) => store.get(id)!);
+      const jobs = await Promise.all(ids.map(async (id) => (await store.get(id))!));
       assert.equal(jobs.map((j) => j.state), ids.map(() => 'done'));
       assert.ok(jobs.some((j) => j.attempts === 2), `attempts: ${jobs.map((j) => j.attempts)}`);
-      for (const id of ids) assert.equal(store.items(id).map((i) => i.state), ['done']);
+      for (const id of ids) assert.equal((await store.items(id)).map((i) => i.state), ['done']);
     } finally {
-      store.close();
+      await stores.close();
     }
   } finally {
     await rx.close();

@@ -11,6 +11,8 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createService, type Service } from '../../src/service.js';
+import { openSqlite } from '../../src/store/sqlite.js';
+import { jobStorePath } from '../../src/store/sqlite-job-store.js';
 
 const PROMPT = '/usr/share/asterisk/sounds/en_US_f_Allison/agent-loginok.wav';
 const e2e = suite('e2e: drop folder through the service');
@@ -63,7 +65,9 @@ e2e('a dropped recording with a sidecar becomes one job; an unknown folder fails
   copyFileSync(PROMPT, path.join(unknown, 'other.wav'));
 
   await until(() => existsSync(path.join(folder, '.done', 'call-0001.json')) && existsSync(path.join(unknown, '.failed', 'other.wav.error.json')));
-  const jobs = service.store.db.prepare('SELECT id, source, company, org, folder, metadata FROM jobs').all() as Record<string, string>[];
+  const db = openSqlite(jobStorePath(service.config.dataDir), 'FULL'); // the SQLite file itself, as an operator would read it
+  const jobs = db.prepare('SELECT id, source, company, org, folder, metadata FROM jobs').all() as Record<string, string>[];
+  db.close();
   assert.is(jobs.length, 1);
   assert.equal({ ...jobs[0], id: undefined }, { id: undefined, source: 'call-0001.wav', company: 'acme', org: 'sales', folder: 'calls', metadata: '{"agent":"Ana"}' });
   assert.equal(readdirSync(path.join(folder, '.done')).sort(), ['call-0001.json', 'call-0001.wav']);

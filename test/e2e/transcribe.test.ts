@@ -13,6 +13,8 @@ import { verifySignature } from '../../src/callbacks/signature.js';
 import type { Service } from '../../src/service.js';
 import { ASTERISK_PROMPT, make7z, makeCall, makeTempDir, makeWav, makeZip, removeDir, run } from '../fixtures/make-audio.js';
 import { getJson, startInProcess, startReceiver, upload, waitResult } from './harness.js';
+import { openSqlite } from '../../src/store/sqlite.js';
+import { jobStorePath } from '../../src/store/sqlite-job-store.js';
 
 const e2e = suite('e2e: transcribe');
 
@@ -191,7 +193,7 @@ e2e('transcribes an encrypted 7z given zpass and refuses a wrong password before
   assert.equal(Object.keys(files).sort(), ['activated.txt', 'call-0042.txt', 'errors.json']);
   for (const line of files['call-0042.txt']!.trim().split('\n')) assert.match(line, /^\[[01]\] /);
   assert.equal(JSON.parse(files['errors.json']!).map((e: any) => e.file), ['notes.txt']);
-  assert.is(ctx.svc.store.get(up.body.requestid)!.zpass, undefined); // the password is not kept after the job
+  assert.is((await ctx.svc.store.get(up.body.requestid))!.zpass, undefined); // the password is not kept after the job
 });
 
 e2e('POSTs the result to the callback URL, signed with the company secret', async () => {
@@ -230,7 +232,7 @@ e2e('names not-implemented parameters in the warning and refuses unknown ones li
 });
 
 e2e('refuses bad requests with the contract status and code, queueing nothing', async () => {
-  const before = ctx.svc.store.countByState();
+  const before = await ctx.svc.store.countByState();
   const flac = path.join(ctx.dir, 'tone.flac');
   await run('sox', ['-n', '-r', '8000', flac, 'synth', '0.5', 'sine', '440']);
   const wav22k = await makeWav(ctx.dir, { rate: 22050, seconds: 0.5, name: 'tone-22k.wav' });
@@ -260,7 +262,7 @@ e2e('refuses bad requests with the contract status and code, queueing nothing', 
     assert.is(r.body.error.code, code, what);
     assert.type(r.body.error.message, 'string');
   }
-  assert.equal(ctx.svc.store.countByState(), before);
+  assert.equal(await ctx.svc.store.countByState(), before);
   const put = await getJson(`${ctx.url}/transcribe`, { method: 'PUT' });
   assert.is(put.status, 405);
   assert.is(put.body.error.code, 'METHOD_NOT_ALLOWED');
@@ -277,7 +279,7 @@ e2e('refuses bad requests with the contract status and code, queueing nothing', 
 e2e('root may submit to an explicit folder; a company token is refused on another company’s request', async () => {
   const up = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.root }, path: '/transcribe/acme/support/q4' });
   assert.is(up.status, 200);
-  assert.equal(ctx.svc.store.get(up.body.requestid)!.destination, { company: 'acme', org: 'support', folder: 'q4' });
+  assert.equal((await ctx.svc.store.get(up.body.requestid))!.destination, { company: 'acme', org: 'support', folder: 'q4' });
   const other = await getJson(`${ctx.url}/transcribe/result?token=${ctx.globex}&requestid=${up.body.requestid}`);
   assert.is(other.status, 403);
   assert.is(other.body.error.code, 'FORBIDDEN');
@@ -327,7 +329,7 @@ e2e('a request whose every file fails is 422 and says why; an archive with no au
 
 e2e('gives up a request that the service stopped on 8 times instead of crash-looping', async () => {
   const id = '0b5b6c1e-2f4a-4c1d-8e9f-3a2b1c0d9e8f';
-  ctx.svc.store.create({
+  await ctx.svc.store.create({
     id,
     destination: { company: 'acme', org: 'sales', folder: 'calls' },
     model: 'auto',
@@ -338,8 +340,10 @@ e2e('gives up a request that the service stopped on 8 times instead of crash-loo
     uploadPath: ctx.pcm8,
     sizeBytes: 1,
   });
-  ctx.svc.store.db.prepare('UPDATE jobs SET attempts = 8 WHERE id = ?').run(id);
-  ctx.svc.jobs.scheduler.enqueue(ctx.svc.store.get(id)!);
+  const db = openSqlite(jobStorePath(ctx.svc.config.dataDir), 'FULL'); // as if the process had died 8 times on it
+  db.prepare('UPDATE jobs SET attempts = 8 WHERE id = ?').run(id);
+  db.close();
+  ctx.svc.runner.enqueue((await ctx.svc.store.get(id))!);
   const r = await waitResult(ctx.url, ctx.acme, id);
   assert.is(r.status, 422);
   assert.is(r.body.error.code, 'INTERNAL');
@@ -350,7 +354,7 @@ e2e('deletes the result, the audio and the transcripts in the index', async () =
   const small = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme } });
   const r = await waitResult(ctx.url, ctx.acme, small.body.requestid);
   assert.is(r.status, 200);
-  const job = ctx.svc.store.get(small.body.requestid)!;
+  const job = (await ctx.svc.store.get(small.body.requestid))!;
   const count = () => getJson(`${ctx.url}/search/acme/sales?token=${ctx.acme}&output=count&requestid=${small.body.requestid}`);
   assert.is(String((await count()).body).trim(), '1');
   const del = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${small.body.requestid}`, { method: 'DELETE' });

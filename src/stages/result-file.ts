@@ -11,7 +11,7 @@ import yazl from 'yazl';
 import type { ErrorInfo } from '../errors.js';
 import { outputExtension, renderTranscript } from '../render/output.js';
 import type { OutputFormat, TranscriptDocument } from '../types.js';
-import { fsyncPath, writeDurably } from './paths.js';
+import { fsyncPath, writeDurably } from '../store/paths.js';
 
 export interface MemberOutcome {
   member: string;

@@ -1,68 +1,10 @@
 /**
- * The durable callback outbox: one row per (requestid, kind) delivery and one row per attempt, in the
- * service's SQLite database (so a job's completion and its callback can commit in one transaction).
- * State machine: pending → inflight → delivered | failed, or back to pending with a later next_at.
- * An item left inflight by a process that died is put back to pending on start (at-least-once; the
- * delivery id stays the same so receivers can de-duplicate).
+ * The callback outbox (src/store/outbox.ts) over SQLite, in the jobs database: SqliteJobStore.settle
+ * writes a job's callback row with `insert()` inside its own transaction.
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { ErrorInfo } from '../errors.js';
-
-export type CallbackKind = 'result' | 'error';
-export type DeliveryState = 'pending' | 'inflight' | 'delivered' | 'failed';
-
-export interface EnqueueInput {
-  requestid: string;
-  company: string;
-  url: string;
-  kind: CallbackKind;
-  /** The `file` part: the bytes themselves, or the path of a file read at delivery time. */
-  body: Buffer | string;
-  contentType: string;
-  filename: string;
-  /** The company's callback secret; optional when the dispatcher is given `secretFor`. */
-  secret?: string;
-}
-
-export interface AttemptRecord {
-  attempt: number;
-  at: string;
-  durationMs?: number;
-  status?: number;
-  error?: string;
-}
-
-/** What the request status shows about one callback. */
-export interface DeliveryStatus {
-  delivery: string;
-  kind: CallbackKind;
-  url: string;
-  state: DeliveryState;
-  attempts: AttemptRecord[];
-  nextAttemptAt?: string;
-  deliveredAt?: string;
-  lastError?: string;
-}
-
-export interface DeliveryRow {
-  id: string;
-  requestid: string;
-  kind: CallbackKind;
-  company: string;
-  url: string;
-  body: Buffer | null;
-  body_path: string | null;
-  content_type: string;
-  filename: string;
-  secret: string | null;
-  state: DeliveryState;
-  attempts: number;
-  next_at: number;
-  created_at: number;
-  updated_at: number;
-  last_error: string | null;
-}
+import type { AttemptRecord, AttemptResult, CallbackOutbox, DeliveryRow, DeliveryStatus, EnqueueInput } from './outbox.js';
 
 interface AttemptRow {
   attempt: number;
@@ -72,7 +14,7 @@ interface AttemptRow {
   error: string | null;
 }
 
-export class CallbackOutbox {
+export class SqliteCallbackOutbox implements CallbackOutbox {
   readonly #db: Database.Database;
   readonly #listeners = new Set<() => void>();
 
@@ -93,11 +35,15 @@ export class CallbackOutbox {
     `);
   }
 
+  async enqueue(input: EnqueueInput, now = Date.now()): Promise<string> {
+    return this.insert(input, now);
+  }
+
   /**
    * Adds a delivery unless one exists for (requestid, kind); returns its delivery id either way.
-   * Safe inside the caller's transaction; dispatchers are woken after the current tick.
+   * Synchronous, so it can run inside the caller's transaction; dispatchers are woken after the current tick.
    */
-  enqueue(input: EnqueueInput, now = Date.now()): string {
+  insert(input: EnqueueInput, now = Date.now()): string {
     const isPath = typeof input.body === 'string';
     this.#db
       .prepare(
@@ -124,54 +70,31 @@ export class CallbackOutbox {
     return id;
   }
 
-  /**
-   * Notifies a failed request: to `callbackerror`, else `callback`; the `file` part is
-   * {"requestid","state":"failed","error":{code,message}}. Returns the delivery id, or undefined when
-   * the request named no URL.
-   */
-  enqueueFailure(input: { requestid: string; company: string; callback?: string; callbackerror?: string; error: ErrorInfo; secret?: string }, now = Date.now()): string | undefined {
-    const url = input.callbackerror || input.callback;
-    if (!url) return undefined;
-    return this.enqueue(
-      {
-        requestid: input.requestid,
-        company: input.company,
-        url,
-        kind: 'error',
-        body: failureBody(input.requestid, input.error),
-        contentType: 'application/json',
-        filename: `${input.requestid}.error.json`,
-        secret: input.secret,
-      },
-      now,
-    );
-  }
-
   /** Called (asynchronously) after each enqueue; the dispatcher uses it to wake up. */
   onEnqueue(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  get(id: string): DeliveryRow | undefined {
+  async get(id: string): Promise<DeliveryRow | undefined> {
     return this.#db.prepare('SELECT * FROM callback_deliveries WHERE id = ?').get(id) as DeliveryRow | undefined;
   }
 
   /** Pending deliveries whose time has come, oldest first. */
-  due(now: number, limit: number): DeliveryRow[] {
+  async due(now: number, limit: number): Promise<DeliveryRow[]> {
     return this.#db
       .prepare(`SELECT * FROM callback_deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, created_at LIMIT ?`)
       .all(now, limit) as DeliveryRow[];
   }
 
   /** When the next pending delivery is due (ms epoch), if any. */
-  nextDueAt(): number | undefined {
+  async nextDueAt(): Promise<number | undefined> {
     const v = this.#db.prepare(`SELECT MIN(next_at) FROM callback_deliveries WHERE state = 'pending'`).pluck().get() as number | null;
     return v ?? undefined;
   }
 
   /** pending → inflight and opens attempt N; returns N, or 0 when another dispatcher took it. */
-  claim(id: string, now = Date.now()): number {
+  async claim(id: string, now = Date.now()): Promise<number> {
     return this.#db.transaction(() => {
       const r = this.#db
         .prepare(`UPDATE callback_deliveries SET state = 'inflight', attempts = attempts + 1, updated_at = ? WHERE id = ? AND state = 'pending'`)
@@ -184,12 +107,7 @@ export class CallbackOutbox {
   }
 
   /** Closes attempt N and moves the delivery on: delivered, failed, or pending again at `nextAt`. */
-  settle(
-    id: string,
-    attempt: number,
-    result: { status?: number; error?: string; durationMs: number; state: 'delivered' | 'failed' | 'pending'; nextAt?: number },
-    now = Date.now(),
-  ): void {
+  async settle(id: string, attempt: number, result: AttemptResult, now = Date.now()): Promise<void> {
     this.#db.transaction(() => {
       this.#db
         .prepare('UPDATE callback_attempts SET duration_ms = ?, status = ?, error = ? WHERE delivery_id = ? AND attempt = ?')
@@ -202,7 +120,7 @@ export class CallbackOutbox {
   }
 
   /** Puts deliveries left inflight by a stopped process back to pending, due now. Returns how many. */
-  recoverInflight(now = Date.now()): number {
+  async recoverInflight(now = Date.now()): Promise<number> {
     return this.#db.transaction(() => {
       const ids = this.#db.prepare(`SELECT id, attempts FROM callback_deliveries WHERE state = 'inflight'`).all() as { id: string; attempts: number }[];
       for (const { id, attempts } of ids) {
@@ -216,7 +134,7 @@ export class CallbackOutbox {
   }
 
   /** Every callback of a request with its attempts, for the request status. */
-  deliveries(requestid: string): DeliveryStatus[] {
+  async deliveries(requestid: string): Promise<DeliveryStatus[]> {
     const rows = this.#db.prepare('SELECT * FROM callback_deliveries WHERE requestid = ? ORDER BY created_at, kind').all(requestid) as DeliveryRow[];
     const attemptsOf = this.#db.prepare('SELECT attempt, started_at, duration_ms, status, error FROM callback_attempts WHERE delivery_id = ? ORDER BY attempt');
     return rows.map((r) => {
@@ -236,14 +154,10 @@ export class CallbackOutbox {
   }
 
   /** Removes a request's deliveries and attempts (when the request itself is deleted). */
-  forget(requestid: string): void {
+  async forget(requestid: string): Promise<void> {
     this.#db.transaction(() => {
       this.#db.prepare('DELETE FROM callback_attempts WHERE delivery_id IN (SELECT id FROM callback_deliveries WHERE requestid = ?)').run(requestid);
       this.#db.prepare('DELETE FROM callback_deliveries WHERE requestid = ?').run(requestid);
     })();
   }
-}
-
-export function failureBody(requestid: string, error: ErrorInfo): Buffer {
-  return Buffer.from(JSON.stringify({ requestid, state: 'failed', error: { code: error.code, message: error.message } }));
 }

@@ -2,19 +2,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../config.js';
-import type { ChannelInfo, TranscriptDocument, Utterance } from '../types.js';
+import type { TranscribeResult } from '../asr/transcriber.js';
+import type { TranscriptDocument } from '../types.js';
 
 export const VOXDEX_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
-
-/** What a transcriber returns for one file. */
-export interface TranscribeResult {
-  model: string;
-  utterances: Utterance[];
-  chaninfo: ChannelInfo[];
-  confidence?: number;
-  audiosecs: number;
-  nchannels: number;
-}
 
 export interface DocumentInput {
   requestid: string;

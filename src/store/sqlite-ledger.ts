@@ -1,26 +1,8 @@
-/**
- * Which contents were submitted already, by (destination folder, sha256), in the service's SQLite
- * database: what makes the drop folder and `voxdex import` submit each file exactly once per folder,
- * across restarts. Keyed per folder on purpose: the same recording sent to another folder is a
- * separate intent, and one company never learns what another company submitted.
- * A row goes submitting → submitted, or → failed (a failed content may be dropped again and is retried).
- */
+/** The submission ledger (src/store/ledger.ts) over SQLite, in the jobs database (table intake_files). */
 import type Database from 'better-sqlite3';
 import type { ErrorInfo } from '../errors.js';
 import type { Destination } from '../types.js';
-
-export type LedgerState = 'submitting' | 'submitted' | 'failed';
-
-export interface LedgerEntry {
-  sha256: string;
-  state: LedgerState;
-  requestid?: string;
-  source: 'drop' | 'import';
-  destination: Destination;
-  path: string;
-  at: string;
-  error?: ErrorInfo;
-}
+import type { LedgerEntry, LedgerState, SubmissionLedger } from './ledger.js';
 
 interface Row {
   sha256: string;
@@ -35,7 +17,7 @@ interface Row {
   error: string | null;
 }
 
-export class SubmissionLedger {
+export class SqliteSubmissionLedger implements SubmissionLedger {
   readonly #db: Database.Database;
 
   constructor(db: Database.Database) {
@@ -49,7 +31,7 @@ export class SubmissionLedger {
     `);
   }
 
-  get(d: Destination, sha256: string): LedgerEntry | undefined {
+  async get(d: Destination, sha256: string): Promise<LedgerEntry | undefined> {
     const r = this.#db
       .prepare('SELECT * FROM intake_files WHERE company = ? AND org = ? AND folder = ? AND sha256 = ?')
       .get(d.company, d.org, d.folder, sha256) as Row | undefined;
@@ -67,8 +49,7 @@ export class SubmissionLedger {
     return e;
   }
 
-  /** Records that `sha256` is about to be submitted (replacing a failed or interrupted attempt). */
-  begin(destination: Destination, sha256: string, source: 'drop' | 'import', path: string): void {
+  async begin(destination: Destination, sha256: string, source: 'drop' | 'import', path: string): Promise<void> {
     const now = new Date().toISOString();
     this.#db
       .prepare(
@@ -81,20 +62,19 @@ export class SubmissionLedger {
       .run(sha256, source, destination.company, destination.org, destination.folder, path, now, now);
   }
 
-  submitted(d: Destination, sha256: string, requestid: string): void {
+  async submitted(d: Destination, sha256: string, requestid: string): Promise<void> {
     this.#db
       .prepare(`UPDATE intake_files SET state = 'submitted', requestid = ?, updated_at = ? WHERE company = ? AND org = ? AND folder = ? AND sha256 = ?`)
       .run(requestid, new Date().toISOString(), d.company, d.org, d.folder, sha256);
   }
 
-  failed(d: Destination, sha256: string, error: ErrorInfo): void {
+  async failed(d: Destination, sha256: string, error: ErrorInfo): Promise<void> {
     this.#db
       .prepare(`UPDATE intake_files SET state = 'failed', error = ?, updated_at = ? WHERE company = ? AND org = ? AND folder = ? AND sha256 = ? AND state != 'submitted'`)
       .run(JSON.stringify({ code: error.code, message: error.message }), new Date().toISOString(), d.company, d.org, d.folder, sha256);
   }
 
-  /** Forgets an attempt that will be retried as if it never happened (the service was busy). */
-  release(d: Destination, sha256: string): void {
+  async release(d: Destination, sha256: string): Promise<void> {
     this.#db
       .prepare(`DELETE FROM intake_files WHERE company = ? AND org = ? AND folder = ? AND sha256 = ? AND state = 'submitting'`)
       .run(d.company, d.org, d.folder, sha256);

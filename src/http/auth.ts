@@ -1,0 +1,38 @@
+/**
+ * The one auth edge of the HTTP API: authenticate the token once, find what the request acts on,
+ * authorize the principal for that company, check the scope (org, folder) exists, and return the
+ * principal. /transcribe and /search both come through here.
+ */
+import type { Principal, Tenancy } from '../tenancy/tenancy.js';
+
+/** What a request acts on: a company, and where given an org (and folder) that must exist. */
+export interface Target {
+  company: string;
+  org?: string;
+  folder?: string;
+}
+
+export interface Access {
+  /** Who holds `token`: BAD_TOKEN (401) when nobody does. */
+  authenticate(token: string | undefined): Principal;
+  /**
+   * `who` (a token, or a principal authenticated earlier in the same request) → principal; then
+   * `target(principal)` (may throw its own 400/404), authorize (FORBIDDEN, 403), scope (BAD_NAME,
+   * NOT_FOUND). Resolves to the principal.
+   */
+  check(who: string | undefined | Principal, target: (principal: Principal) => Target | Promise<Target>): Promise<Principal>;
+}
+
+export function tenancyAccess(tenancy: Pick<Tenancy, 'authenticate' | 'authorize' | 'requireScope'>): Access {
+  const authenticate = (token: string | undefined) => tenancy.authenticate(token);
+  return {
+    authenticate,
+    async check(who, target) {
+      const principal = typeof who === 'object' ? who : authenticate(who);
+      const t = await target(principal);
+      tenancy.authorize(principal, t.company);
+      if (t.org !== undefined) tenancy.requireScope(t.company, t.org, t.folder);
+      return principal;
+    },
+  };
+}

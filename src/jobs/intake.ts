@@ -1,0 +1,157 @@
+/**
+ * Accepting a transcription request: validate it, store the upload durably, create the job (one
+ * durable commit), and say so. HTTP routes, the drop folder and `voxdex import` all come through
+ * here; running the job is the runner's (jobs/runner.ts), told through `onAccepted` where one runs
+ * in this process.
+ */
+import { randomUUID } from 'node:crypto';
+import { copyFileSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
+import path from 'node:path';
+import { checkCallbackUrl } from '../callbacks/url-guard.js';
+import type { Config } from '../config.js';
+import { voxdexError, VoxdexError } from '../errors.js';
+import { invalidParameter } from '../is.js';
+import { OUTPUT_FORMATS } from '../render/output.js';
+import { probeUpload } from '../stages/probe.js';
+import type { Job, JobStore } from '../store/job-store.js';
+import type { JobPaths } from '../store/paths.js';
+import type { Tenancy } from '../tenancy/tenancy.js';
+import type { Destination, OutputFormat } from '../types.js';
+
+export interface JobIntakeDeps {
+  config: Readonly<Config>;
+  store: JobStore;
+  tenancy: Pick<Tenancy, 'requireScope' | 'resolveModel'>;
+  paths: JobPaths;
+  /** Model names (and aliases) a request may name. */
+  installedModels: () => string[];
+  /** Called with each job once it is durably queued (the runner of this process, if any). */
+  onAccepted?: (job: Job) => void;
+}
+
+/** A request as received, before validation (strings straight from a form, query or sidecar). */
+export interface SubmitRequest {
+  destination: Destination;
+  file: { path: string; name: string; size: number };
+  /** true: the file is a temporary upload to move; false: copy it (drop folder, import). */
+  move: boolean;
+  model?: string;
+  output?: string;
+  callback?: string;
+  callbackerror?: string;
+  metadata?: string | Record<string, unknown>;
+  datetime?: string;
+  zpass?: string;
+  /** Parameter names accepted but not implemented. */
+  ignored?: string[];
+}
+
+export class JobIntake {
+  readonly #d: JobIntakeDeps;
+  #accepting = true;
+
+  constructor(deps: JobIntakeDeps) {
+    this.#d = deps;
+  }
+
+  /** Refuses every later submission with OVERLOADED (the service is stopping). */
+  stopAccepting(): void {
+    this.#accepting = false;
+  }
+
+  /** OVERLOADED (503, Retry-After) when the queue is full or the data dir is short of space. */
+  async checkCapacity(): Promise<void> {
+    if (!this.#accepting) throw new VoxdexError('OVERLOADED', 'The service is shutting down; send the request again in a moment', { retryAfterSec: 10 });
+    const queued = await this.#d.store.countQueued();
+    if (queued >= this.#d.config.queue.maxQueuedJobs) {
+      throw new VoxdexError('OVERLOADED', `The queue is full (${queued} requests waiting); retry after the Retry-After seconds`, { retryAfterSec: 60 });
+    }
+    const fs = statfsSync(this.#d.config.dataDir);
+    const free = fs.bavail * fs.bsize;
+    if (free < this.#d.config.queue.minFreeDiskBytes) {
+      throw new VoxdexError('OVERLOADED', 'The data disk is nearly full; retry later or ask the operator to free space', { retryAfterSec: 300 });
+    }
+  }
+
+  /** Validates, stores the upload and the job durably, queues it, and returns its request id. */
+  async submit(req: SubmitRequest): Promise<string> {
+    let target: string | undefined;
+    try {
+      await this.checkCapacity();
+      const output = (req.output || 'json') as OutputFormat;
+      if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
+      if (req.callback) checkCallbackUrl(req.callback);
+      if (req.callbackerror) checkCallbackUrl(req.callbackerror);
+      const metadata = parseMetadata(req.metadata);
+      const datetime = parseDatetime(req.datetime);
+      const { company } = req.destination;
+      this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
+      const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
+      if (req.file.size > this.#d.config.maxUploadBytes) {
+        throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
+      }
+      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined }, this.#d.config.archive);
+      const id = randomUUID();
+      target = this.#d.paths.upload(id, safeName(req.file.name));
+      if (req.move) await this.#d.paths.placeUpload(req.file.path, target);
+      else {
+        const tmp = path.join(this.#d.paths.incoming, `${id}.copy`);
+        mkdirSync(this.#d.paths.incoming, { recursive: true });
+        copyFileSync(req.file.path, tmp);
+        await this.#d.paths.placeUpload(tmp, target);
+      }
+      const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
+      const job = await this.#d.store.create({
+        id,
+        destination: req.destination,
+        model,
+        output,
+        callback: req.callback || undefined,
+        callbackError: req.callbackerror || undefined,
+        metadata,
+        datetime,
+        source: req.file.name,
+        kind: probe.kind === 'wav' ? 'audio' : 'archive',
+        uploadPath: target,
+        zpass: req.zpass || undefined,
+        warning,
+        sizeBytes: req.file.size,
+      });
+      this.#d.onAccepted?.(job);
+      return id;
+    } catch (err) {
+      if (req.move) rmSync(req.file.path, { force: true });
+      if (target) rmSync(target, { force: true }); // placed but not committed: never acknowledged
+      throw err;
+    }
+  }
+}
+
+function parseMetadata(raw: SubmitRequest['metadata']): Record<string, unknown> | undefined {
+  if (raw === undefined || raw === '') return undefined;
+  let value: unknown = raw;
+  if (typeof raw === 'string') {
+    try {
+      value = JSON.parse(raw);
+    } catch {
+      throw invalidParameter('metadata', 'a JSON object', raw);
+    }
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value)) throw invalidParameter('metadata', 'a JSON object', raw);
+  return value as Record<string, unknown>;
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+function parseDatetime(raw: string | undefined): string {
+  if (raw === undefined || raw === '') return new Date().toISOString();
+  const ms = ISO_8601.test(raw) ? Date.parse(raw) : NaN;
+  if (!Number.isFinite(ms)) throw invalidParameter('datetime', 'an ISO 8601 date-time such as 2026-11-22T14:05:00Z', raw);
+  return new Date(ms).toISOString();
+}
+
+/** The client's file name made safe as one path component. */
+function safeName(name: string): string {
+  const base = name.replace(/[\\/]/g, '_').replace(/[\x00-\x1f]/g, '').slice(-200);
+  return base === '' || base === '.' || base === '..' ? 'upload' : base;
+}

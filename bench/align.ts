@@ -32,7 +32,7 @@ const VOCAB: Array<[string, string]> = [
   ...DIGITS.map((w, d): [string, string] => [`digits/${d}.wav`, w]),
   ...Object.entries(TENS).map(([n, w]): [string, string] => [`digits/${n}.wav`, w]),
   ...'abcdefghijklmnopqrstuvwxyz'.split('').map((c): [string, string] => [`letters/${c}.wav`, c]),
-  ...['asterisk', 'dash', 'dot', 'percent', 'equals', 'tilde'].map((w): [string, string] => [`letters/${w}.wav`, w]),
+  ...['asterisk', 'dash', 'dot', 'equals', 'slash', 'space'].map((w): [string, string] => [`letters/${w}.wav`, w]),
 ];
 
 interface Built {

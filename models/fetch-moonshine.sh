@@ -26,7 +26,7 @@ verify() { # dir -> 0 when every file is there with the right checksum
   done
 }
 
-if verify "$OUT" 2>/dev/null; then exit 0; fi
+if verify "$OUT"; then exit 0; fi
 
 python3 -m pip --version >/dev/null 2>&1 || {
   echo "voxdex: python3 has no pip; installing Debian's python3-pip"

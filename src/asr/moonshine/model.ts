@@ -90,7 +90,7 @@ function cacheNames(kind: 'past_key_values' | 'present'): string[] {
 const PAST = cacheNames('past_key_values');
 const PRESENT = cacheNames('present');
 
-/** Index of the largest value and log-softmax of it (and of `also`) over one row of logits. */
+/** The largest logit of a row (other than `exclude`), its log-softmax, and end-of-sequence's log-softmax. */
 function pick(logits: Float32Array, offset: number, size: number, exclude: number): { id: number; logprob: number; eosLogprob: number } {
   let best = -1;
   let max = -Infinity;

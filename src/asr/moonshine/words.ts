@@ -63,7 +63,8 @@ export function readingsOf(text: string): string[][] {
 export function writtenWords(tokens: readonly DecodedToken[], tokenizer: Tokenizer): WrittenWord[] {
   const groups: DecodedToken[][] = [];
   for (const t of tokens) {
-    const starts = tokenizer.piece(t.id)[0] === 0xe2 && tokenizer.piece(t.id)[1] === 0x96 && tokenizer.piece(t.id)[2] === 0x81; // "▁"
+    const p = tokenizer.piece(t.id);
+    const starts = p[0] === 0xe2 && p[1] === 0x96 && p[2] === 0x81; // UTF-8 of "▁"
     if (starts || groups.length === 0) groups.push([]);
     groups[groups.length - 1]!.push(t);
   }

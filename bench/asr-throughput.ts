@@ -100,8 +100,12 @@ function runPeer(): Run {
 }
 
 // ---------------------------------------------------------------- voxdex
-async function runVoxdex(threads: number): Promise<Run> {
-  const reg = isMoonshine ? registry : createModelRegistry({ default: spec.name, models: [spec] }, 'bench', '/');
+async function runVoxdex(threads: number, align = true): Promise<Run> {
+  const reg = !isMoonshine
+    ? createModelRegistry({ default: spec.name, models: [spec] }, 'bench', '/')
+    : align
+      ? registry
+      : createModelRegistry({ default: spec.name, models: [{ ...spec, align: {} }] }, 'bench', '/'); // word times interpolated
   const t = createTranscriber({ config: { ...config, asrThreads: threads }, log: silentLogger, registry: reg });
   await t.ready();
   const audios = ids.map(audioOf);
@@ -166,5 +170,6 @@ const row = (name: string, r: Run) =>
   console.log(`${name.padEnd(32)}${fmt(r.wall)}${fmt(audioSec / r.wall, 16)}${fmt(p.wall / r.wall, 7)}${fmt(r.cpu)}${fmt(audioSec / r.cpu, 15)}${fmt(p.cpu / r.cpu, 7)}`);
 row(isMoonshine ? 'minimal ORT script (1 process)' : 'pocketsphinx_batch (1 process)', p);
 row('voxdex, 1 ASR thread', o);
+if (isMoonshine) row('voxdex, 1 thread, no alignment', await runVoxdex(1, false));
 row(`voxdex, ${threads} ASR threads`, many);
 console.log('\nwall ratio: throughput vs the peer (expect ~1 with 1 thread, ~cores with all); CPU ratio: per-core efficiency (load-independent)');

@@ -4,7 +4,7 @@
  * (8 kHz stereo mu-law and 16 kHz speech, minutes long), waits for the transcripts and reads the
  * server's peak resident set (VmHWM) from /proc. Goal: fits a 2-core, 4 GB machine.
  *
- *   node --import tsx bench/serve-memory.ts [--threads N] [--minutes 3]
+ *   node --import tsx bench/serve-memory.ts [--threads N] [--minutes 3] [--registry FILE]
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -23,7 +23,10 @@ const status = (pid: number, key: string) => Number(new RegExp(`${key}:\\s+(\\d+
 
 const dir = makeTempDir('voxdex-rss-');
 const minutes = Number(arg('minutes') ?? 3);
-const env: Record<string, string> = arg('threads') ? { VOXDEX_ASR_THREADS: arg('threads')! } : {};
+const env: Record<string, string> = {
+  ...(arg('threads') ? { VOXDEX_ASR_THREADS: arg('threads')! } : {}),
+  ...(arg('registry') ? { VOXDEX_MODELS_FILE: path.resolve(arg('registry')!) } : {}),
+};
 try {
   // A long stereo call: LibriVox on the left, the same reversed in order on the right, 8 kHz mu-law.
   const lv = ['0870', '0880', '0890', '0920', '0930'].map((n) => path.join(DATA, 'librivox', `sense_and_sensibility_01_austen_64kb-${n}.wav`));
@@ -57,7 +60,8 @@ try {
     for (const id of ids) {
       const r = await waitResult(child.url, token, id, 3_600_000);
       if (r.status !== 200) throw new Error(`result ${id}: ${r.status} ${JSON.stringify(r.body)}`);
-      words.push((r.body.utterances as Array<{ events: unknown[] }>).reduce((n, u) => n + u.events.length, 0));
+      const doc = await getJson(`${child.url}/transcribe/result?token=${token}&requestid=${id}&inline=true`);
+      words.push((doc.body.utterances as Array<{ events: unknown[] }>).reduce((n, u) => n + u.events.length, 0));
     }
     const wall = (performance.now() - t0) / 1000;
     const health = await getJson(`${child.url}/health`);

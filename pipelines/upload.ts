@@ -4,25 +4,29 @@
  * starts, so a rerun after a crash skips finished files and re-indexes the same tid for an
  * interrupted one. It returns what became of every file; settling the job is the caller's business.
  */
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import type { Transcriber } from '../src/asr/transcriber.js';
+import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
 import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
 import type { Metrics } from '../src/metrics.js';
 import type { TranscriptIndex } from '../src/search/transcript-index.js';
 import { decode } from '../src/stages/decode.js';
 import { buildDocument } from '../src/stages/document.js';
 import { indexStage } from '../src/stages/index-transcript.js';
-import { resultExtension, writeResultFile, type MemberOutcome } from '../src/stages/result-file.js';
+import { renderResultFile, resultExtension, type MemberOutcome } from '../src/stages/result-file.js';
 import { transcribeStage } from '../src/stages/transcribe.js';
 import { isFailedItem, unpack, type UnpackItem } from '../src/stages/unpack.js';
 import type { Job, JobStore } from '../src/store/job-store.js';
-import { writeDurably, type JobPaths } from '../src/store/paths.js';
+import type { JobPaths } from '../src/store/paths.js';
 import type { StageContext, TranscriptDocument } from '../src/types.js';
 
 export interface UploadDeps {
   store: JobStore;
   index: TranscriptIndex;
   transcriber: Transcriber;
+  /** The upload, the transcripts (the pipeline's checkpoint) and the result file. */
+  blobs: BlobStore;
+  /** This node's scratch space (the job's work folder). */
   paths: JobPaths;
   /** Each file transcribed is counted as it finishes. */
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
@@ -31,12 +35,25 @@ export interface UploadDeps {
 export interface UploadOutcome {
   /** What became of every file of the upload, in order. */
   files: MemberOutcome[];
-  /** The result file, written when at least one file has a transcript. */
+  /** The result file's blob key, written when at least one file has a transcript. */
   resultPath?: string;
 }
 
 export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): Promise<UploadOutcome> {
-  const members = await unpackUpload(job, deps.paths, ctx);
+  // The files of the upload: the upload itself, or its archive members extracted into the job's work folder.
+  const workDir = deps.paths.workDir(job.id);
+  rmSync(workDir, { recursive: true, force: true });
+  mkdirSync(workDir, { recursive: true });
+  const upload = await deps.blobs.localCopy(job.uploadPath, workDir);
+  try {
+    const { items } = await unpack({ path: upload.path, name: job.source, zpass: job.zpass, workDir }, ctx);
+    return await runFiles(job, items, deps, ctx);
+  } finally {
+    await upload.release();
+  }
+}
+
+async function runFiles(job: Job, members: UnpackItem[], deps: UploadDeps, ctx: StageContext): Promise<UploadOutcome> {
   const items = await deps.store.setItems(job.id, members.map((m) => m.name));
   const index = indexStage(deps.index);
   const transcribe = transcribeStage(deps.transcriber);
@@ -45,8 +62,9 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
   for (const [n, item] of items.entries()) {
     if (ctx.signal.aborted) throw toVoxdexError(ctx.signal.reason === 'cancel' ? { code: 'CANCELLED', message: 'The request was cancelled' } : ctx.signal.reason);
     const member = members.find((m) => m.name === item.member);
-    if (item.state === 'done' && item.transcriptPath) {
-      files.push({ member: item.member, document: JSON.parse(readFileSync(item.transcriptPath, 'utf8')) as TranscriptDocument });
+    const checkpoint = item.state === 'done' && item.transcriptPath ? await deps.blobs.get(item.transcriptPath) : undefined;
+    if (checkpoint) {
+      files.push({ member: item.member, document: JSON.parse(checkpoint.toString('utf8')) as TranscriptDocument });
       continue;
     }
     if (item.state === 'failed' || !member || isFailedItem(member)) {
@@ -70,8 +88,8 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
       const metadata = job.metadata || member.metadata ? { ...job.metadata, ...member.metadata } : undefined;
       const warnings = [...(job.warning ? [job.warning] : []), ...audio.warnings];
       const document = buildDocument({ requestid: job.id, source: member.name, started, metadata, warnings, result });
-      const transcriptPath = deps.paths.transcript(job.id, item.idx);
-      writeDurably(transcriptPath, JSON.stringify(document));
+      const transcriptPath = blobKeys.transcript(job.id, item.idx);
+      await deps.blobs.put(transcriptPath, JSON.stringify(document));
       const { tid } = await index({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
       await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
       await deps.store.setProgress(job.id, (n + 1) / items.length);
@@ -88,18 +106,9 @@ export async function runUpload(job: Job, deps: UploadDeps, ctx: StageContext): 
     }
   }
   if (!files.some((f) => f.document)) return { files };
-  const resultPath = deps.paths.result(job.id, resultExtension(job.kind, job.output));
-  await writeResultFile(resultPath, job.kind, job.output, files);
+  const resultPath = blobKeys.result(job.id, resultExtension(job.kind, job.output));
+  await deps.blobs.put(resultPath, await renderResultFile(job.kind, job.output, files));
   return { files, resultPath };
-}
-
-/** The files of the upload: the upload itself, or its archive members extracted into the job's work folder. */
-async function unpackUpload(job: Job, paths: JobPaths, ctx: StageContext): Promise<UnpackItem[]> {
-  const workDir = paths.workDir(job.id);
-  rmSync(workDir, { recursive: true, force: true });
-  mkdirSync(workDir, { recursive: true });
-  const out = await unpack({ path: job.uploadPath, name: job.source, zpass: job.zpass, workDir }, ctx);
-  return out.items;
 }
 
 function observeFile(metrics: UploadDeps['metrics'], audiosecs: number, wallSec: number): void {

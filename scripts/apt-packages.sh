@@ -14,6 +14,8 @@ RUNTIME=(
 TEST=(
   pocketsphinx pocketsphinx-testdata       # the engine's own CLI (bench peer) and real test speech
   zip unzip maven default-jre-headless curl
+  postgresql                               # the PostgreSQL server for the distributed-mode tests (scripts/postgres.sh)
+  python3-venv                             # .cache/pyvenv: schemathesis (API fuzzer) and requests (a real client)
 )
 
 case "${1:-runtime}" in

@@ -8,7 +8,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { invalidParameter } from './is.js';
 
-export const PACKAGE_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..').replace(/[\\/]dist$/, '');
+const HERE = fileURLToPath(import.meta.url);
+const ABOVE_SRC = path.resolve(path.dirname(HERE), '..');
+/** The package's root: above src/, or above dist/src/ for the compiled build (not any checkout that happens to be named dist). */
+export const PACKAGE_ROOT = HERE.endsWith('.js') && path.basename(ABOVE_SRC) === 'dist' ? path.dirname(ABOVE_SRC) : ABOVE_SRC;
 
 export interface Config {
   port: number;
@@ -24,7 +27,11 @@ export interface Config {
   modelsFile: string;
   asrThreads: number;
   maxUploadBytes: number;
-  archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number };
+  /**
+   * Limits decided before anything is extracted or queued. `maxAudioSec` holds for every request
+   * (archive or single file), counting each channel.
+   */
+  archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number; maxAudioSec: number };
   queue: { maxQueuedJobs: number; minFreeDiskBytes: number };
   segment: { maxUtteranceSec: number };
   callback: { attempts: number; baseDelayMs: number; maxDelayMs: number; connectTimeoutMs: number; responseTimeoutMs: number };
@@ -32,6 +39,33 @@ export interface Config {
   shutdownGraceMs: number;
   /** Requests per minute per company (and for the root token) on POST /transcribe and on /search; 0 = no limit. */
   rateLimitPerMin: number;
+  /** Uploads in progress at once per company (and for the root token); 0 = no limit. */
+  maxConcurrentUploads: number;
+  /** The longest a client may take to send one whole request (headers and body), ms. */
+  requestTimeoutMs: number;
+  /** The longest a client may take to send the request headers, ms. */
+  headersTimeoutMs: number;
+  /** What this process does (voxdex serve --role): all = today's single process; api = HTTP only; worker = ASR and callbacks. */
+  role: Role;
+  /** PostgreSQL for jobs, outbox, ledger, tenancy and rate limits (several nodes); undefined = the embedded SQLite files. */
+  databaseUrl: string | undefined;
+  /** S3-compatible object storage for uploads, transcripts and results; undefined = the data dir. */
+  s3: S3Config | undefined;
+  /** How long a worker's claim on a running job lasts without a heartbeat (distributed mode). */
+  leaseMs: number;
+}
+
+export type Role = 'all' | 'api' | 'worker';
+
+export interface S3Config {
+  /** Endpoint URL (path-style requests). */
+  url: string;
+  bucket: string;
+  /** Prepended to every key ('' or ending with '/'). */
+  prefix: string;
+  region: string;
+  /** From AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY / AWS_SESSION_TOKEN; undefined = the AWS SDK's default chain. */
+  credentials: { accessKeyId: string; secretAccessKey: string; sessionToken?: string } | undefined;
 }
 
 type Env = Record<string, string | undefined>;
@@ -53,6 +87,7 @@ const SETTINGS = {
   archiveMaxMembers: { env: 'VOXDEX_ARCHIVE_MAX_MEMBERS', def: 2000, read: int(1, 1_000_000) },
   archiveMaxTotalMiB: { env: 'VOXDEX_ARCHIVE_MAX_TOTAL_MIB', def: 4096, read: int(1, 1 << 24) },
   archiveMaxRatio: { env: 'VOXDEX_ARCHIVE_MAX_RATIO', def: 200, read: int(1, 1_000_000) },
+  maxRequestAudioSec: { env: 'VOXDEX_MAX_REQUEST_AUDIO_SEC', def: 86_400, read: int(1, 100 * 86_400) },
   maxQueuedJobs: { env: 'VOXDEX_MAX_QUEUED_JOBS', def: 10_000, read: int(1, 10_000_000) },
   minFreeDiskMiB: { env: 'VOXDEX_MIN_FREE_DISK_MIB', def: 512, read: int(0, 1 << 30) },
   maxUtteranceSec: { env: 'VOXDEX_MAX_UTTERANCE_SEC', def: 25, read: int(2, 120) },
@@ -64,6 +99,19 @@ const SETTINGS = {
   resultUrlTtlSec: { env: 'VOXDEX_RESULT_URL_TTL_SEC', def: 3600, read: int(1, 30 * 86_400) },
   shutdownGraceMs: { env: 'VOXDEX_SHUTDOWN_GRACE_MS', def: 25_000, read: int(0, 600_000) },
   rateLimitPerMin: { env: 'VOXDEX_RATE_LIMIT_PER_MIN', def: 600, read: int(0, 1_000_000) },
+  maxConcurrentUploads: { env: 'VOXDEX_MAX_CONCURRENT_UPLOADS', def: 16, read: int(0, 100_000) },
+  requestTimeoutSec: { env: 'VOXDEX_REQUEST_TIMEOUT_SEC', def: 1800, read: int(1, 86_400) },
+  headersTimeoutSec: { env: 'VOXDEX_HEADERS_TIMEOUT_SEC', def: 30, read: int(1, 3600) },
+  role: { env: 'VOXDEX_ROLE', def: 'all', read: oneOf('all', 'api', 'worker') },
+  databaseUrl: { env: 'VOXDEX_DATABASE_URL', def: '', read: postgresUrl },
+  s3Url: { env: 'VOXDEX_S3_URL', def: '', read: url },
+  s3Bucket: { env: 'VOXDEX_S3_BUCKET', def: '', read: bucketName },
+  s3Prefix: { env: 'VOXDEX_S3_PREFIX', def: '', read: keyPrefix },
+  awsRegion: { env: 'AWS_REGION', def: 'us-east-1', read: str },
+  awsAccessKeyId: { env: 'AWS_ACCESS_KEY_ID', def: '', read: str },
+  awsSecretAccessKey: { env: 'AWS_SECRET_ACCESS_KEY', def: '', read: str },
+  awsSessionToken: { env: 'AWS_SESSION_TOKEN', def: '', read: str },
+  leaseSec: { env: 'VOXDEX_LEASE_SEC', def: 30, read: int(2, 3600) },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -94,7 +142,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     modelsFile: path.resolve(x.modelsFile),
     asrThreads: x.asrThreads,
     maxUploadBytes: x.maxUploadMiB * 1024 * 1024,
-    archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio },
+    archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio, maxAudioSec: x.maxRequestAudioSec },
     queue: { maxQueuedJobs: x.maxQueuedJobs, minFreeDiskBytes: x.minFreeDiskMiB * 1024 * 1024 },
     segment: { maxUtteranceSec: x.maxUtteranceSec },
     callback: {
@@ -107,8 +155,40 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     resultUrlTtlSec: x.resultUrlTtlSec,
     shutdownGraceMs: x.shutdownGraceMs,
     rateLimitPerMin: x.rateLimitPerMin,
+    maxConcurrentUploads: x.maxConcurrentUploads,
+    requestTimeoutMs: x.requestTimeoutSec * 1000,
+    // Node requires headersTimeout <= requestTimeout.
+    headersTimeoutMs: Math.min(x.headersTimeoutSec, x.requestTimeoutSec) * 1000,
+    role: x.role as Role,
+    databaseUrl: x.databaseUrl || undefined,
+    s3: s3Config(x),
+    leaseMs: x.leaseSec * 1000,
   };
+  if (config.role !== 'all' && !config.databaseUrl) {
+    throw invalidParameter('VOXDEX_DATABASE_URL', `a postgres:// URL (role ${config.role} shares its jobs with other nodes; only role all runs on the embedded store)`, '');
+  }
+  if (config.databaseUrl && !config.esUrl) {
+    throw invalidParameter('VOXDEX_ES_URL', 'an http:// or https:// URL with VOXDEX_DATABASE_URL (every node must search the same transcripts)', '');
+  }
+  if (config.databaseUrl && !config.s3) {
+    throw invalidParameter('VOXDEX_S3_URL', 'an http:// or https:// URL with VOXDEX_DATABASE_URL (every node must reach the uploads and results)', '');
+  }
   return deepFreeze(config);
+}
+
+function s3Config(x: Values): S3Config | undefined {
+  if (!x.s3Url) {
+    if (x.s3Bucket) throw invalidParameter('VOXDEX_S3_URL', 'an http:// or https:// URL when VOXDEX_S3_BUCKET is set', '');
+    return undefined;
+  }
+  if (!x.s3Bucket) throw invalidParameter('VOXDEX_S3_BUCKET', 'a bucket name with VOXDEX_S3_URL', '');
+  if (!!x.awsAccessKeyId !== !!x.awsSecretAccessKey) {
+    throw invalidParameter(x.awsAccessKeyId ? 'AWS_SECRET_ACCESS_KEY' : 'AWS_ACCESS_KEY_ID', 'both AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or neither', '');
+  }
+  const credentials = x.awsAccessKeyId
+    ? { accessKeyId: x.awsAccessKeyId, secretAccessKey: x.awsSecretAccessKey, ...(x.awsSessionToken ? { sessionToken: x.awsSessionToken } : {}) }
+    : undefined;
+  return { url: x.s3Url, bucket: x.s3Bucket, prefix: x.s3Prefix, region: x.awsRegion, credentials };
 }
 
 function readConfigFile(file: string): Record<string, string | number> {
@@ -147,6 +227,28 @@ function url(name: string, raw: string): string {
     /* reported below */
   }
   throw invalidParameter(name, 'an http:// or https:// URL', raw);
+}
+
+function postgresUrl(name: string, raw: string): string {
+  try {
+    const u = new URL(raw);
+    if ((u.protocol === 'postgres:' || u.protocol === 'postgresql:') && u.hostname) return raw;
+  } catch {
+    /* reported below */
+  }
+  throw invalidParameter(name, 'a postgres://user:password@host:port/database URL', raw.replace(/:[^:@/]*@/, ':***@'));
+}
+
+/** S3 bucket names: 3-63 lower-case letters, digits, dots and hyphens. */
+function bucketName(name: string, raw: string): string {
+  if (/^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/.test(raw)) return raw;
+  throw invalidParameter(name, 'an S3 bucket name (3-63 characters a-z 0-9 . -)', raw);
+}
+
+/** A key prefix: '' or path segments ending with '/'. */
+function keyPrefix(name: string, raw: string): string {
+  if (/^(?:[A-Za-z0-9_.-]+\/)+$/.test(raw) && !raw.split('/').some((s) => s === '.' || s === '..')) return raw;
+  throw invalidParameter(name, "a key prefix such as voxdex/ (segments of A-Z a-z 0-9 _ . -, each ending with '/')", raw);
 }
 
 function oneOf(...values: string[]) {

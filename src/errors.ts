@@ -27,8 +27,10 @@ export const ERRORS = {
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_MODEL: { status: 400, retryable: false },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false },
+  ALREADY_FINISHED: { status: 409, retryable: false },
   TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_AUDIO: { status: 415, retryable: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
   // 422 / 429 / 503 — no result, slow down, come back later
   REQUEST_FAILED: { status: 422, retryable: false },
   CANCELLED: { status: 422, retryable: false },
@@ -39,7 +41,11 @@ export const ERRORS = {
   MODEL_LOAD_FAILED: { status: 500, retryable: false },
   ASR_FAILED: { status: 500, retryable: true },
   INDEX_UNAVAILABLE: { status: 503, retryable: true },
+  STORAGE_UNAVAILABLE: { status: 503, retryable: true },
   INTERNAL: { status: 500, retryable: false },
+  // the installation (reported at start, by the CLI)
+  DATA_DIR_IN_USE: { status: 500, retryable: false },
+  SECRET_KEY_INVALID: { status: 500, retryable: false },
 } as const satisfies Record<string, { status: number; retryable: boolean }>;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -3,7 +3,7 @@
  * one process in tests): queue depth, jobs by state, audio seconds processed, real-time factor per
  * file, callback attempts by outcome, HTTP requests by route class and status.
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, Summary, collectDefaultMetrics } from 'prom-client';
 import type { JobState } from './store/job-store.js';
 
 export interface Metrics {
@@ -13,20 +13,24 @@ export interface Metrics {
   rtf: Histogram;
   callbackAttempts: Counter<'outcome'>;
   httpRequests: Counter<'route' | 'status'>;
+  /** Distributed mode: seconds one claim of the shared queue took (found a job or not), and one settle (final state + callback). */
+  claimSeconds: Summary;
+  settleSeconds: Summary;
   /** Exponentially weighted upload bytes transcribed per wall second per job slot (for ETAs). */
   bytesPerSecond(): number;
   observeJob(sizeBytes: number, wallSec: number): void;
 }
 
-export function createMetrics(sources: { queueDepth: () => number; jobsByState: () => Promise<Record<JobState, number>> }): Metrics {
+export function createMetrics(sources: { queueDepth: () => number | Promise<number>; jobsByState: () => Promise<Record<JobState, number>> }): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'voxdex_process_' });
+  // prom-client's defaults are already named process_… and nodejs_…: voxdex_process_cpu_seconds_total, voxdex_nodejs_heap_size_total_bytes.
+  collectDefaultMetrics({ register: registry, prefix: 'voxdex_' });
   new Gauge({
     name: 'voxdex_queue_depth',
-    help: 'Accepted jobs waiting for a worker slot',
+    help: 'Accepted jobs waiting for a worker slot (with PostgreSQL: queued in the shared queue)',
     registers: [registry],
-    collect() {
-      this.set(sources.queueDepth());
+    async collect() {
+      this.set(await sources.queueDepth());
     },
   });
   new Gauge({
@@ -48,6 +52,9 @@ export function createMetrics(sources: { queueDepth: () => number; jobsByState: 
   });
   const callbackAttempts = new Counter({ name: 'voxdex_callback_attempts_total', help: 'Callback delivery attempts by outcome', labelNames: ['outcome'], registers: [registry] });
   const httpRequests = new Counter({ name: 'voxdex_http_requests_total', help: 'HTTP requests by route and status', labelNames: ['route', 'status'], registers: [registry] });
+  const quantiles = { percentiles: [0.5, 0.9, 0.99], maxAgeSeconds: 600, ageBuckets: 5 };
+  const claimSeconds = new Summary({ name: 'voxdex_claim_seconds', help: 'Seconds one claim of the shared job queue took', registers: [registry], ...quantiles });
+  const settleSeconds = new Summary({ name: 'voxdex_settle_seconds', help: 'Seconds one settle (final state and callback, one transaction) took', registers: [registry], ...quantiles });
   let rate = 0;
   return {
     registry,
@@ -56,6 +63,8 @@ export function createMetrics(sources: { queueDepth: () => number; jobsByState: 
     rtf,
     callbackAttempts,
     httpRequests,
+    claimSeconds,
+    settleSeconds,
     bytesPerSecond: () => rate || 50_000,
     observeJob(sizeBytes, wallSec) {
       if (wallSec <= 0) return;

@@ -79,7 +79,7 @@ export interface TranscriptDocument {
   warning?: string;
 }
 
-export type OutputFormat = 'json' | 'jsontop' | 'text';
+export type OutputFormat = 'json' | 'jsontop' | 'text' | 'srt' | 'vtt';
 
 // ---------------------------------------------------------------- tenancy
 

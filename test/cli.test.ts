@@ -6,6 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { main } from '../src/cli/voxdex.js';
 import { Tenancy, tenancyDbPath } from '../src/tenancy/tenancy.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -20,10 +21,26 @@ cli.after(() => rmSync(dir, { recursive: true, force: true }));
 function voxdex(...args: string[]) {
   const r = spawnSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), ...args], {
     cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, VOXDEX_DATA_DIR: path.join(dir, 'data') },
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, VOXDEX_DATA_DIR: path.join(dir, 'data'), VOXDEX_PORT: '0' },
     encoding: 'utf8',
+    timeout: 30_000, // a command that wrongly starts a server is killed (status null)
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** main() in this process, stdout and the thrown usage error captured (for the many --help cases). */
+async function inProcess(...args: string[]): Promise<{ code: number; stdout: string; error?: string }> {
+  let stdout = '';
+  const write = process.stdout.write;
+  process.stdout.write = ((chunk: string) => ((stdout += chunk), true)) as typeof process.stdout.write;
+  try {
+    const code = await main(args, { VOXDEX_DATA_DIR: path.join(dir, 'data') });
+    return { code, stdout };
+  } catch (err) {
+    return { code: -1, stdout, error: (err as Error).message };
+  } finally {
+    process.stdout.write = write;
+  }
 }
 
 cli('company add prints only the new token; --show-secret adds the callback secret; token rotate replaces it', () => {
@@ -66,7 +83,69 @@ cli('refuses bad names and unknown commands with a message and a non-zero status
   assert.match(missing.stderr, 'Company nobody does not exist');
   const unknown = voxdex('frobnicate');
   assert.is(unknown.code, 2);
-  assert.match(unknown.stderr, 'Unknown command frobnicate');
+  assert.match(unknown.stderr, /^voxdex: Unknown command frobnicate\.\nUsage:\n  voxdex serve \[--role all\|api\|worker\]\n/);
+});
+
+cli('serve --help prints its usage and exits 0 without starting a server; an unknown argument is a usage error', () => {
+  const help = voxdex('serve', '--help');
+  assert.is(help.code, 0, help.stderr);
+  assert.match(help.stdout, /^Usage: voxdex serve \[--role all\|api\|worker\]\n\nStarts the HTTP service/);
+  assert.not.match(help.stderr, /listening/);
+  for (const args of [['serve', '--port', '9000'], ['serve', 'now']]) {
+    const bad = voxdex(...args);
+    assert.is(bad.code, 2, bad.stderr);
+    assert.is(bad.stdout, '');
+    assert.is(bad.stderr, `voxdex: ${args[1] === 'now' ? 'Unexpected argument "now"' : 'Unknown option --port'}\nUsage: voxdex serve [--role all|api|worker]\nAdd --help for the options.\n`);
+  }
+});
+
+cli('every command and subcommand takes --help (exit 0) and refuses unknown options and extra arguments with its usage line', async () => {
+  const commands = [
+    ['serve'], ['company', 'add'], ['company', 'list'], ['company', 'alias'], ['org', 'add'], ['folder', 'add'], ['token', 'rotate'], ['models'], ['import'], ['transcribe'],
+  ];
+  for (const words of commands) {
+    for (const help of ['--help', '-h']) {
+      const r = await inProcess(...words, help);
+      assert.is(r.code, 0, `${words.join(' ')} ${help}: ${r.error}`);
+      assert.match(r.stdout, new RegExp(`^Usage: voxdex ${words.join(' ')}\\b`));
+    }
+    const unknown = await inProcess(...words, '--frobnicate');
+    assert.is(unknown.error?.split('\n')[0], 'Unknown option --frobnicate', words.join(' '));
+    assert.match(unknown.error!, new RegExp(`\nUsage: voxdex ${words.join(' ')}\\b`));
+    if (words[0] === 'transcribe') continue; // takes any number of files
+    const extra = await inProcess(...words, 'a', 'b', 'c', 'd');
+    assert.match(extra.error ?? '', /^Unexpected argument "[a-d]"\nUsage: voxdex /, words.join(' '));
+  }
+  for (const group of ['company', 'org', 'folder', 'token']) {
+    const r = await inProcess(group, '--help');
+    assert.is(r.code, 0);
+    assert.match(r.stdout, new RegExp(`^Usage:\n  voxdex ${group} `));
+    assert.match((await inProcess(group)).error ?? '', new RegExp(`^voxdex ${group} needs a subcommand\\.\nUsage:`));
+    assert.match((await inProcess(group, 'frob')).error ?? '', new RegExp(`^Unknown command ${group} frob\\.\nUsage:`));
+  }
+  const top = await inProcess('--help');
+  assert.is(top.code, 0);
+  assert.match(top.stdout, /^Usage:\n  voxdex serve \[--role all\|api\|worker\]\n  voxdex company add /);
+  assert.match((await inProcess('help', 'org', 'add')).stdout, /^Usage: voxdex org add CO_SHORT ORG_SHORT\n/);
+});
+
+cli('org add, folder add and company alias say what they did; folder add names an organization it had to create', () => {
+  assert.is(voxdex('company', 'add', 'initech', '--org', 'hq', '--folder', 'inbox').code, 0);
+  assert.equal(voxdex('org', 'add', 'initech', 'sales'), { code: 0, stdout: 'created organization initech/sales\n', stderr: '' });
+  assert.equal(voxdex('org', 'add', 'initech', 'sales'), { code: 0, stdout: 'organization initech/sales already exists\n', stderr: '' });
+  assert.equal(voxdex('folder', 'add', 'initech', 'sales', 'q1'), { code: 0, stdout: 'created folder initech/sales/q1\n', stderr: '' });
+  assert.equal(voxdex('folder', 'add', 'initech', 'sales', 'q1'), { code: 0, stdout: 'folder initech/sales/q1 already exists\n', stderr: '' });
+  assert.equal(voxdex('folder', 'add', 'initech', 'suport', 'q1'), {
+    code: 0,
+    stdout: 'created organization initech/suport (it did not exist)\ncreated folder initech/suport/q1\n',
+    stderr: '',
+  });
+  const alias = voxdex('company', 'alias', 'initech', 'eng1:callcenter', 'en-us-8k');
+  assert.equal(alias, { code: 0, stdout: 'initech: model eng1:callcenter now means en-us-8k\n', stderr: '' });
+  const typo = voxdex('company', 'alias', 'initech', 'eng2', 'en-uk');
+  assert.is(typo.code, 0);
+  assert.is(typo.stdout, 'initech: model eng2 now means en-uk\n');
+  assert.match(typo.stderr, /^voxdex: warning: en-uk is not an installed model \(installed: auto, en-us/);
 });
 
 cli.run();

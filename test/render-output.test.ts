@@ -51,4 +51,44 @@ render('jsontop: top-level fields plus one text field, no utterances', () => {
   assert.is(stereo.text, '[0] hello\n[1] hi');
 });
 
+render('srt: numbered cues in time order with HH:MM:SS,mmm times; [channel] prefix with several channels', () => {
+  const stereo = doc(2, [utt(1, 0, 2.0, ['hi', 'there']), utt(0, 0, 0.5, ['hello']), utt(0, 1, 3723.25, ['how', 'are', 'you'])]);
+  assert.is(
+    renderTranscript(stereo, 'srt'),
+    '1\n00:00:00,500 --> 00:00:00,900\n[0] hello\n\n' +
+      '2\n00:00:02,000 --> 00:00:02,900\n[1] hi there\n\n' +
+      '3\n01:02:03,250 --> 01:02:04,650\n[0] how are you\n\n',
+  );
+  assert.is(renderTranscript(doc(1, [utt(0, 0, 0.5, ['hello', 'world'])]), 'srt'), '1\n00:00:00,500 --> 00:00:01,400\nhello world\n\n');
+  assert.is(renderTranscript(doc(1, []), 'srt'), '');
+});
+
+render('vtt: WEBVTT header, HH:MM:SS.mmm times, cue text with & < > escaped', () => {
+  const mono = doc(1, [utt(0, 1, 3.0, ['<b>', 'rock&roll']), utt(0, 0, 0.5, ['hello', 'world'])]);
+  assert.is(
+    renderTranscript(mono, 'vtt'),
+    'WEBVTT\n\n00:00:00.500 --> 00:00:01.400\nhello world\n\n00:00:03.000 --> 00:00:03.900\n&lt;b&gt; rock&amp;roll\n\n',
+  );
+  assert.is(renderTranscript(doc(1, []), 'vtt'), 'WEBVTT\n\n');
+});
+
+render('subtitles: a long utterance is split at words into cues of at most 2 lines of 42 characters and 7 seconds', () => {
+  const words = 'thank you for calling acme support my name is alice and i will be helping you with your account today how can i help'.split(' ');
+  const srt = renderTranscript(doc(1, [utt(0, 0, 10, words)]), 'srt');
+  // utt() spaces words 0.5 s apart: the 7-second limit splits after 14 words (10.0 .. 16.9), the rest fits in one cue.
+  assert.is(
+    srt,
+    '1\n00:00:10,000 --> 00:00:16,900\nthank you for calling acme support my name\nis alice and i will be\n\n' +
+      '2\n00:00:17,000 --> 00:00:21,900\nhelping you with your account today how\ncan i help\n\n',
+  );
+  for (const block of srt.trim().split('\n\n')) {
+    const [, time, ...lines] = block.split('\n');
+    assert.ok(lines.length <= 2 && lines.every((l) => l.length <= 42), block);
+    const [a, b] = time!.split(' --> ').map((t) => { const [h, m, rest] = t.split(':'); return Number(h) * 3600 + Number(m) * 60 + Number(rest!.replace(',', '.')); });
+    assert.ok(b! - a! <= 7, block);
+  }
+  const chars = renderTranscript(doc(1, [utt(0, 0, 0, ['a'.repeat(30), 'b'.repeat(30), 'c'.repeat(30), 'd'])]), 'vtt');
+  assert.is(chars, `WEBVTT\n\n00:00:00.000 --> 00:00:00.900\n${'a'.repeat(30)}\n${'b'.repeat(30)}\n\n00:00:01.000 --> 00:00:01.900\n${'c'.repeat(30)} d\n\n`);
+});
+
 render.run();

@@ -33,6 +33,10 @@ test.before(async (ctx) => {
   await index.index(CORPUS);
   await index.index([
     makeTranscript({ ...SPECS[0]!, tid: 'x01', scope: ['acme', 'support', 'f1'], metadata: { agent: '<script>alert(1)</script>' } }),
+    makeTranscript({
+      ...SPECS[0]!, tid: 'x02', scope: ['acme', 'support', 'f1'], requestid: 'req-formula', source: '=HYPERLINK("http://evil.example","open")',
+      metadata: { a: '+1+1', b: '-2+3', c: '@SUM(A1)', d: '\tcmd', e: '\rcmd', f: '=1', g: 'a=b', h: -4, i: 'x-1' },
+    }),
   ]);
   ctx.logs = [];
   const logs = ctx.logs;
@@ -81,9 +85,9 @@ test('summary: Accept: application/json gets application/json', async ({ base, a
   assert.is(await res.text(), '[{"tid":"t09","score":1}]');
 });
 
-test('summary CSV: the csv flag without value, header and stable column order', async ({ base, acme }) => {
-  const res = await fetch(`${base}/search/acme/sales/f1?token=${acme}&csv&terms=colour`);
-  assert.is(res.headers.get('content-type'), 'text/html; charset=utf-8');
+test('summary CSV: the csv flag without value, header and stable column order; text/csv for Accept: */*', async ({ base, acme }) => {
+  const res = await fetch(`${base}/search/acme/sales/f1?token=${acme}&csv&terms=colour`, { headers: { accept: '*/*' } });
+  assert.is(res.headers.get('content-type'), 'text/csv; charset=utf-8');
   assert.is(
     await res.text(),
     'tid,filename,datetime,duration,nchannels,model,confidence,score,meta.agent,hits\r\n' +
@@ -142,6 +146,27 @@ test('zip: application/zip with the .json and .txt of each match', async ({ base
   assert.equal(names, ['call-04.txt', 'call-01.txt']);
 });
 
+test('summary CSV: cells a spreadsheet would evaluate (= + - @ tab CR) are written as text; numbers stay numbers', async ({ base, acme }) => {
+  const res = await get(base, '/search/acme/support/f1', { token: acme, csv: '', requestid: 'req-formula', fields: 'tid,filename,metadata' });
+  assert.is(res.headers.get('content-type'), 'text/csv; charset=utf-8');
+  assert.is(
+    await res.text(),
+    'tid,filename,meta.a,meta.b,meta.c,meta.d,meta.e,meta.f,meta.g,meta.h,meta.i\r\n' +
+      `x02,"'=HYPERLINK(""http://evil.example"",""open"")","'+1+1","'-2+3","'@SUM(A1)","'\tcmd","'\rcmd","'=1",a=b,-4,x-1\r\n`,
+  );
+});
+
+test('summary CSV: text/html only for a client whose Accept excludes text/csv, with markup escaped', async ({ base, acme }) => {
+  const res = await get(base, '/search/acme/support/f1', { token: acme, csv: '', requestid: 'req-1', fields: 'tid,metadata' }, { accept: 'text/html' });
+  assert.is(res.headers.get('content-type'), 'text/html; charset=utf-8');
+  assert.is(await res.text(), 'tid,meta.agent\r\nx01,&lt;script&gt;alert(1)&lt;/script&gt;\r\n');
+  for (const accept of ['text/csv', 'text/*', 'text/html, */*;q=0.8', '']) {
+    const r = await get(base, '/search/acme/support/f1', { token: acme, csv: '', requestid: 'req-1', fields: 'tid,metadata' }, accept ? { accept } : {});
+    assert.is(r.headers.get('content-type'), 'text/csv; charset=utf-8', accept);
+    assert.is(await r.text(), 'tid,meta.agent\r\nx01,<script>alert(1)</script>\r\n');
+  }
+});
+
 test('JSON served as text/html cannot inject markup; responses carry a sandbox CSP', async ({ base, acme }) => {
   const res = await get(base, '/search/acme/support/f1', { token: acme, fields: 'metadata', requestid: 'req-1' });
   const text = await res.text();
@@ -157,7 +182,7 @@ const errorCases: Array<[string, (c: { base: string; acme: string; other: string
   ['an unknown token is 401', ({ base }, h) => get(base, '/search/acme/sales', { token: '0'.repeat(32) }, h), 401, 'BAD_TOKEN',
     'The token is not valid: check it, or ask the operator for a new one (voxdex token rotate)'],
   ["another company's token is 403", ({ base, other }, h) => get(base, '/search/acme/sales', { token: other }, h), 403, 'FORBIDDEN',
-    'This token belongs to another company and may not act on company acme'],
+    "This token may not act here: what the request names belongs to another company. Use that company's token."],
   ['an unknown org is 404', ({ base, acme }, h) => get(base, '/search/acme/nope', { token: acme }, h), 404, 'NOT_FOUND',
     'Organization nope does not exist in company acme: create it with voxdex org add'],
   ['a bad short name is 400', ({ base, acme }, h) => get(base, '/search/acme/sa%20les', { token: acme }, h), 400, 'BAD_NAME',

@@ -89,6 +89,12 @@ test('repeated options and unknown names are rejected', () => {
   fails(() => fromJsonBody({ meta: { a: '1' }, 'meta.a': '2' }), 'BAD_ARGUMENT', 'The option meta.a was given more than once; give it once.');
   fails(() => fromJsonBody([1]), 'BAD_ARGUMENT', 'Expected a JSON object of search options as the POST body.');
   fails(() => fromJsonBody({ size: [1] }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for size but received "[1]"');
+  // Found by the API fuzzer: an object or array as a json/csv flag was read as "set".
+  fails(() => fromJsonBody({ csv: {} }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for csv but received "{}"');
+  fails(() => fromJsonBody({ json: [true] }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for json but received "[true]"');
+  // ... and an unknown name with a null value was not checked at all.
+  fails(() => fromJsonBody({ '': null, channel: null }), 'UNKNOWN_PARAMETER', 'Unknown option ""; accepted: token, output, json, csv, format, terms, channel, from, to, duration, model, filename, requestid, meta.<field>, offset, size, sort, sortdir, fields, zipfiles.');
+  assert.equal(fromJsonBody({ channel: null, 'meta.x': null }), {});
 });
 
 test('delete: a comma list of tids', () => {

@@ -1,10 +1,13 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import Database from 'better-sqlite3';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadModelRegistry } from '../src/asr/models.js';
+import { loadConfig } from '../src/config.js';
 import { VoxdexError } from '../src/errors.js';
-import { ensureRootToken, Tenancy } from '../src/tenancy/tenancy.js';
+import { ensureRootToken, secretKeyPath, Tenancy } from '../src/tenancy/tenancy.js';
 
 const tenancy = suite('tenancy');
 
@@ -112,6 +115,22 @@ tenancy('resolves models: default auto, aliases, unknown 400, unauthorized 403',
   t.close();
 });
 
+tenancy('UNKNOWN_MODEL lists each accepted name once, with the installed registry as the service passes it', () => {
+  const t = new Tenancy(':memory:');
+  t.addCompany('open', { org: 'o', folder: 'f' });
+  t.setModelAlias('open', 'eng1:callcenter', 'en-us-8k');
+  const registry = loadModelRegistry(loadConfig({}).modelsFile);
+  const installed = registry.list(); // 'auto' first, as GET /health and `voxdex models` show it
+  assert.is(installed[0], 'auto');
+  try {
+    t.resolveModel('open', 'de-de', installed);
+    assert.unreachable();
+  } catch (err) {
+    assert.is((err as VoxdexError).message, `Model de-de is not installed; use one of: ${installed.join(', ')}, eng1:callcenter`);
+  }
+  t.close();
+});
+
 tenancy('creates the root token file once with mode 0600 and reads it back later', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'vx-root-'));
   try {
@@ -127,6 +146,71 @@ tenancy('creates the root token file once with mode 0600 and reads it back later
     const { tenancy: t } = Tenancy.open({ dataDir: dir, rootTokenFile: file });
     assert.equal(t.authenticate(a.token), { kind: 'root' });
     t.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+
+tenancy('callback secrets are sealed in tenancy.sqlite: a copy of the database alone cannot sign callbacks', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-secrets-'));
+  try {
+    const db = path.join(dir, 'data', 'tenancy.sqlite');
+    const t = new Tenancy(db);
+    const { callbackSecret } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
+    t.close();
+    const keyFile = path.join(dir, 'data', 'secrets.key');
+    assert.is(statSync(keyFile).mode & 0o777, 0o600);
+    const raw = new Database(db, { readonly: true });
+    const stored = raw.prepare("SELECT callback_secret FROM companies WHERE name = 'acme'").pluck().get() as string;
+    raw.close();
+    assert.match(stored, /^enc1:[A-Za-z0-9+/]+=*$/);
+    assert.not.ok(stored.includes(callbackSecret));
+    assert.not.ok(Buffer.from(stored.slice(5), 'base64').toString('hex').includes(callbackSecret));
+    // The key file that belongs to the database opens it.
+    const again = new Tenancy(db);
+    assert.is(again.callbackSecret('acme'), callbackSecret);
+    again.close();
+    // A copy of the database without its key file: refused at open, not silently given a new key.
+    mkdirSync(path.join(dir, 'copy'));
+    copyFileSync(db, path.join(dir, 'copy', 'tenancy.sqlite'));
+    assert.throws(() => new Tenancy(path.join(dir, 'copy', 'tenancy.sqlite')), (err: VoxdexError) =>
+      err.code === 'SECRET_KEY_INVALID' && /^The key file .*secrets\.key is missing but the callback secrets in this tenancy\.sqlite are sealed with it \(company acme\)/.test(err.message));
+    // ... and with another installation's key it cannot open the secret.
+    ensureRootToken(path.join(dir, 'other.key'));
+    const other = new Tenancy(path.join(dir, 'copy', 'tenancy.sqlite'), { keyFile: path.join(dir, 'other.key') });
+    assert.throws(() => other.callbackSecret('acme'), (err: VoxdexError) => err.code === 'SECRET_KEY_INVALID' && /cannot be decrypted with the key in .*other\.key/.test(err.message));
+    other.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+tenancy('plain-text callback secrets of earlier versions are sealed when the database is opened; the key sits beside root.token', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-secrets-'));
+  try {
+    const data = path.join(dir, 'data');
+    mkdirSync(data);
+    const db = new Database(path.join(data, 'tenancy.sqlite'));
+    db.exec(`CREATE TABLE companies (name TEXT PRIMARY KEY, default_org TEXT NOT NULL, default_folder TEXT NOT NULL,
+      callback_secret TEXT NOT NULL, models TEXT NOT NULL DEFAULT '[]', created TEXT NOT NULL)`);
+    const plain = 'ab'.repeat(32);
+    db.prepare("INSERT INTO companies VALUES ('old', 'o', 'f', ?, '[]', '2025-01-01T00:00:00Z')").run(plain);
+    db.close();
+    const config = { dataDir: data, rootTokenFile: path.join(dir, 'etc', 'root.token') };
+    const { tenancy: t } = Tenancy.open(config);
+    assert.is(secretKeyPath(config), path.join(dir, 'etc', 'secrets.key'));
+    assert.is(statSync(path.join(dir, 'etc', 'secrets.key')).mode & 0o777, 0o600);
+    assert.is(t.callbackSecret('old'), plain);
+    const stored = t.db.prepare("SELECT callback_secret FROM companies WHERE name = 'old'").pluck().get() as string;
+    assert.match(stored, /^enc1:/);
+    // A sealed secret copied onto another company's row does not open (the company name is bound in).
+    t.addCompany('new', { org: 'o', folder: 'f' });
+    t.db.prepare("UPDATE companies SET callback_secret = ? WHERE name = 'new'").run(stored);
+    assert.throws(() => t.callbackSecret('new'), (err: VoxdexError) => err.code === 'SECRET_KEY_INVALID');
+    t.close();
+    writeFileSync(path.join(dir, 'etc', 'secrets.key'), 'short\n');
+    assert.throws(() => Tenancy.open(config), (err: VoxdexError) => err.code === 'SECRET_KEY_INVALID' && /secrets\.key does not hold a key/.test(err.message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, statSync, statfsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { probeUpload } from '../src/stages/probe.js';
 import { isFailedItem, unpack, type UnpackItem } from '../src/stages/unpack.js';
@@ -8,7 +8,7 @@ import { decodeWav } from '../src/stages/decode.js';
 import { loadConfig, type Config } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import type { StageContext } from '../src/types.js';
-import { ASTERISK_PROMPT, make7z, makeTempDir, makeWav, makeZip, makeZipRaw, removeDir, run, writeFile } from './fixtures/make-audio.js';
+import { ASTERISK_PROMPT, make7z, makeSilenceZip, makeTempDir, makeWav, makeZip, makeZipRaw, removeDir, run, writeFile } from './fixtures/make-audio.js';
 import { rejects } from './fixtures/assert-error.js';
 
 const up = suite('unpack');
@@ -193,11 +193,67 @@ up('fails with NO_AUDIO_MEMBERS when an archive holds no audio', async () => {
 
 up('enforces the member-count and total-size limits from the listing, before extracting', async () => {
   const zip = await makeZip(dir, 'three.zip', [wavA, wavB, { path: wavB, name: 'c.wav' }]);
-  await rejects(() => probeUpload(zip, {}, { ...limits, maxMembers: 2 }), 'ARCHIVE_LIMIT', /^The archive has 3 members; at most 2 are accepted \(VOXDEX_ARCHIVE_MAX_MEMBERS\)/);
+  await rejects(() => probeUpload(zip, {}, { ...limits, maxMembers: 2 }), 'ARCHIVE_LIMIT', /^The archive has 3 members; at most 2 are accepted \(VOXDEX_ARCHIVE_MAX_MEMBERS=2\)/);
   const wd = workDir();
   const total = statSync(wavA).size + 2 * statSync(wavB).size;
-  await rejects(() => unpack({ path: zip, workDir: wd }, ctx({ maxTotalBytes: total - 1 })), 'ARCHIVE_LIMIT', new RegExp(`unpacks to ${total} bytes; at most ${total - 1} are accepted \\(VOXDEX_ARCHIVE_MAX_TOTAL_MIB\\)`));
+  await rejects(() => unpack({ path: zip, workDir: wd }, ctx({ maxTotalBytes: total - 1 })), 'ARCHIVE_LIMIT', new RegExp(`unpacks to ${total} bytes; at most ${total - 1} are accepted \\(VOXDEX_ARCHIVE_MAX_TOTAL_MIB=${Number(((total - 1) / 1048576).toFixed(2))}\\)`));
   assert.is((await probeUpload(zip, {}, { ...limits, maxTotalBytes: total, maxMembers: 3 })).members, 3);
+  assert.equal(readdirSync(wd), []);
+});
+
+up('refuses an archive whose members, each under the per-member ratio threshold, unpack to more than 200 times its size', async () => {
+  // 100 members of 1,048,058 bytes of mu-law silence (each under 1 MiB, so the per-member ratio check
+  // skips them) beside one real call: 100 MB from a zip of about 100 kB.
+  const zip = await makeSilenceZip(dir, 'silence-bomb.zip', wavA, 100);
+  const size = statSync(zip).size;
+  const total = statSync(wavA).size + 100 * 1_048_058;
+  const times = Math.round(total / size);
+  assert.ok(times > 200, `ratio ${times}`);
+  const message = `The archive unpacks to ${total.toLocaleString('en-US')} bytes, ${times} times its own size of ${size.toLocaleString('en-US')} bytes; at most 200 times is accepted (VOXDEX_ARCHIVE_MAX_RATIO=200).`;
+  await rejects(() => probeUpload(zip, {}, limits), 'ARCHIVE_LIMIT', new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
+  const wd = workDir();
+  await rejects(() => unpack({ path: zip, workDir: wd }, ctx()), 'ARCHIVE_LIMIT', /VOXDEX_ARCHIVE_MAX_RATIO=200/);
+  assert.equal(readdirSync(wd), [], 'nothing extracted');
+});
+
+up('caps the audio of one request from the listing (sizes at 8000 bytes/s) and from a single WAV header', async () => {
+  const zip = await makeZip(dir, 'audio-cap.zip', [wavA, wavB, { path: path.join(dir, 'a.json'), name: 'a.json' }]);
+  const bytes = statSync(wavA).size + statSync(wavB).size; // the .json sidecar does not count
+  const seconds = bytes / 8000;
+  const maxAudioSec = Math.floor(seconds);
+  await rejects(
+    () => probeUpload(zip, {}, { ...limits, maxAudioSec }),
+    'ARCHIVE_LIMIT',
+    new RegExp(
+      `^The archive's 2 possible audio members may hold up to ${seconds.toFixed(1).replace(/\.0$/, '')} s of audio \\(${bytes.toLocaleString('en-US')} bytes at 8000 bytes per second per channel, the lowest rate accepted: before extraction only sizes are known\\); at most ${maxAudioSec} s per request is accepted \\(VOXDEX_MAX_REQUEST_AUDIO_SEC=${maxAudioSec}\\)\\. Split it into several requests\\.$`,
+    ),
+  );
+  await rejects(() => unpack({ path: zip, workDir: workDir() }, ctx({ maxAudioSec })), 'ARCHIVE_LIMIT', /VOXDEX_MAX_REQUEST_AUDIO_SEC/);
+  assert.is((await probeUpload(zip, {}, { ...limits, maxAudioSec: maxAudioSec + 1 })).members, 2);
+  // A single WAV: the exact length from its header, every channel counted (wavA: 0.5 s of stereo).
+  await rejects(
+    () => probeUpload(wavA, {}, { ...limits, maxAudioSec: 0.9 }),
+    'TOO_LARGE',
+    /^The recording holds 1 s of audio \(2 channels of 0\.5 s\); at most 0\.9 s per request is accepted \(VOXDEX_MAX_REQUEST_AUDIO_SEC=0\.9\)/,
+  );
+  assert.equal(await probeUpload(wavA, {}, { ...limits, maxAudioSec: 1 }), { kind: 'wav' });
+  // The default allows a day of audio per request.
+  assert.is(limits.maxAudioSec, 86_400);
+});
+
+up('refuses to unpack what would not leave the reserved free space on the data disk (503, retried later)', async () => {
+  const zip = await makeZip(dir, 'disk.zip', [wavA, wavB]);
+  const fs = statfsSync(dir);
+  const reserveBytes = fs.bavail * fs.bsize; // keep everything free: nothing may be unpacked
+  await rejects(
+    () => probeUpload(zip, { disk: { dir, reserveBytes } }, limits),
+    'OVERLOADED',
+    /^Unpacking this archive needs 1 MiB of disk; the data disk has 0 MiB to spare beyond the \d+ MiB kept free \(VOXDEX_MIN_FREE_DISK_MIB=[\d.]+\)\. Retry later or ask the operator to free space\.$/,
+  );
+  assert.is((await probeUpload(zip, { disk: { dir, reserveBytes: 0 } }, limits)).members, 2);
+  const wd = workDir();
+  const c = ctx();
+  await rejects(() => unpack({ path: zip, workDir: wd }, { ...c, config: { ...c.config, queue: { ...c.config.queue, minFreeDiskBytes: reserveBytes } } }), 'OVERLOADED');
   assert.equal(readdirSync(wd), []);
 });
 

@@ -27,6 +27,13 @@ export interface DispatcherOptions {
   pollMs?: number;
   /** Called after every attempt (observability and tests). */
   onAttempt?: (event: AttemptEvent) => void;
+  /** Reads a body stored by reference (a result file's blob key); undefined when it is gone. Default: a file path. */
+  readBody?: (ref: string) => Promise<Buffer | undefined>;
+  /**
+   * Several dispatchers on one shared outbox (distributed mode): also take back, this often, attempts
+   * left in flight by a node that died (their lease ended). Default: only at start.
+   */
+  recoverEveryMs?: number;
 }
 
 export interface AttemptEvent {
@@ -48,6 +55,7 @@ export class CallbackDispatcher {
   #running = false;
   #ticking: Promise<void> | undefined;
   #unsubscribe: (() => void) | undefined;
+  #recoverTimer: NodeJS.Timeout | undefined;
 
   constructor(options: DispatcherOptions) {
     this.#o = { concurrency: 4, pollMs: 30_000, random: Math.random, ...options };
@@ -68,6 +76,20 @@ export class CallbackDispatcher {
     if (recovered > 0) this.#log.info({ recovered }, 'resuming callbacks interrupted by the last stop');
     if (!this.#running) return; // stopped meanwhile
     this.#unsubscribe = this.#o.outbox.onEnqueue(() => this.wake());
+    if (this.#o.recoverEveryMs) {
+      this.#recoverTimer = setInterval(() => {
+        this.#o.outbox.recoverInflight().then(
+          (n) => {
+            if (n > 0) {
+              this.#log.info({ recovered: n }, 'took back callbacks left in flight by a node that stopped');
+              this.wake();
+            }
+          },
+          (err) => this.#log.warn({ err }, 'looking for abandoned callbacks failed'),
+        );
+      }, this.#o.recoverEveryMs);
+      this.#recoverTimer.unref();
+    }
     this.wake();
   }
 
@@ -85,6 +107,7 @@ export class CallbackDispatcher {
   async stop(graceMs = 5_000): Promise<void> {
     this.#running = false;
     clearTimeout(this.#timer);
+    clearInterval(this.#recoverTimer);
     this.#unsubscribe?.();
     await this.#ticking;
     const all = Promise.allSettled([...this.#active.values()]);
@@ -174,12 +197,15 @@ export class CallbackDispatcher {
   async #post(row: DeliveryRow, attempt: number): Promise<DeliveryOutcome> {
     const secret = this.#o.secretFor?.(row.company) ?? row.secret ?? undefined;
     if (!secret) return { type: 'refused', message: `no callback secret for company ${row.company}` };
-    let data: Buffer;
+    let data: Buffer | undefined;
     try {
-      data = row.body ?? (await readFile(row.body_path!));
+      data = row.body ?? (this.#o.readBody ? await this.#o.readBody(row.body_path!) : await readFile(row.body_path!));
     } catch (err) {
+      // Object storage unreachable: retried like a network failure (the body is still there).
+      if ((err as { retryable?: boolean }).retryable) return { type: 'network', code: 'NETWORK', message: (err as Error).message };
       return { type: 'refused', message: `the result file is gone (${(err as Error).message}); was the request deleted?` };
     }
+    if (!data) return { type: 'refused', message: `the result file is gone (${row.body_path}); was the request deleted?` };
     const { body, contentType } = buildMultipart(
       { requestid: row.requestid },
       { name: 'file', filename: row.filename, contentType: row.content_type, data },

@@ -1,6 +1,6 @@
 /**
  * The `voxdex` command (API.md §9):
- *   voxdex serve
+ *   voxdex serve [--role all|api|worker]
  *   voxdex company add CO --org ORG --folder FOLDER [--model NAME]... [--show-secret]
  *   voxdex company list
  *   voxdex company alias CO ALIAS MODEL
@@ -9,6 +9,7 @@
  *   voxdex token rotate CO
  *   voxdex models
  *   voxdex import DIR --to CO/ORG/FOLDER
+ *   voxdex transcribe FILE... [--model NAME] [--output FORMAT] [--channels LIST]
  * Admin commands work while the service runs (same data dir; SQLite WAL).
  */
 import path from 'node:path';
@@ -18,136 +19,234 @@ import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/intake.js';
 import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
+import { LocalBlobStore } from '../blobs/local-blob-store.js';
+import { S3BlobStore } from '../blobs/s3-blob-store.js';
 import { JobPaths } from '../store/paths.js';
+import { migrate } from '../store/pg-migrations.js';
+import { openPgPool } from '../store/pg-pool.js';
+import { openPgStores } from '../store/pg-stores.js';
+import { PgTenancy } from '../tenancy/pg-tenancy.js';
 import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
-import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
+import { secretKeyPath, Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { parseImportArgs, runImport } from './import.js';
+import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
+import { runTranscribe, transcribeCommand } from './transcribe.js';
+
+const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
+  VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (see docs/service.md).`;
+
+/** Every command: its arguments and its help. Keys are the command words. */
+const COMMANDS = {
+  serve: {
+    usage: 'voxdex serve [--role all|api|worker]',
+    about: `Starts the HTTP service on VOXDEX_HOST:VOXDEX_PORT (default 127.0.0.1:8017) with its data in VOXDEX_DATA_DIR
+(default ./data). Prints the root token file's path and the URL on stderr; SIGTERM or SIGINT stop it gracefully.
+One server per data dir: a second one refuses to start. ${ENVIRONMENT}`,
+    options: [['--role ROLE', 'all (default), api (HTTP only) or worker (ASR and callbacks); api and worker need VOXDEX_DATABASE_URL']],
+    positional: [0, 0],
+    valued: ['role'],
+  },
+  'company add': {
+    usage: 'voxdex company add CO_SHORT --org ORG_SHORT --folder FOLDERNAME [--model NAME]... [--show-secret]',
+    about: `Creates the company, org and folder where missing, makes ORG/FOLDER the company's default destination and
+prints a new company token on stdout (earlier tokens stay valid).`,
+    options: [
+      ['--org ORG_SHORT', 'default organization (created when missing)'],
+      ['--folder FOLDERNAME', 'default folder (created when missing)'],
+      ['--model NAME', 'an authorized model, repeatable; the first is the default (none: every installed model)'],
+      ['--show-secret', "also print the company's callback signing secret on a second line"],
+    ],
+    positional: [1, 1],
+    valued: ['org', 'folder', 'model'],
+    flags: ['show-secret'],
+  },
+  'company list': {
+    usage: 'voxdex company list',
+    about: 'One line per company: name, default destination, authorized models (* = all), model aliases; tab-separated.',
+    positional: [0, 0],
+  },
+  'company alias': {
+    usage: 'voxdex company alias CO_SHORT ALIAS MODEL',
+    about: "Maps a client's model name (e.g. eng1:callcenter) to an installed model for this company.",
+    positional: [3, 3],
+  },
+  'org add': {
+    usage: 'voxdex org add CO_SHORT ORG_SHORT',
+    about: 'Creates an organization in an existing company.',
+    positional: [2, 2],
+  },
+  'folder add': {
+    usage: 'voxdex folder add CO_SHORT ORG_SHORT FOLDERNAME',
+    about: 'Creates a folder in an existing company; says so when it also had to create the organization.',
+    positional: [3, 3],
+  },
+  'token rotate': {
+    usage: 'voxdex token rotate CO_SHORT',
+    about: "Revokes every token of the company and prints the one new token.",
+    positional: [1, 1],
+  },
+  models: {
+    usage: 'voxdex models',
+    about: 'Lists the installed model names, one per line; the first is the default.',
+    positional: [0, 0],
+  },
+  transcribe: {
+    usage: 'voxdex transcribe FILE... [--model NAME] [--output json|jsontop|text|srt|vtt] [--channels LIST]',
+    about: `Transcribes WAV files (or zip/7z archives of them) in this process, without a server or a data dir:
+the service's own pipeline, models and outputs. Transcripts go to stdout; with several files, json and
+jsontop print one document per line and text/srt/vtt put a "==> NAME <==" line before each. A progress
+bar on stderr for recordings of 30 s or more when stderr is a terminal. Exit status 1 if a file failed.`,
+    options: [
+      ['--model NAME', 'a model from `voxdex models` (default auto: en-us-8k up to 11025 Hz, else en-us)'],
+      ['--output FORMAT', 'json, jsontop, text (default), srt or vtt'],
+      ['--channels LIST', 'only these channels, e.g. 0 or 0,1 (default: every channel, each its own speaker)'],
+    ],
+    positional: [1, Infinity],
+    valued: ['model', 'output', 'channels'],
+  },
+  import: {
+    usage: 'voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME',
+    about: `Submits every audio file and archive under DIR once (a content hash ledger skips what was submitted
+before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.`,
+    options: [['--to CO/ORG/FOLDER', 'the destination folder']],
+    positional: [1, 1],
+    valued: ['to'],
+  },
+} satisfies Record<string, CommandSpec>;
+
+type CommandName = keyof typeof COMMANDS;
+const GROUPS = ['company', 'org', 'folder', 'token'];
 
 const USAGE = `Usage:
-  voxdex serve
-  voxdex company add CO_SHORT --org ORG_SHORT --folder FOLDERNAME [--model NAME]... [--show-secret]
-  voxdex company list
-  voxdex company alias CO_SHORT ALIAS MODEL
-  voxdex org add CO_SHORT ORG_SHORT
-  voxdex folder add CO_SHORT ORG_SHORT FOLDERNAME
-  voxdex token rotate CO_SHORT
-  voxdex models
-  voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME
-Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL (see docs/service.md).`;
+${Object.values(COMMANDS)
+  .map((c) => `  ${c.usage}`)
+  .join('\n')}
+Every command takes --help. ${ENVIRONMENT}`;
 
-function usage(message?: string): never {
-  throw voxdexError('BAD_ARGUMENT', message ? `${message}\n${USAGE}` : USAGE);
-}
-
-/** Splits `--name value` / `--name=value` options (repeatable) from positional arguments. */
-function parseOptions(argv: string[], valued: string[], flags: string[]) {
-  const positional: string[] = [];
-  const opts: Record<string, string[]> = {};
-  const seen = new Set<string>();
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (!a.startsWith('--')) {
-      positional.push(a);
-      continue;
+/**
+ * Tenancy for the admin commands: the embedded SQLite file (its callback secrets sealed with the key
+ * beside root.token), or PostgreSQL (VOXDEX_DATABASE_URL), where a change is made with the same code
+ * on a copy and written back in one transaction (pg-tenancy.ts); every running node picks it up at once.
+ */
+async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): Promise<T> {
+  if (!config.databaseUrl) {
+    const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
+    try {
+      return fn(t);
+    } finally {
+      t.close();
     }
-    const [name, inline] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    if (flags.includes(name)) seen.add(name);
-    else if (valued.includes(name)) {
-      const v = inline ?? argv[++i];
-      if (v === undefined) usage(`--${name} needs a value`);
-      (opts[name] ??= []).push(v);
-    } else usage(`Unknown option --${name}`);
   }
-  return { positional, opts, flags: seen };
+  const pool = openPgPool(config.databaseUrl, { max: 2, applicationName: 'voxdex admin' });
+  try {
+    await migrate(pool);
+    const pg = await PgTenancy.open({ pool });
+    try {
+      return await pg.change(fn);
+    } finally {
+      pg.close();
+    }
+  } finally {
+    await pool.end();
+  }
 }
 
-function openTenancy(config: Readonly<Config>): Tenancy {
-  return new Tenancy(tenancyDbPath(config.dataDir));
+/** Finds the command named by the first one or two words; the rest are its arguments. */
+function findCommand(argv: string[]): { name: CommandName; args: string[] } {
+  const [cmd, sub] = argv;
+  if (cmd === undefined) throw voxdexError('BAD_ARGUMENT', `A command is needed.\n${USAGE}`);
+  if (GROUPS.includes(cmd)) {
+    const name = `${cmd} ${sub}`;
+    if (sub !== undefined && Object.hasOwn(COMMANDS, name)) return { name: name as CommandName, args: argv.slice(2) };
+    const subs = Object.keys(COMMANDS).filter((k) => k.startsWith(`${cmd} `));
+    const list = subs.map((k) => `  ${COMMANDS[k as CommandName].usage}`).join('\n');
+    if (sub === '--help' || sub === '-h') throw Object.assign(new Error(`Usage:\n${list}`), { help: true });
+    throw voxdexError('BAD_ARGUMENT', `${sub === undefined ? `voxdex ${cmd} needs a subcommand` : `Unknown command ${cmd} ${sub}`}.\nUsage:\n${list}`);
+  }
+  if (Object.hasOwn(COMMANDS, cmd)) return { name: cmd as CommandName, args: argv.slice(1) };
+  throw voxdexError('BAD_ARGUMENT', `Unknown command ${cmd}.\n${USAGE}`);
 }
 
 export async function main(argv: string[], env: Record<string, string | undefined> = process.env): Promise<number> {
-  const [cmd, sub, ...rest] = argv;
-  const config = loadConfig(env);
   const out = (line: string) => process.stdout.write(`${line}\n`);
-  switch (cmd) {
+  if (argv[0] === 'help' || argv[0] === '--help' || argv[0] === '-h') {
+    if (argv.length === 1) {
+      out(USAGE);
+      return 0;
+    }
+    return main([...argv.slice(1), '--help'], env);
+  }
+  let found: { name: CommandName; args: string[] };
+  try {
+    found = findCommand(argv);
+  } catch (err) {
+    if ((err as { help?: boolean }).help) {
+      out((err as Error).message);
+      return 0;
+    }
+    throw err;
+  }
+  const spec: CommandSpec = COMMANDS[found.name];
+  const parsed = parseArgs(spec, found.args);
+  if (parsed === 'help') {
+    out(helpText(spec));
+    return 0;
+  }
+  const { positional: p, opts, flags } = parsed;
+  const config = loadConfig(found.name === 'serve' && opts.role ? { ...env, VOXDEX_ROLE: opts.role.at(-1) } : env);
+  switch (found.name) {
     case 'serve':
       return serve(config);
-    case 'company': {
-      if (sub === 'add') {
-        const { positional, opts, flags } = parseOptions(rest, ['org', 'folder', 'model'], ['show-secret']);
-        if (positional.length !== 1 || !opts.org || !opts.folder) usage('company add needs CO_SHORT, --org and --folder');
-        const t = openTenancy(config);
-        try {
-          const r = t.addCompany(positional[0]!, { org: opts.org.at(-1)!, folder: opts.folder.at(-1)!, models: opts.model });
-          out(r.token);
-          if (flags.has('show-secret')) out(r.callbackSecret);
-        } finally {
-          t.close();
-        }
-        return 0;
-      }
-      if (sub === 'list') {
-        const t = openTenancy(config);
-        try {
-          for (const c of t.listCompanies()) {
-            const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-            out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
-          }
-        } finally {
-          t.close();
-        }
-        return 0;
-      }
-      if (sub === 'alias') {
-        if (rest.length !== 3) usage('company alias needs CO_SHORT ALIAS MODEL');
-        const t = openTenancy(config);
-        try {
-          t.setModelAlias(rest[0]!, rest[1]!, rest[2]!);
-        } finally {
-          t.close();
-        }
-        return 0;
-      }
-      return usage();
-    }
-    case 'org':
-    case 'folder': {
-      const want = cmd === 'org' ? 2 : 3;
-      if (sub !== 'add' || rest.length !== want) usage();
-      const t = openTenancy(config);
-      try {
-        if (cmd === 'org') t.addOrg(rest[0]!, rest[1]!);
-        else t.addFolder(rest[0]!, rest[1]!, rest[2]!);
-      } finally {
-        t.close();
-      }
+    case 'company add': {
+      if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
+      const r = await withTenancy(config, (t) => t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model }));
+      out(r.token);
+      if (flags.has('show-secret')) out(r.callbackSecret);
       return 0;
     }
-    case 'token': {
-      if (sub !== 'rotate' || rest.length !== 1) usage();
-      const t = openTenancy(config);
-      try {
-        out(t.rotateToken(rest[0]!));
-      } finally {
-        t.close();
+    case 'company list':
+      for (const c of await withTenancy(config, (t) => t.listCompanies())) {
+        const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
+        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
       }
       return 0;
+    case 'company alias': {
+      const [company, alias, model] = p as [string, string, string];
+      await withTenancy(config, (t) => t.setModelAlias(company, alias, model));
+      out(`${company}: model ${alias} now means ${model}`);
+      const installed = loadModelRegistry(config.modelsFile).list();
+      if (!installed.includes(model)) process.stderr.write(`voxdex: warning: ${model} is not an installed model (installed: ${installed.join(', ')}); requests naming ${alias} fail until it is\n`);
+      return 0;
     }
-    case 'models': {
+    case 'org add': {
+      const [company, org] = p as [string, string];
+      const created = await withTenancy(config, (t) => t.addOrg(company, org));
+      out(created ? `created organization ${company}/${org}` : `organization ${company}/${org} already exists`);
+      return 0;
+    }
+    case 'folder add': {
+      const [company, org, folder] = p as [string, string, string];
+      const r = await withTenancy(config, (t) => t.addFolder(company, org, folder));
+      if (r.orgCreated) out(`created organization ${company}/${org} (it did not exist)`);
+      out(r.folderCreated ? `created folder ${company}/${org}/${folder}` : `folder ${company}/${org}/${folder} already exists`);
+      return 0;
+    }
+    case 'token rotate':
+      out(await withTenancy(config, (t) => t.rotateToken(p[0]!)));
+      return 0;
+    case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
       return 0;
-    }
+    case 'transcribe':
+      return runTranscribe(transcribeCommand(p, opts), config, {
+        out: (text) => process.stdout.write(text),
+        err: (text) => process.stderr.write(text),
+        progress: process.stderr.isTTY ? process.stderr : undefined,
+      });
     case 'import':
-      return importCommand(config, argv.slice(1));
-    case undefined:
-    case 'help':
-    case '--help':
-    case '-h':
-      out(USAGE);
-      return cmd === undefined ? 2 : 0;
-    default:
-      return usage(`Unknown command ${cmd}`);
+      if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
+      return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!]);
   }
 }
 
@@ -181,22 +280,44 @@ async function serve(config: Readonly<Config>): Promise<number> {
 
 async function importCommand(config: Readonly<Config>, argv: string[]): Promise<number> {
   const { dir, to } = parseImportArgs(argv);
-  const stores = openSqliteStores(jobStorePath(config.dataDir));
-  const tenancy = openTenancy(config);
   const registry = loadModelRegistry(config.modelsFile);
+  const installedModels = () => registry.list();
+  const paths = new JobPaths(config.dataDir);
+  // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
+  if (!config.databaseUrl) {
+    const stores = openSqliteStores(jobStorePath(config.dataDir));
+    const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
+    try {
+      const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      await stores.close();
+      tenancy.close();
+    }
+  }
+  const stores = await openPgStores(config.databaseUrl, { owner: `import:${process.pid}` });
+  const s3 = config.s3!;
+  const blobs = new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials });
   try {
-    // Accepts only: the serving process picks the jobs up (it looks for queued jobs every 2 s).
-    const intake = new JobIntake({ config, store: stores.jobs, tenancy, paths: new JobPaths(config.dataDir), installedModels: () => registry.list() });
-    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
-    return summary.failed > 0 ? 1 : 0;
+    const tenancy = await PgTenancy.open({ pool: stores.pool });
+    try {
+      const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      return summary.failed > 0 ? 1 : 0;
+    } finally {
+      tenancy.close();
+    }
   } finally {
+    await blobs.close();
     await stores.close();
-    tenancy.close();
   }
 }
 
 /** Runs the command line and exits with its status (errors: message on stderr, 2 for usage, 1 otherwise). */
 export function run(argv: string[]): void {
+  // Everything voxdex writes (recordings, transcripts, results, databases, keys) is for its own user only.
+  process.umask(0o077);
   main(argv).then(
     (code) => process.exit(code),
     (err) => {

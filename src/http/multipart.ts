@@ -6,8 +6,8 @@
  * and named in `warnings`; any other name is UNKNOWN_PARAMETER (400) listing the accepted names.
  */
 import formidable from 'formidable';
-import { mkdirSync, rmSync } from 'node:fs';
-import { voxdexError, VoxdexError } from '../errors.js';
+import { createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs';
+import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import type { Req } from './server.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
@@ -64,7 +64,46 @@ export function queryParams(req: Req): Record<string, string> {
   return out;
 }
 
-export async function readUpload(req: Req, options: { tmpDir: string; maxBytes: number }): Promise<UploadForm> {
+export interface ReadUploadOptions {
+  tmpDir: string;
+  maxBytes: number;
+  /**
+   * Called with each form field as it arrives, before the rest of the body is read (the token field
+   * usually precedes the file): throwing refuses the request at once, its partial file removed.
+   */
+  onField?: (name: string, value: string) => void | Promise<void>;
+}
+
+const FORM_TYPES = /^multipart\/form-data|^application\/x-www-form-urlencoded/i;
+
+/**
+ * A part is a file when its Content-Disposition has a filename, whatever its Content-Type, or none
+ * at all: python requests (`files=[("file", fh)]`) and hand-written clients send file parts without
+ * one. formidable alone treats a part without Content-Type as a text field.
+ */
+function partsWithFilenameAreFiles(form: ReturnType<typeof formidable>): void {
+  type Part = { originalFilename?: string | null; mimetype?: string | null };
+  const f = form as unknown as { onPart(part: Part): unknown; _handlePart(part: Part): unknown };
+  f.onPart = (part) => {
+    if (typeof part.originalFilename === 'string' && !part.mimetype) part.mimetype = 'application/octet-stream';
+    return f._handlePart(part);
+  };
+}
+
+/** A request body that is not a form: 415 naming what to send. Only when there is a body at all. */
+function checkFormType(req: Req): boolean {
+  const type = String(req.headers['content-type'] ?? '');
+  if (FORM_TYPES.test(type)) return true;
+  const hasBody = Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined;
+  if (!hasBody) return false;
+  throw new VoxdexError(
+    'UNSUPPORTED_MEDIA_TYPE',
+    `The request body is ${type ? JSON.stringify(type.split(';')[0]!.trim()) : 'of no declared type'}; send multipart/form-data with the audio in the field "file" (curl -F token=... -F file=@call.wav), or application/x-www-form-urlencoded for parameters only`,
+    { closeConnection: true },
+  );
+}
+
+export async function readUpload(req: Req, options: ReadUploadOptions): Promise<UploadForm> {
   const ignored: string[] = [];
   const query = queryParams(req);
   checkParamNames(Object.keys(query), TRANSCRIBE_PARAMS, ignored);
@@ -72,15 +111,16 @@ export async function readUpload(req: Req, options: { tmpDir: string; maxBytes: 
   const declared = Number(req.headers['content-length'] ?? NaN);
   if (Number.isFinite(declared) && declared > options.maxBytes + 64 * 1024) throw tooLarge(options.maxBytes);
 
-  const type = String(req.headers['content-type'] ?? '');
   const params: Record<string, string> = { ...query };
-  if (!/^multipart\/form-data|^application\/x-www-form-urlencoded/i.test(type)) {
+  if (!checkFormType(req)) {
     req.resume();
     return { params, ignored };
   }
 
   mkdirSync(options.tmpDir, { recursive: true });
-  const started: string[] = [];
+  // Our own write streams, so that a refused upload's files are removed only once they are closed
+  // (a stream destroyed while it opens would create the file after an early unlink).
+  const streams: Array<{ path: string; stream: WriteStream }> = [];
   const form = formidable({
     uploadDir: options.tmpDir,
     maxFileSize: options.maxBytes,
@@ -91,17 +131,47 @@ export async function readUpload(req: Req, options: { tmpDir: string; maxBytes: 
     allowEmptyFiles: true,
     minFileSize: 0,
     keepExtensions: false,
+    fileWriteStreamHandler: (file) => {
+      const path = (file as unknown as { filepath: string }).filepath;
+      const stream = createWriteStream(path);
+      streams.push({ path, stream });
+      return stream;
+    },
   });
-  form.on('fileBegin', (_name, file) => started.push(file.filepath));
+  partsWithFilenameAreFiles(form);
+  let refused: unknown;
+  let refuse!: (err: unknown) => void;
+  const refusal = new Promise<never>((_, reject) => (refuse = reject));
+  if (options.onField) {
+    form.on('field', (name: string, value: string) => {
+      if (refused !== undefined) return;
+      Promise.resolve()
+        .then(() => options.onField!(name, value))
+        .catch((err: unknown) => {
+          if (refused !== undefined) return;
+          refused = err;
+          req.pause();
+          refuse(err);
+        });
+    });
+  }
+  const removeFiles = async () => {
+    await Promise.all(
+      streams.map(({ stream }) => (stream.closed ? undefined : new Promise<void>((resolve) => (stream.once('close', () => resolve()), stream.destroy())))),
+    );
+    for (const { path } of streams) rmSync(path, { force: true });
+  };
   let fields: formidable.Fields;
   let files: formidable.Files;
+  const parsing = form.parse(req);
+  parsing.catch(() => {}); // settled below, or abandoned after a refusal
   try {
-    [fields, files] = await form.parse(req);
+    [fields, files] = await Promise.race([parsing, refusal]);
   } catch (err) {
-    for (const p of started) rmSync(p, { force: true });
+    await removeFiles();
+    if (refused !== undefined) throw Object.assign(toVoxdexError(refused), { closeConnection: true });
     throw mapFormidableError(err, options.maxBytes);
   }
-  const cleanup = () => started.forEach((p) => rmSync(p, { force: true }));
   try {
     for (const [name, values] of Object.entries(fields)) {
       if (values && values.length > 0) params[name] = values[values.length - 1]!;
@@ -112,7 +182,7 @@ export async function readUpload(req: Req, options: { tmpDir: string; maxBytes: 
     const name = (uploaded.originalFilename ?? 'upload').split(/[\\/]/).pop() || 'upload';
     return { params, ignored, file: { path: uploaded.filepath, name, size: uploaded.size } };
   } catch (err) {
-    cleanup();
+    await removeFiles();
     throw err;
   }
 }
@@ -131,6 +201,7 @@ export async function readFields(req: Req, accepted: readonly string[]): Promise
     return params;
   }
   const form = formidable({ maxFiles: 0, maxFileSize: 0, maxFields: 20, maxFieldsSize: 64 * 1024 });
+  partsWithFilenameAreFiles(form);
   let fields: formidable.Fields;
   try {
     [fields] = await form.parse(req);

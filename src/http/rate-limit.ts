@@ -16,7 +16,21 @@ interface Bucket {
 /** Buckets idle this long are full again and are forgotten. */
 const IDLE_MS = 60_000;
 
-export class RateLimiter {
+/**
+ * What the routes use: this in-process limiter (one node), or the same buckets kept in PostgreSQL so
+ * that every API node draws from them (pg-rate-limit.ts).
+ */
+export interface Limiter {
+  readonly perMin: number;
+  /** Throws RATE_LIMITED when `principal`'s bucket is empty; takes nothing. */
+  check(principal: Principal): void | Promise<void>;
+  /** Takes one request from `principal`'s bucket, or throws RATE_LIMITED (taking nothing). */
+  take(principal: Principal): void | Promise<void>;
+  /** Counts one accepted request against `principal` (the bucket may go below zero). */
+  charge(principal: Principal): void | Promise<void>;
+}
+
+export class RateLimiter implements Limiter {
   readonly #buckets = new Map<string, Bucket>();
   readonly #perMs: number;
   #sweptAt = 0;
@@ -72,17 +86,22 @@ export class RateLimiter {
   }
 
   #limited(principal: Principal, b: Bucket): VoxdexError {
-    const retryAfterSec = Math.max(1, Math.ceil((1 - b.tokens) / this.#perMs / 1000));
-    const who = principal.kind === 'root' ? 'the root token' : `company ${principal.company}`;
-    const when = new Date(this.now() + retryAfterSec * 1000).toISOString();
-    return new VoxdexError(
-      'RATE_LIMITED',
-      `Too many ${this.what} requests for ${who} (limit ${this.perMin} per minute); retry in ${retryAfterSec} second${retryAfterSec === 1 ? '' : 's'} (after ${when}) or ask the operator to raise VOXDEX_RATE_LIMIT_PER_MIN`,
-      { retryAfterSec },
-    );
+    return rateLimited(this.what, this.perMin, principal, b.tokens, this.now());
   }
 }
 
-function keyOf(p: Principal): string {
+/** RATE_LIMITED (429) for `principal` whose bucket holds `tokens` (< 1) at `now`, with Retry-After. */
+export function rateLimited(what: string, perMin: number, principal: Principal, tokens: number, now: number): VoxdexError {
+  const retryAfterSec = Math.max(1, Math.ceil(((1 - tokens) * 60) / perMin));
+  const who = principal.kind === 'root' ? 'the root token' : `company ${principal.company}`;
+  const when = new Date(now + retryAfterSec * 1000).toISOString();
+  return new VoxdexError(
+    'RATE_LIMITED',
+    `Too many ${what} requests for ${who} (limit ${perMin} per minute); retry in ${retryAfterSec} second${retryAfterSec === 1 ? '' : 's'} (after ${when}) or ask the operator to raise VOXDEX_RATE_LIMIT_PER_MIN`,
+    { retryAfterSec },
+  );
+}
+
+export function keyOf(p: Principal): string {
   return p.kind === 'root' ? '\0root' : p.company;
 }

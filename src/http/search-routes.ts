@@ -20,14 +20,14 @@ import {
 import { renderCount, renderDetails, renderError, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from '../search/render.js';
 import type { SearchScope, TranscriptIndex } from '../search/transcript-index.js';
 import type { Access } from './auth.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Limiter } from './rate-limit.js';
 import type { ErrorStyle, RouteTable } from './server.js';
 
 export interface SearchRouteOptions {
   index: TranscriptIndex;
   access: Access;
   /** Per-principal limit on /search (RATE_LIMITED, 429); absent = none. */
-  rateLimit?: RateLimiter;
+  rateLimit?: Limiter;
   log: Logger;
   /** Largest POST body accepted (default 1 MiB). */
   maxBodyBytes?: number;
@@ -138,7 +138,7 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     const raw = await collectOptions(req, url, limit);
     // Who is asking comes before what is asked: an unknown token learns nothing about option syntax.
     const principal = await access.check(raw.token, () => scope);
-    options.rateLimit?.take(principal);
+    await options.rateLimit?.take(principal);
     const where = { method: req.method, ...scope };
 
     if (req.method === 'DELETE') {

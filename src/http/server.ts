@@ -33,6 +33,8 @@ interface Route {
   methods: Method[];
   pattern: string;
   regex: RegExp;
+  /** Segments that are not parameters: the more, the more specific. */
+  literals: number;
 }
 
 export function sendJson(res: Res, status: number, body: unknown, headers: Record<string, string | number> = {}): void {
@@ -76,7 +78,11 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
     onError: (err: unknown, _req: unknown, res: Res) => sendError(res, err, log),
     onNoMatch: (req: Req, res: Res) => {
       const path = (req.path ?? req.url ?? '/').split('?')[0]!;
-      const allowed = [...new Set(known.filter((r) => r.regex.test(path)).flatMap((r) => r.methods))];
+      // Like OpenAPI path matching: the patterns with the most literal segments that match win
+      // (GET /transcribe/download/{id} is not POST /transcribe/{org}/{folder}).
+      const matching = known.filter((r) => r.regex.test(path));
+      const best = Math.max(0, ...matching.map((r) => r.literals));
+      const allowed = [...new Set(matching.filter((r) => r.literals === best).flatMap((r) => r.methods))];
       if (allowed.length > 0) {
         const err = new VoxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${path}; use ${allowed.join(' or ')}`, {
           allow: allowed.join(', '),
@@ -90,7 +96,7 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
   const routes: RouteTable = {
     add(method, pattern, handler, errors) {
       const methods = Array.isArray(method) ? method : [method];
-      known.push({ methods, pattern, regex: patternRegex(pattern) });
+      known.push({ methods, pattern, regex: patternRegex(pattern), literals: pattern.split('/').filter((seg) => seg !== '' && seg !== '*' && !seg.startsWith(':')).length });
       const wrapped = (req: Req, res: Res) => {
         try {
           const p = handler(req, res);
@@ -103,7 +109,10 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
     },
   };
   mount(routes);
-  return app;
+  return Object.assign(app, {
+    /** Every route mounted: its methods and polka pattern (`:name` parameters, `*` rest). */
+    routeList: (): Array<{ methods: Method[]; pattern: string }> => known.map((r) => ({ methods: r.methods, pattern: r.pattern })),
+  });
 }
 
 function patternRegex(pattern: string): RegExp {

@@ -3,7 +3,8 @@
  * Validation at the edge; accepting is the intake's, cancelling and deleting the runner's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { createReadStream, rmSync, statSync } from 'node:fs';
+import { rmSync } from 'node:fs';
+import type { BlobStore } from '../blobs/blob-store.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
 import type { JobIntake } from '../jobs/intake.js';
@@ -14,8 +15,9 @@ import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
-import { readFields, readUpload } from './multipart.js';
-import type { RateLimiter } from './rate-limit.js';
+import { checkParamNames, readFields, readUpload } from './multipart.js';
+import type { Limiter } from './rate-limit.js';
+import type { UploadSlots } from './upload-slots.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface TranscribeRouteDeps {
@@ -23,6 +25,8 @@ export interface TranscribeRouteDeps {
   runner: Pick<JobRunner, 'cancel' | 'remove'>;
   status: (job: Job) => Promise<StatusBody>;
   store: JobStore;
+  /** Where result files are (BlobStore keys in Job.resultPath). */
+  blobs: BlobStore;
   access: Access;
   tenancy: Pick<Tenancy, 'defaultDestination'>;
   /** Secret for signed result URLs. */
@@ -31,25 +35,42 @@ export interface TranscribeRouteDeps {
   maxUploadBytes: number;
   incomingDir: string;
   /** Per-company limit on POST /transcribe (RATE_LIMITED, 429); absent = none. */
-  rateLimit?: RateLimiter;
+  rateLimit?: Limiter;
+  /** Per-company limit on uploads in progress (RATE_LIMITED, 429); absent = none. */
+  uploadSlots?: UploadSlots;
 }
 
 const RESULT_PARAMS = ['token', 'requestid', 'inline'];
+const DOWNLOAD_PARAMS = ['expires', 'sig'];
+const INLINE: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
 export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
   const submit = async (req: Req, res: Res, path: { company?: string; org?: string; folder?: string }) => {
     let form: Awaited<ReturnType<typeof readUpload>>;
+    // The token as soon as it is known (query string, or the form field as it streams in): over-limit
+    // clients are refused before their upload is read, and the upload holds one of its company's slots.
     let early: { token: string; principal: Principal } | undefined;
+    let release = () => {};
+    res.once('close', () => release());
+    const admit = async (token: string) => {
+      if (early) return;
+      const principal = tryAuthenticate(d.access, token);
+      if (!principal) return; // reported with the full request's checks
+      early = { token, principal };
+      if (d.uploadSlots) release = d.uploadSlots.acquire(principal);
+      await d.rateLimit?.check(principal);
+    };
     try {
       await d.intake.checkCapacity();
-      // A token in the query string lets an over-limit client be refused before its upload is read.
-      const token = d.rateLimit && queryValue(req, 'token');
-      const principal = token ? tryAuthenticate(d.access, token) : undefined;
-      if (principal) {
-        early = { token: token as string, principal };
-        d.rateLimit!.check(principal);
-      }
-      form = await readUpload(req, { tmpDir: d.incomingDir, maxBytes: d.maxUploadBytes });
+      const queryToken = queryValue(req, 'token');
+      if (queryToken) await admit(queryToken);
+      form = await readUpload(req, {
+        tmpDir: d.incomingDir,
+        maxBytes: d.maxUploadBytes,
+        onField: async (name, value) => {
+          if (name === 'token' && value) await admit(value);
+        },
+      });
     } catch (err) {
       // Refused before the body was read: close the connection rather than drain the upload.
       const e = toVoxdexError(err);
@@ -70,7 +91,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
           ? { company, org: checkShortName('org', path.org), folder: checkShortName('folder', path.folder) }
           : d.tenancy.defaultDestination(company);
       if (!form.file) throw voxdexError('BAD_ARGUMENT', 'No file: send the audio file or zip/7z archive in the multipart form field "file"');
-      d.rateLimit?.check(principal);
+      await d.rateLimit?.check(principal);
       const requestid = await d.intake.submit({
         destination,
         file: form.file,
@@ -84,7 +105,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
         zpass: p.zpass,
         ignored: form.ignored,
       });
-      d.rateLimit?.charge(principal);
+      await d.rateLimit?.charge(principal);
       sendJson(res, 200, { requestid });
     } catch (err) {
       if (form.file) rmSync(form.file.path, { force: true });
@@ -117,13 +138,15 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
 
   const result = async (req: Req, res: Res, id: string | undefined, mode: 'url' | 'file') => {
     const { job, params } = await lookup(req, id);
+    const inline = params.inline === undefined ? false : INLINE[params.inline];
+    if (inline === undefined) throw voxdexError('BAD_ARGUMENT', `Expected true or false for inline but received ${JSON.stringify(params.inline.slice(0, 64))}`);
     if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, await d.status(job));
     if (job.state !== 'done' || !job.resultPath) {
       const status = await d.status(job);
       const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
       return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
     }
-    if (mode === 'file' || params.inline === 'true') return sendFile(res, job);
+    if (mode === 'file' || inline) return sendFile(res, job, d.blobs);
     const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
     const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
     const host = req.headers.host ?? 'localhost';
@@ -136,15 +159,19 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   routes.add('GET', '/transcribe/:id/result', (req, res) => result(req, res, req.params.id, 'file'));
 
   routes.add('GET', '/transcribe/download/:id', async (req, res) => {
+    checkParamNames(Object.keys(req.query ?? {}), DOWNLOAD_PARAMS, []);
     const id = req.params.id;
     const expires = Number(queryValue(req, 'expires'));
     const sig = queryValue(req, 'sig') ?? '';
+    // Expiry first: a link past its time is expired whatever else is wrong with it (the time is in the link, nothing leaks).
+    if (Number.isSafeInteger(expires) && expires < Date.now() / 1000) {
+      throw voxdexError('BAD_TOKEN', `This result link expired at ${new Date(expires * 1000).toISOString()}; ask GET /transcribe/result for a new one`);
+    }
     const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqualHex(sig, sign(d.urlSecret, id, expires));
-    if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid; ask GET /transcribe/result for a new one');
-    if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This result link has expired; ask GET /transcribe/result for a new one');
+    if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid (its signature does not match); ask GET /transcribe/result for a new one');
     const job = await d.store.get(id);
     if (!job || job.state !== 'done' || !job.resultPath) throw voxdexError('NOT_FOUND', `The result of request ${id} no longer exists`);
-    sendFile(res, job);
+    await sendFile(res, job, d.blobs);
   });
 
   routes.add('DELETE', '/transcribe/result', async (req, res) => {
@@ -155,7 +182,12 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
 
   const cancel = async (req: Req, res: Res, id: string) => {
     const { job } = await lookup(req, id);
+    // Finished before (or while) the cancel arrived: nothing was cancelled, and the client must know.
+    const finished = (state: Job['state']) =>
+      voxdexError('ALREADY_FINISHED', `Request ${job.id} is already ${state}; nothing was cancelled. Delete it with DELETE /transcribe/result if it is not wanted.`);
+    if (job.state !== 'queued' && job.state !== 'running') throw finished(job.state);
     const after = await d.runner.cancel(job);
+    if (after.state !== 'cancelled') throw finished(after.state);
     sendJson(res, 200, await d.status(after));
   };
   routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(req, res, req.params.id!));
@@ -179,11 +211,13 @@ function safeEqualHex(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-function sendFile(res: Res, job: Job): void {
-  const file = job.resultPath!;
-  const size = statSync(file).size;
-  const ext = file.slice(file.lastIndexOf('.') + 1);
+async function sendFile(res: Res, job: Job, blobs: BlobStore): Promise<void> {
+  const key = job.resultPath!;
+  const file = await blobs.open(key);
+  if (!file) throw voxdexError('NOT_FOUND', `The result of request ${job.id} no longer exists`);
+  const ext = key.slice(key.lastIndexOf('.') + 1);
   const base = job.kind === 'archive' ? `${job.id}.zip` : `${job.source.replace(/\.[^.]*$/, '').replace(/[^A-Za-z0-9_.-]/g, '_')}.${ext}`;
-  res.writeHead(200, { 'Content-Type': resultMime(file), 'Content-Length': size, 'Content-Disposition': `attachment; filename="${base}"` });
-  createReadStream(file).pipe(res);
+  res.writeHead(200, { 'Content-Type': resultMime(key), 'Content-Length': file.size, 'Content-Disposition': `attachment; filename="${base}"` });
+  file.stream.on('error', () => res.destroy());
+  file.stream.pipe(res);
 }

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
+import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
 import { checkCallbackUrl } from '../callbacks/url-guard.js';
 import type { Config } from '../config.js';
 import { voxdexError, VoxdexError } from '../errors.js';
@@ -22,6 +23,8 @@ export interface JobIntakeDeps {
   config: Readonly<Config>;
   store: JobStore;
   tenancy: Pick<Tenancy, 'requireScope' | 'resolveModel'>;
+  /** Where accepted uploads are stored (durably, before the job row commits). */
+  blobs: BlobStore;
   paths: JobPaths;
   /** Model names (and aliases) a request may name. */
   installedModels: () => string[];
@@ -76,6 +79,7 @@ export class JobIntake {
   /** Validates, stores the upload and the job durably, queues it, and returns its request id. */
   async submit(req: SubmitRequest): Promise<string> {
     let target: string | undefined;
+    let copy: string | undefined;
     try {
       await this.checkCapacity();
       const output = (req.output || 'json') as OutputFormat;
@@ -90,16 +94,17 @@ export class JobIntake {
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
-      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined }, this.#d.config.archive);
+      const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
+      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
       const id = randomUUID();
-      target = this.#d.paths.upload(id, safeName(req.file.name));
-      if (req.move) await this.#d.paths.placeUpload(req.file.path, target);
-      else {
-        const tmp = path.join(this.#d.paths.incoming, `${id}.copy`);
+      const key = blobKeys.upload(id, safeName(req.file.name), this.#d.blobs.kind === 's3' ? new Date() : undefined);
+      if (!req.move) {
+        copy = path.join(this.#d.paths.incoming, `${id}.copy`);
         mkdirSync(this.#d.paths.incoming, { recursive: true });
-        copyFileSync(req.file.path, tmp);
-        await this.#d.paths.placeUpload(tmp, target);
+        copyFileSync(req.file.path, copy);
       }
+      target = key;
+      await this.#d.blobs.putFile(key, copy ?? req.file.path);
       const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
       const job = await this.#d.store.create({
         id,
@@ -112,7 +117,7 @@ export class JobIntake {
         datetime,
         source: req.file.name,
         kind: probe.kind === 'wav' ? 'audio' : 'archive',
-        uploadPath: target,
+        uploadPath: key,
         zpass: req.zpass || undefined,
         warning,
         sizeBytes: req.file.size,
@@ -121,7 +126,8 @@ export class JobIntake {
       return id;
     } catch (err) {
       if (req.move) rmSync(req.file.path, { force: true });
-      if (target) rmSync(target, { force: true }); // placed but not committed: never acknowledged
+      if (copy) rmSync(copy, { force: true });
+      if (target) await this.#d.blobs.delete(target).catch(() => undefined); // stored but not committed: never acknowledged
       throw err;
     }
   }

@@ -1,12 +1,21 @@
 /**
- * Running jobs: the scheduler claims a job, the upload pipeline runs it, and one settle() commits
- * its final state together with its callback (JobStore.settle: one transaction). Failures are
- * retried as decided by retry.ts; a cancelled job settles as cancelled; a job interrupted by a
- * graceful stop stays running in the store and resumes after the next start. Also cancel and delete.
+ * Running jobs: a job is claimed, the upload pipeline runs it, and one settle() commits its final
+ * state together with its callback (JobStore.settle: one transaction). Failures are retried as
+ * decided by retry.ts; a cancelled job settles as cancelled. Also cancel and delete.
+ *
+ * Two ways to get jobs, one way to run them:
+ *  - embedded (one process): the in-process scheduler, fed by this node's intake and by the jobs a
+ *    previous process left; a job interrupted by a graceful stop stays running in the store and
+ *    resumes after the next start; a retry waits on a timer here;
+ *  - distributed (a store with leases, VOXDEX_DATABASE_URL): the claim loop takes jobs from the shared
+ *    queue under a lease (claim-loop.ts); a retry, or a job interrupted by a graceful stop, goes back
+ *    to the queue (requeue) for any worker; a cancel asked on another node reaches the owner through
+ *    the store; a job whose lease this worker lost is dropped quietly.
  */
 import { rmSync } from 'node:fs';
 import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
 import type { Transcriber } from '../asr/transcriber.js';
+import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
 import { failureDelivery } from '../callbacks/failure.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
@@ -15,11 +24,12 @@ import type { Metrics } from '../metrics.js';
 import { CANCEL, SHUTDOWN, Scheduler } from '../scheduler.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
 import { resultMime } from '../stages/result-file.js';
-import type { Job, JobStore, Settlement } from '../store/job-store.js';
+import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } from '../store/job-store.js';
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { StageContext } from '../types.js';
+import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
 export interface JobRunnerDeps {
@@ -29,46 +39,107 @@ export interface JobRunnerDeps {
   outbox: CallbackOutbox;
   tenancy: Pick<Tenancy, 'hasCompany' | 'callbackSecret'>;
   index: TranscriptIndex;
-  transcriber: Transcriber;
+  /** Absent on a node that runs no jobs (an API node). */
+  transcriber?: Transcriber;
+  blobs: BlobStore;
   paths: JobPaths;
   metrics: Metrics;
   retry?: RetryPolicy;
+  /** Distributed mode: this worker's name in leases (the store must offer leases). */
+  owner?: string;
+  /** Distributed mode: false on an API node (it cancels and deletes, never runs); default true. */
+  runJobs?: boolean;
 }
 
-/** How often jobs queued by another process (voxdex import) are picked up. */
+/** How often jobs queued by another process (voxdex import) are picked up (embedded mode). */
 const SWEEP_MS = 2000;
+/** Jobs up to this size may use the extra short-job slot: ≈ 30 s of 8 kHz stereo G.711 or 16 s of 16 kHz 16-bit mono. */
+const SHORT_BYTES = 512 * 1024;
 
 export class JobRunner {
-  readonly scheduler: Scheduler;
   readonly #d: JobRunnerDeps;
   readonly #retry: RetryPolicy;
   readonly #retryTimers = new Set<NodeJS.Timeout>();
+  /** Embedded mode. */
+  readonly #scheduler: Scheduler | undefined;
+  /** Distributed mode. */
+  readonly #leases: (JobStore & JobLeases) | undefined;
+  readonly #claims: ClaimLoop | undefined;
   #sweep: NodeJS.Timeout | undefined;
 
   constructor(deps: JobRunnerDeps) {
     this.#d = deps;
     this.#retry = deps.retry ?? JOB_RETRY;
-    this.scheduler = new Scheduler({
-      concurrency: Math.max(1, deps.config.asrThreads),
-      shortBytes: 512 * 1024, // ≈ 30 s of 8 kHz stereo G.711 or 16 s of 16 kHz 16-bit mono
-      run: (id, signal) => this.#run(id, signal),
-      log: deps.log,
-    });
+    const concurrency = Math.max(1, deps.config.asrThreads);
+    if (deps.owner !== undefined) {
+      if (!hasLeases(deps.store)) throw new Error('JobRunner: a worker name was given but the job store has no leases');
+      this.#leases = deps.store;
+      const owner = deps.owner;
+      if (deps.runJobs !== false) {
+        this.#claims = new ClaimLoop({
+          store: deps.store,
+          owner,
+          leaseMs: deps.config.leaseMs,
+          concurrency,
+          shortBytes: SHORT_BYTES,
+          run: (job, signal) => this.#execute(job, signal, owner),
+          log: deps.log,
+          onClaim: (ms) => deps.metrics.claimSeconds.observe(ms / 1000),
+        });
+      }
+    } else {
+      this.#scheduler = new Scheduler({ concurrency, shortBytes: SHORT_BYTES, run: (id, signal) => this.#runLocal(id, signal), log: deps.log });
+    }
   }
 
-  /** Queues a job to run here (a second enqueue of a queued or running job is ignored). */
+  /** Jobs waiting here for a slot (embedded mode; the shared queue's length is the store's). */
+  get queued(): number {
+    return this.#scheduler?.queued ?? 0;
+  }
+
+  /** Jobs running in this process. */
+  get active(): number {
+    return this.#scheduler?.active ?? this.#claims?.active ?? 0;
+  }
+
+  /** A job was accepted (by this node, or announced by another): queue it here, or look at the shared queue now. */
   enqueue(job: Pick<Job, 'id' | 'sizeBytes'>): void {
-    this.scheduler.enqueue(job);
+    if (this.#scheduler) this.#scheduler.enqueue(job);
+    else this.#claims?.wake();
   }
 
-  /** Queues every job a previous process left unfinished, then keeps picking up jobs queued by another process. */
+  /** Distributed mode: a job became claimable (NOTIFY voxdex_jobs): look at the shared queue now. */
+  wake(): void {
+    this.#claims?.wake();
+  }
+
+  /** A cancel of a job running here was announced by another node (NOTIFY voxdex_cancel). */
+  cancelLocal(id: string): void {
+    this.#claims?.cancel(id);
+  }
+
+  /** Resolves when nothing is waiting or running here (tests, benchmarks; embedded mode). */
+  idle(): Promise<void> {
+    return this.#scheduler?.idle() ?? Promise.resolve();
+  }
+
+  /**
+   * Starts taking work: embedded, every job a previous process left unfinished, then jobs queued by
+   * another process (voxdex import) every 2 s; distributed, the claim loop. Resolves to the jobs resumed.
+   */
   async start(): Promise<number> {
+    if (this.#claims) {
+      this.#claims.start();
+      return 0;
+    }
+    if (!this.#scheduler) return 0;
+    const scheduler = this.#scheduler;
     const jobs = await this.#d.store.listUnfinished();
-    for (const j of jobs) this.enqueue(j);
+    for (const j of jobs) scheduler.enqueue(j);
     if (jobs.length > 0) this.#d.log.info({ jobs: jobs.length }, 'resuming unfinished jobs');
     this.#sweep = setInterval(() => {
       this.#d.store.listUnfinished().then(
-        (unfinished) => unfinished.filter((j) => j.state === 'queued').forEach((j) => this.enqueue(j)),
+        (unfinished) => unfinished.filter((j) => j.state === 'queued').forEach((j) => scheduler.enqueue(j)),
         (err) => this.#d.log.warn({ err }, 'looking for jobs queued by another process failed'),
       );
     }, SWEEP_MS);
@@ -78,10 +149,35 @@ export class JobRunner {
 
   /** Cancels a queued or running request; a final one is left as it is. Resolves to the job afterwards. */
   async cancel(job: Job): Promise<Job> {
-    const where = this.scheduler.cancel(job.id);
-    if (where === 'running') await this.scheduler.settled(job.id);
-    else if (job.state === 'queued' || job.state === 'running') await this.#settle(job, cancelled());
+    if (this.#scheduler) {
+      const where = this.#scheduler.cancel(job.id);
+      if (where === 'running') await this.#scheduler.settled(job.id);
+      else if (job.state === 'queued' || job.state === 'running') await this.#settle(job, cancelled());
+    } else if (this.#claims?.cancel(job.id)) {
+      await this.#claims.settled(job.id);
+    } else if (job.state === 'queued' || job.state === 'running') {
+      await this.#cancelShared(job);
+    }
     return (await this.#d.store.get(job.id)) ?? job;
+  }
+
+  /**
+   * Distributed cancel: a queued job settles as cancelled here; a running one is cancelled by its
+   * owner (asked through the store; it settles within a heartbeat). When no worker holds a lease on
+   * it (its owner died), or the owner does not answer within a lease period, it is settled here.
+   */
+  async #cancelShared(job: Job): Promise<void> {
+    const leases = this.#leases!;
+    if (await leases.requestCancel(job.id)) {
+      const until = Date.now() + this.#d.config.leaseMs + 2_000;
+      while (Date.now() < until) {
+        const now = await this.#d.store.get(job.id);
+        if (!now || (now.state !== 'queued' && now.state !== 'running')) return;
+        if (now.state === 'running' && !(await leases.leaseHeld(job.id))) break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+    await this.#settle(job, cancelled());
   }
 
   /** Deletes the result, the audio, the request's transcripts in the index, its callbacks and its record. */
@@ -89,51 +185,68 @@ export class JobRunner {
     if (job.state === 'queued' || job.state === 'running') await this.cancel(job);
     const tids = (await this.#d.store.items(job.id)).flatMap((i) => (i.tid ? [i.tid] : []));
     if (tids.length > 0) await this.#d.index.delete({ company: job.destination.company, org: job.destination.org, folder: job.destination.folder }, tids);
+    await this.#d.blobs.deletePrefix(blobKeys.job(job.id));
     rmSync(this.#d.paths.job(job.id), { recursive: true, force: true });
-    rmSync(job.uploadPath, { force: true });
+    await this.#d.blobs.delete(job.uploadPath);
     await this.#d.outbox.forget(job.id);
     await this.#d.store.delete(job.id);
   }
 
-  /** Lets running jobs finish within graceMs and checkpoints the rest (they resume on restart). Resolves true when some were aborted. */
+  /** Lets running jobs finish within graceMs; the rest resume later (embedded: after the next start; distributed: on any worker). Resolves true when some were aborted. */
   async stop(graceMs: number): Promise<boolean> {
     clearInterval(this.#sweep);
     for (const t of this.#retryTimers) clearTimeout(t);
     this.#retryTimers.clear();
-    return this.scheduler.stop(graceMs);
+    if (this.#claims) return this.#claims.stop(graceMs);
+    return this.#scheduler?.stop(graceMs) ?? false;
   }
 
   // ------------------------------------------------------------ running
 
-  async #run(id: string, signal: AbortSignal): Promise<void> {
+  /** Embedded mode: the scheduler starts a job by id. */
+  async #runLocal(id: string, signal: AbortSignal): Promise<void> {
     if (!(await this.#d.store.markRunning(id))) return;
     const job = (await this.#d.store.get(id))!;
+    await this.#execute(job, signal, undefined);
+  }
+
+  /** Runs a job already marked running (attempts counted), `owner` holding its lease in the distributed mode. */
+  async #execute(job: Job, signal: AbortSignal, owner: string | undefined): Promise<void> {
+    const id = job.id;
     const log = this.#d.log.child({ requestid: id });
     if (startsExhausted(job.attempts, this.#retry)) {
       log.error({ attempts: job.attempts }, 'request failed: the service stopped every time it was processed');
       await this.#settle(job, {
         state: 'failed',
         error: { code: 'INTERNAL', message: `The service stopped ${job.attempts - 1} times while processing this request; it was given up. Check the audio and send it again.` },
+        owner,
       });
       return;
     }
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
+    const { store, index, transcriber, blobs, paths, metrics } = this.#d;
     try {
-      const outcome = await runUpload(job, this.#d, ctx);
+      if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
+      const outcome = await runUpload(job, { store, index, transcriber, blobs, paths, metrics }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
-      await this.#settle(job, settlementOf(job, outcome));
+      if (signal.reason === LEASE_LOST) return;
+      await this.#settle(job, { ...settlementOf(job, outcome), owner });
       this.#d.metrics.observeJob(job.sizeBytes, (performance.now() - t0) / 1000);
     } catch (err) {
-      if (signal.reason === SHUTDOWN) return; // stays running in the store; resumed after the next start
+      if (signal.reason === SHUTDOWN || signal.reason === LEASE_LOST) return; // resumed later (see the class comment)
       if (signal.reason === CANCEL) {
-        await this.#settle(job, cancelled());
+        await this.#settle(job, { ...cancelled(), owner });
         return;
       }
       const e = toVoxdexError(err);
       const decision = decideRetry(e.code, job.attempts, this.#retry);
       if (decision.retry) {
         log.warn({ err: e, attempts: job.attempts, delay: decision.delayMs }, 'job failed; retrying');
+        if (owner !== undefined) {
+          await this.#leases!.requeue(id, owner, decision.delayMs);
+          return;
+        }
         const t = setTimeout(() => {
           this.#retryTimers.delete(t);
           this.enqueue(job);
@@ -142,18 +255,21 @@ export class JobRunner {
         return;
       }
       log.warn({ err: e }, 'request failed');
-      await this.#settle(job, { state: 'failed', error: { code: e.code, message: e.message } });
+      await this.#settle(job, { state: 'failed', error: { code: e.code, message: e.message }, owner });
     } finally {
-      if ((await this.#d.store.get(id))?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
+      if (owner !== undefined || (await this.#d.store.get(id))?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
     }
   }
 
-
-  /** The one way a job ends: its final state and its callback (result or error) in one transaction. */
+  /**
+   * The one way a job ends: its final state and its callback (result or error) in one transaction.
+   * The callback row holds no secret: the dispatcher signs with the company's current one from tenancy.
+   */
   async #settle(job: Job, settlement: Settlement): Promise<boolean> {
-    const { company } = job.destination;
-    const secret = this.#d.tenancy.hasCompany(company) ? this.#d.tenancy.callbackSecret(company) : undefined;
-    return this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, secret));
+    const t0 = performance.now();
+    const settled = await this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, undefined));
+    if (settlement.owner !== undefined) this.#d.metrics.settleSeconds.observe((performance.now() - t0) / 1000);
+    return settled;
   }
 }
 

@@ -3,18 +3,34 @@
  * - `json`: the document, null/undefined fields omitted;
  * - `jsontop`: the top-level fields only, utterance detail collapsed into one `text` field
  *   (one channel: the words in order on one line; several channels: one `[channel] text` line per utterance);
- * - `text`: one line per utterance in time order, prefixed `[channel] ` when there are several channels.
+ * - `text`: one line per utterance in time order, prefixed `[channel] ` when there are several channels;
+ * - `srt`, `vtt`: subtitles (SubRip, WebVTT), see subtitles.ts.
  */
 import type { OutputFormat, TranscriptDocument, Utterance } from '../types.js';
+import { renderSrt, renderVtt } from './subtitles.js';
 
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'jsontop', 'text'];
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'jsontop', 'text', 'srt', 'vtt'];
+
+const EXTENSION: Record<OutputFormat, string> = { json: 'json', jsontop: 'json', text: 'txt', srt: 'srt', vtt: 'vtt' };
+const MIME: Record<string, string> = {
+  json: 'application/json; charset=utf-8',
+  txt: 'text/plain; charset=utf-8',
+  srt: 'application/x-subrip; charset=utf-8',
+  vtt: 'text/vtt; charset=utf-8',
+  zip: 'application/zip',
+};
 
 export function outputExtension(output: OutputFormat): string {
-  return output === 'text' ? 'txt' : 'json';
+  return EXTENSION[output];
 }
 
 export function outputMime(output: OutputFormat): string {
-  return output === 'text' ? 'text/plain; charset=utf-8' : 'application/json; charset=utf-8';
+  return MIME[EXTENSION[output]]!;
+}
+
+/** The media type of a result file by its extension (json, txt, srt, vtt, zip). */
+export function mimeForExtension(ext: string): string {
+  return MIME[ext] ?? 'application/octet-stream';
 }
 
 /** Utterances in time order (ties: channel, then uttid). */
@@ -62,5 +78,9 @@ export function renderTranscript(doc: TranscriptDocument, output: OutputFormat):
       const lines = textLines(doc);
       return lines.length ? `${lines.join('\n')}\n` : '';
     }
+    case 'srt':
+      return renderSrt(doc);
+    case 'vtt':
+      return renderVtt(doc);
   }
 }

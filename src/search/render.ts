@@ -29,6 +29,20 @@ export function accepts(accept: string | undefined, type: string): boolean {
   });
 }
 
+/**
+ * Does the Accept header allow this media type at all (RFC 9110: the type itself, its `text/` range or
+ * the any-type range, with q > 0; no Accept header allows everything)?
+ */
+export function allows(accept: string | undefined, type: string): boolean {
+  if (accept === undefined || accept.trim() === '') return true;
+  const [major] = type.split('/');
+  return accept.split(',').some((part) => {
+    const [media, ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith('q='));
+    return (media === type || media === `${major}/*` || media === '*/*') && !(q && Number(q.slice(2)) === 0);
+  });
+}
+
 /** JSON that is safe to serve as text/html: `<`, `>` and `&` escaped (same value when parsed). */
 export function htmlSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
@@ -55,16 +69,26 @@ export function renderSummaryJson(rows: SummaryRow[], fields: readonly SummaryFi
   return json(rows.map((r) => pickFields(r, fields)), accept);
 }
 
-/** One CSV field per RFC 4180: quoted when it holds a comma, quote, CR or LF; quotes doubled. */
+/** Cell starts that spreadsheet programs evaluate as a formula (OWASP "CSV Injection"). */
+const FORMULA_START = /^[=+\-@\t\r]/;
+
+/**
+ * One CSV field per RFC 4180: quoted when it holds a comma, quote, CR or LF; quotes doubled. A text
+ * value that starts with `=`, `+`, `-`, `@`, tab or CR gets a leading `'` (and is quoted), so
+ * Excel, LibreOffice and Google Sheets show it as text instead of evaluating it (OWASP). Numbers
+ * are written as numbers; objects as JSON (which starts with `{` or `[`).
+ */
 export function csvField(value: unknown): string {
   const s = value === undefined || value === null ? '' : typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'string' && FORMULA_START.test(s)) return `"'${s.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 /**
  * Summary CSV: header row, then one row per transcript, CRLF line ends. Columns in the order of
  * SUMMARY_FIELDS; `metadata` becomes one `meta.<field>` column per field present in any row (sorted);
- * `hits` is the JSON array of hits.
+ * `hits` is the JSON array of hits. Served as text/csv unless the client's Accept excludes it; then
+ * as text/html with `&`, `<`, `>` written as entities (never markup from a transcript in an HTML body).
  */
 export function renderSummaryCsv(rows: SummaryRow[], fields: readonly SummaryField[], accept: string | undefined): Rendered {
   const metaFields = [...new Set(rows.flatMap((r) => Object.keys(r.metadata)))].sort();
@@ -77,7 +101,8 @@ export function renderSummaryCsv(rows: SummaryRow[], fields: readonly SummaryFie
         .join(','),
     );
   }
-  return { status: 200, type: accepts(accept, 'text/csv') ? CSV_TYPE : HTML, body: `${lines.join('\r\n')}\r\n` };
+  const body = `${lines.join('\r\n')}\r\n`;
+  return allows(accept, 'text/csv') ? { status: 200, type: CSV_TYPE, body } : { status: 200, type: HTML, body: escapeHtml(body) };
 }
 
 export function renderDetails(docs: StoredTranscript[], accept: string | undefined): Rendered {

@@ -63,15 +63,19 @@ export function fromJsonBody(body: unknown): RawOptions {
   }
   const out: RawOptions = {};
   const put = (name: string, value: unknown) => {
-    if (value === null || value === undefined) return;
+    if (value === null || value === undefined) {
+      checkNames({ [name]: '' }, SEARCH_OPTION_NAMES); // absent, but still a name the API knows
+      return;
+    }
     if (Object.hasOwn(out, name)) throw voxdexError('BAD_ARGUMENT', `The option ${name} was given more than once; give it once.`);
+    if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') {
+      throw invalidParameter(name, 'a string, number or boolean', JSON.stringify(value));
+    }
     if (name === 'json' || name === 'csv') {
       if (value === false) return;
       out[name] = value === true ? '' : String(value);
-    } else if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') {
-      out[name] = String(value);
     } else {
-      throw invalidParameter(name, 'a string, number or boolean', JSON.stringify(value));
+      out[name] = String(value);
     }
   };
   for (const [name, value] of Object.entries(body)) {

@@ -1,13 +1,15 @@
 /**
  * The fast acceptance check for an upload (before answering the client): container type by
- * content, archive readability and password, limits, at least one audio member, and the WAV
- * header of a single file. Reads headers and decompresses at most 3 (small) archive members.
+ * content, archive readability and password, limits (from the listing: members, totals, ratios,
+ * audio per request, disk), at least one audio member, and the WAV header (and length) of a single
+ * file. Reads headers and decompresses at most 3 (small) archive members.
  */
+import { statSync } from 'node:fs';
 import { voxdexError } from '../errors.js';
 import { readWavHeader } from './decode.js';
 import { describeUnsupported, sniff, sniffFile, SNIFF_BYTES } from '../audio/sniff.js';
 import { listArchive, readMemberHead, type ArchiveEntry } from '../audio/seven-zip.js';
-import { checkEntries, classifyMembers, type ArchiveLimits } from '../audio/archive-policy.js';
+import { checkAudioSeconds, checkDiskSpace, checkEntries, classifyMembers, formatDuration, type ArchiveLimits } from '../audio/archive-policy.js';
 
 /** Members the probe decompresses at most while looking for one WAV. */
 const PROBE_READS = 3;
@@ -19,15 +21,26 @@ export interface ProbedUpload {
   members?: number;
 }
 
-export async function probeUpload(path: string, opts: { zpass?: string; signal?: AbortSignal }, limits: ArchiveLimits): Promise<ProbedUpload> {
+export interface ProbeOptions {
+  zpass?: string;
+  signal?: AbortSignal;
+  /** Where an archive will be unpacked (its file system must have room) and the bytes to keep free there. */
+  disk?: { dir: string; reserveBytes: number };
+}
+
+export async function probeUpload(path: string, opts: ProbeOptions, limits: ArchiveLimits): Promise<ProbedUpload> {
   const s = sniffFile(path);
   if (s.kind === 'other') throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s));
   if (s.kind === 'wav') {
-    readWavHeader(path);
+    const h = readWavHeader(path);
+    const { channels, sampleRate } = h.format;
+    const seconds = h.frames / sampleRate;
+    checkAudioSeconds(seconds * channels, limits, 'The recording holds', `${channels} channel${channels > 1 ? 's' : ''} of ${formatDuration(seconds)}`, 'TOO_LARGE');
     return { kind: 'wav' };
   }
   const entries = await listArchive(path, s.kind, opts.zpass, opts.signal);
-  const files = checkEntries(entries, limits);
+  const files = checkEntries(entries, limits, statSync(path).size);
+  if (opts.disk) checkDiskSpace(files.reduce((sum, e) => sum + e.size, 0), opts.disk.dir, opts.disk.reserveBytes);
   const { candidates } = classifyMembers(files);
   if (candidates.length === 0) throw noAudio(files);
   // Read likely-audio members: encrypted ones first (the first read proves the password: 7z checks

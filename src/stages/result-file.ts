@@ -1,17 +1,13 @@
 /**
- * Writes a request's result file: one audio file → its transcript in the requested output;
- * an archive → a zip of `<member minus audio extension>.json|.txt` per finished member, plus
- * `errors.json` ([{file, error:{code,message}}]) when some members failed.
+ * A request's result file: one audio file → its transcript in the requested output; an archive → a
+ * zip of `<member minus audio extension>.json|.txt` per finished member, plus `errors.json`
+ * ([{file, error:{code,message}}]) when some members failed. Rendered to bytes; the caller stores them
+ * (BlobStore.put: durable and atomic).
  */
-import { once } from 'node:events';
-import { createWriteStream } from 'node:fs';
-import { rename } from 'node:fs/promises';
-import path from 'node:path';
 import yazl from 'yazl';
 import type { ErrorInfo } from '../errors.js';
-import { outputExtension, renderTranscript } from '../render/output.js';
+import { mimeForExtension, outputExtension, renderTranscript } from '../render/output.js';
 import type { OutputFormat, TranscriptDocument } from '../types.js';
-import { fsyncPath, writeDurably } from '../store/paths.js';
 
 export interface MemberOutcome {
   member: string;
@@ -24,9 +20,7 @@ export function resultExtension(kind: 'audio' | 'archive', output: OutputFormat)
 }
 
 export function resultMime(file: string): string {
-  if (file.endsWith('.zip')) return 'application/zip';
-  if (file.endsWith('.txt')) return 'text/plain; charset=utf-8';
-  return 'application/json; charset=utf-8';
+  return mimeForExtension(file.slice(file.lastIndexOf('.') + 1));
 }
 
 /** Zip entry name of a member's transcript. */
@@ -35,12 +29,11 @@ export function memberEntryName(member: string, output: OutputFormat): string {
   return `${base}.${outputExtension(output)}`;
 }
 
-export async function writeResultFile(file: string, kind: 'audio' | 'archive', output: OutputFormat, outcomes: MemberOutcome[]): Promise<void> {
+export async function renderResultFile(kind: 'audio' | 'archive', output: OutputFormat, outcomes: MemberOutcome[]): Promise<Buffer> {
   if (kind === 'audio') {
     const doc = outcomes[0]?.document;
-    if (!doc) throw new Error('writeResultFile: the single file has no transcript');
-    writeDurably(file, renderTranscript(doc, output));
-    return;
+    if (!doc) throw new Error('renderResultFile: the single file has no transcript');
+    return Buffer.from(renderTranscript(doc, output));
   }
   const zip = new yazl.ZipFile();
   const used = new Set<string>();
@@ -54,11 +47,7 @@ export async function writeResultFile(file: string, kind: 'audio' | 'archive', o
   const errors = outcomes.filter((o) => o.error).map((o) => ({ file: o.member, error: o.error }));
   if (errors.length > 0) zip.addBuffer(Buffer.from(JSON.stringify(errors, null, 2)), 'errors.json');
   zip.end();
-  const tmp = `${file}.tmp-${process.pid}`;
-  const out = createWriteStream(tmp);
-  zip.outputStream.pipe(out);
-  await once(out, 'close');
-  fsyncPath(tmp);
-  await rename(tmp, file);
-  fsyncPath(path.dirname(file));
+  const chunks: Buffer[] = [];
+  for await (const c of zip.outputStream) chunks.push(c as Buffer);
+  return Buffer.concat(chunks);
 }

@@ -4,13 +4,13 @@
  * the 7z CLI into `workDir` (streamed to disk) and each member sniffed by content. Problems with
  * single members are per-file errors; the request fails only when no audio member is left.
  */
-import { lstat, readFile, realpath } from 'node:fs/promises';
+import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
 import type { Stage } from '../types.js';
 import { describeUnsupported, sniffFile } from '../audio/sniff.js';
 import { extractArchive, listArchive } from '../audio/seven-zip.js';
-import { checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
+import { checkDiskSpace, checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
 import { noAudio } from './probe.js';
 
 export interface UnpackInput {
@@ -56,9 +56,11 @@ export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
   if (s.kind === 'wav') return { kind: 'wav', items: [{ name: input.name ?? path.basename(input.path), path: input.path }] };
 
   const entries = await listArchive(input.path, s.kind, input.zpass, ctx.signal);
-  const files = checkEntries(entries, ctx.config.archive);
+  const files = checkEntries(entries, ctx.config.archive, (await stat(input.path)).size);
   const { candidates, sidecars, orphanJson } = classifyMembers(files);
   if (candidates.length === 0) throw noAudio(files);
+  // Room was checked at acceptance; other jobs may have used it since (OVERLOADED is retried later).
+  checkDiskSpace(files.reduce((sum, e) => sum + e.size, 0), input.workDir, ctx.config.queue.minFreeDiskBytes);
 
   const failed = await extractArchive(input.path, s.kind, input.zpass, input.workDir, ctx.signal);
   const root = await realpath(input.workDir);

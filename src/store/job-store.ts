@@ -69,6 +69,8 @@ export interface Settlement {
   state: FinalState;
   error?: ErrorInfo;
   resultPath?: string;
+  /** The worker settling a job it claimed (JobLeases): a running job is settled only while this owner holds its lease. */
+  owner?: string;
 }
 
 export interface JobStore {
@@ -101,4 +103,42 @@ export interface JobStore {
   /** Whether the store answers (for /health). */
   ping(): Promise<boolean>;
   close(): Promise<void>;
+}
+
+export interface ClaimOptions {
+  /** The claiming worker's name (unique per process). */
+  owner: string;
+  /** How long the claim lasts unless renewed (renewLeases). */
+  leaseMs: number;
+  /** Only jobs up to this size (a worker's slot for short jobs). */
+  maxBytes?: number;
+}
+
+/** What a heartbeat learns: the ids the worker still holds, and those another node asked to cancel. */
+export interface LeaseState {
+  held: string[];
+  cancelRequested: string[];
+}
+
+/**
+ * Job leases, for several worker processes sharing one queue (the PostgreSQL store; the embedded
+ * SQLite store runs jobs in one process and has none). A worker claims a job for a while and renews
+ * the claim with a heartbeat; a job whose lease ran out (its worker died) is claimed by another.
+ * Conformance: test/conformance/job-leases.conformance.ts.
+ */
+export interface JobLeases {
+  /** The next job to run (queued and due, or running with an expired lease), now running for `owner`; attempts + 1. */
+  claim(options: ClaimOptions): Promise<Job | undefined>;
+  /** Extends `owner`'s leases on `ids`. */
+  renewLeases(owner: string, ids: string[], leaseMs: number): Promise<LeaseState>;
+  /** Gives a running job back to the queue, claimable after delayMs (a retry, or a worker stopping); only its lease holder can. */
+  requeue(id: string, owner: string, delayMs: number): Promise<boolean>;
+  /** Asks the worker running `id` to cancel it. False when it is not running. */
+  requestCancel(id: string): Promise<boolean>;
+  /** Whether a worker holds an unexpired lease on `id`. */
+  leaseHeld(id: string): Promise<boolean>;
+}
+
+export function hasLeases(store: JobStore): store is JobStore & JobLeases {
+  return typeof (store as Partial<JobLeases>).claim === 'function';
 }

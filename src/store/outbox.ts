@@ -18,7 +18,10 @@ export interface EnqueueInput {
   body: Buffer | string;
   contentType: string;
   filename: string;
-  /** The company's callback secret; optional when the dispatcher is given `secretFor`. */
+  /**
+   * The company's callback secret, kept in the row; only for dispatchers without `secretFor`. The
+   * service never stores it here (a copy of the jobs database alone must not sign callbacks).
+   */
   secret?: string;
 }
 
@@ -90,4 +93,9 @@ export interface CallbackOutbox {
   deliveries(requestid: string): Promise<DeliveryStatus[]>;
   /** Removes a request's deliveries and attempts (when the request itself is deleted). */
   forget(requestid: string): Promise<void>;
+  /**
+   * Forgets every stored secret (the service signs with the company's secret from tenancy, sealed
+   * there, read at delivery time; earlier versions copied it into each row). Resolves to how many rows had one.
+   */
+  dropSecrets(): Promise<number>;
 }

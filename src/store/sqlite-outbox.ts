@@ -160,4 +160,8 @@ export class SqliteCallbackOutbox implements CallbackOutbox {
       this.#db.prepare('DELETE FROM callback_deliveries WHERE requestid = ?').run(requestid);
     })();
   }
+
+  async dropSecrets(): Promise<number> {
+    return this.#db.prepare('UPDATE callback_deliveries SET secret = NULL WHERE secret IS NOT NULL').run().changes;
+  }
 }

@@ -1,16 +1,20 @@
 /** Opens a voxdex SQLite file the one way every store does: folder created, WAL, a busy timeout. */
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 
 /**
  * `synchronous`: FULL for what must survive a power loss once acknowledged (jobs, tenancy);
  * NORMAL where the data can be rebuilt from files that are themselves durable (the search index).
+ * The files are private to the service's user (0600: they hold recordings' transcripts, token hashes
+ * and sealed secrets); SQLite gives the -wal and -shm files the database file's mode.
  */
 export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
   const db = new Database(file);
+  if (file !== ':memory:') chmodSync(file, 0o600);
   db.pragma('journal_mode = WAL');
+  for (const extra of ['-wal', '-shm']) if (file !== ':memory:' && existsSync(file + extra)) chmodSync(file + extra, 0o600);
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma('busy_timeout = 5000');
   return db;

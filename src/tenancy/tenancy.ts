@@ -14,6 +14,7 @@ import { voxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import { openSqlite } from '../store/sqlite.js';
 import type { Destination } from '../types.js';
+import { SecretBox } from './secret-box.js';
 
 export type Principal = { kind: 'root' } | { kind: 'company'; company: string };
 
@@ -43,6 +44,27 @@ export function tenancyDbPath(dataDir: string): string {
   return path.join(dataDir, 'tenancy.sqlite');
 }
 
+/** The key that seals callback secrets: `secrets.key` beside the root token file. */
+export function secretKeyPath(config: { rootTokenFile: string }): string {
+  return path.join(path.dirname(config.rootTokenFile), 'secrets.key');
+}
+
+export interface TenancyOptions {
+  /** The installation's root token, if known. */
+  rootToken?: string;
+  /** The secret key file (default: `secrets.key` beside the database; ':memory:' databases use a key in memory). */
+  keyFile?: string;
+  /**
+   * Keep callback secrets as given, unsealed: only for the in-memory copies of PostgreSQL's tenancy
+   * rows (pg-tenancy.ts), which every node must read alike; see docs/service.md on the distributed mode.
+   */
+  plainSecrets?: boolean;
+}
+
+/** What seals and opens the stored callback secrets (SecretBox, or nothing in plain mode). */
+type SecretStore = Pick<SecretBox, 'seal' | 'open'>;
+const PLAIN: SecretStore = { seal: (plain) => plain, open: (stored) => stored };
+
 /** Throws BAD_NAME (400) unless `value` is a short name per API.md §1. */
 export function checkShortName(what: string, value: unknown): string {
   if (!isShortName(value)) throw invalidParameter(what, 'a short name of 1-64 characters A-Z a-z 0-9 _ . -', value, 'BAD_NAME');
@@ -53,8 +75,11 @@ export class Tenancy {
   readonly db: Database.Database;
   #rootHash: Buffer | undefined;
 
-  /** `file` is the SQLite path (or ':memory:'); `rootToken` the installation's root token, if known. */
-  constructor(file: string, rootToken?: string) {
+  readonly #box: SecretStore;
+
+  /** `file` is the SQLite path (or ':memory:'); a string second argument is the root token. */
+  constructor(file: string, options: string | TenancyOptions = {}) {
+    const o = typeof options === 'string' ? { rootToken: options } : options;
     this.db = openSqlite(file, 'FULL');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS companies (
@@ -67,17 +92,58 @@ export class Tenancy {
       CREATE TABLE IF NOT EXISTS model_aliases (company TEXT NOT NULL, alias TEXT NOT NULL, model TEXT NOT NULL,
         PRIMARY KEY (company, alias));
     `);
-    if (rootToken !== undefined) this.#rootHash = sha256(rootToken);
+    if (o.rootToken !== undefined) this.#rootHash = sha256(o.rootToken);
+    try {
+      if (o.plainSecrets) this.#box = PLAIN;
+      else {
+        this.#box = file === ':memory:' && o.keyFile === undefined ? SecretBox.ephemeral() : this.#openBox(o.keyFile ?? path.join(path.dirname(file), 'secrets.key'));
+        this.#sealPlainSecrets();
+      }
+    } catch (err) {
+      this.db.close();
+      throw err;
+    }
   }
 
-  /** Opens `<dataDir>/tenancy.sqlite` and loads (creating on first start) the root token file. */
+  /** Opens `<dataDir>/tenancy.sqlite` with the key beside the root token file, and loads (creating on first start) the root token. */
   static open(config: { dataDir: string; rootTokenFile: string }): { tenancy: Tenancy; rootTokenCreated: boolean } {
     const { token, created } = ensureRootToken(config.rootTokenFile);
-    return { tenancy: new Tenancy(tenancyDbPath(config.dataDir), token), rootTokenCreated: created };
+    return { tenancy: new Tenancy(tenancyDbPath(config.dataDir), { rootToken: token, keyFile: secretKeyPath(config) }), rootTokenCreated: created };
+  }
+
+  /** The key file; created (0600) on first use, but never anew while sealed secrets exist (they could not be opened). */
+  #openBox(keyFile: string): SecretBox {
+    if (!existsSync(keyFile)) {
+      const sealed = this.db.prepare("SELECT name FROM companies WHERE callback_secret LIKE 'enc1:%' LIMIT 1").pluck().get() as string | undefined;
+      if (sealed !== undefined) {
+        throw voxdexError(
+          'SECRET_KEY_INVALID',
+          `The key file ${keyFile} is missing but the callback secrets in this tenancy.sqlite are sealed with it (company ${sealed}): restore the key file from the backup of this data dir.`,
+        );
+      }
+    }
+    const hex = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : ensureRootToken(keyFile).token;
+    if (!/^[0-9a-f]{64}$/.test(hex)) throw voxdexError('SECRET_KEY_INVALID', `The key file ${keyFile} does not hold a key (64 hex characters); restore it from the backup of this data dir.`);
+    return new SecretBox(Buffer.from(hex, 'hex'), keyFile);
+  }
+
+  /** Migration: secrets stored in plain text by earlier versions are sealed, in one transaction. */
+  #sealPlainSecrets(): void {
+    const plain = this.db.prepare("SELECT name, callback_secret FROM companies WHERE callback_secret NOT LIKE 'enc1:%'").all() as { name: string; callback_secret: string }[];
+    if (plain.length === 0) return;
+    const update = this.db.prepare('UPDATE companies SET callback_secret = ? WHERE name = ? AND callback_secret = ?');
+    this.db.transaction(() => {
+      for (const r of plain) update.run(this.#box.seal(r.callback_secret, r.name), r.name, r.callback_secret);
+    })();
   }
 
   setRootToken(token: string): void {
     this.#rootHash = sha256(token);
+  }
+
+  /** Accepts as root the token whose SHA-256 (hex) this is (several nodes share the hash, not the file). */
+  setRootTokenHash(hex: string): void {
+    this.#rootHash = Buffer.from(hex, 'hex');
   }
 
   close(): void {
@@ -102,7 +168,7 @@ export class Tenancy {
       if (!existing) {
         this.db
           .prepare('INSERT INTO companies (name, default_org, default_folder, callback_secret, models, created) VALUES (?, ?, ?, ?, ?, ?)')
-          .run(company, options.org, options.folder, randomBytes(32).toString('hex'), JSON.stringify(options.models ?? []), now);
+          .run(company, options.org, options.folder, this.#box.seal(randomBytes(32).toString('hex'), company), JSON.stringify(options.models ?? []), now);
       } else {
         this.db.prepare('UPDATE companies SET default_org = ?, default_folder = ? WHERE name = ?').run(options.org, options.folder, company);
         if (options.models && options.models.length > 0) {
@@ -111,21 +177,23 @@ export class Tenancy {
       }
       this.#insertFolder(company, options.org, options.folder);
       const token = this.#issueToken(company);
-      return { token, callbackSecret: this.#companyRow(company)!.callback_secret, created: !existing };
+      return { token, callbackSecret: this.#box.open(this.#companyRow(company)!.callback_secret, company), created: !existing };
     })();
   }
 
-  addOrg(company: string, org: string): void {
+  /** Creates the organization unless it exists; true when it was created. */
+  addOrg(company: string, org: string): boolean {
     checkShortName('org', org);
     this.#requireCompany(company);
-    this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org);
+    return this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org).changes > 0;
   }
 
-  addFolder(company: string, org: string, folder: string): void {
+  /** Creates the folder (and its organization) where missing; says which of them it created. */
+  addFolder(company: string, org: string, folder: string): { orgCreated: boolean; folderCreated: boolean } {
     checkShortName('org', org);
     checkShortName('folder', folder);
     this.#requireCompany(company);
-    this.db.transaction(() => this.#insertFolder(company, org, folder))();
+    return this.db.transaction(() => this.#insertFolder(company, org, folder))();
   }
 
   /** Revokes every token of the company and returns the one new token. */
@@ -186,8 +254,9 @@ export class Tenancy {
     return this.db.prepare('SELECT name FROM folders WHERE company = ? AND org = ? ORDER BY name').pluck().all(company, org) as string[];
   }
 
+  /** The company's callback signing secret (kept sealed in the database; see SecretBox). */
   callbackSecret(company: string): string {
-    return this.#requireCompany(company).callback_secret;
+    return this.#box.open(this.#requireCompany(company).callback_secret, company);
   }
 
   defaultDestination(company: string): Destination {
@@ -212,11 +281,14 @@ export class Tenancy {
     throw voxdexError('BAD_TOKEN', 'The token is not valid: check it, or ask the operator for a new one (voxdex token rotate)');
   }
 
-  /** Root may act on every company; a company only on itself (else FORBIDDEN, 403). */
+  /**
+   * Root may act on every company; a company only on itself (else FORBIDDEN, 403). The message names
+   * no company: for a request id or a transcript the owner is not the caller's to learn.
+   */
   authorize(principal: Principal, company: string): void {
     if (principal.kind === 'root') return;
     if (principal.company !== company) {
-      throw voxdexError('FORBIDDEN', `This token belongs to another company and may not act on company ${company}`);
+      throw voxdexError('FORBIDDEN', 'This token may not act here: what the request names belongs to another company. Use that company\'s token.');
     }
   }
 
@@ -245,7 +317,7 @@ export class Tenancy {
     const asked = requested === undefined || requested === '' ? (info.models[0] ?? AUTO_MODEL) : requested;
     const name = info.aliases[asked] ?? asked;
     if (name !== AUTO_MODEL && !installed.includes(name)) {
-      const known = [AUTO_MODEL, ...installed, ...Object.keys(info.aliases)].join(', ');
+      const known = [...new Set([AUTO_MODEL, ...installed, ...Object.keys(info.aliases)])].join(', ');
       throw voxdexError('UNKNOWN_MODEL', `Model ${asked} is not installed; use one of: ${known}`);
     }
     if (info.models.length > 0 && !info.models.includes(name) && !info.models.includes(asked)) {
@@ -269,9 +341,10 @@ export class Tenancy {
     return row;
   }
 
-  #insertFolder(company: string, org: string, folder: string): void {
-    this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org);
-    this.db.prepare('INSERT OR IGNORE INTO folders (company, org, name) VALUES (?, ?, ?)').run(company, org, folder);
+  #insertFolder(company: string, org: string, folder: string): { orgCreated: boolean; folderCreated: boolean } {
+    const orgCreated = this.db.prepare('INSERT OR IGNORE INTO orgs (company, name) VALUES (?, ?)').run(company, org).changes > 0;
+    const folderCreated = this.db.prepare('INSERT OR IGNORE INTO folders (company, org, name) VALUES (?, ?, ?)').run(company, org, folder).changes > 0;
+    return { orgCreated, folderCreated };
   }
 
   #issueToken(company: string): string {

@@ -212,6 +212,10 @@ function outboxSuite(name: string, openStores: ConformanceOptions['open']) {
     );
     assert.equal([(await outbox.get(errId))!.body, (await outbox.get(errId))!.body_path], [null, '/data/jobs/r1/result.json']);
     assert.is(await outbox.get('no-such-delivery'), undefined);
+    // The stored secrets can be forgotten (the service keeps none here); the rows stay.
+    assert.is(await outbox.dropSecrets(), 2); // both deliveries were enqueued with one
+    assert.is((await outbox.get(id))!.secret, null);
+    assert.is(await outbox.dropSecrets(), 0);
     await stores.close();
   });
 

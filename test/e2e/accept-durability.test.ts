@@ -85,7 +85,7 @@ ad('fsyncs an upload once and the uploads directory once before answering, and k
   assert.is(accept[1], path.join(dataDir, 'uploads'));
   const stored = path.join(dataDir, 'uploads', `${id}-call 7.wav`);
   assert.ok(existsSync(stored), readdirSync(path.join(dataDir, 'uploads')).join(', '));
-  assert.is((await svc!.store.get(id))!.uploadPath, stored);
+  assert.is((await svc!.store.get(id))!.uploadPath, `uploads/${id}-call 7.wav`, 'the job row names the upload by its blob key');
   assert.equal(readdirSync(path.join(dataDir, 'incoming')), []);
 
   assert.is((await waitResult(svc!.url, token, id)).status, 200);
@@ -106,7 +106,7 @@ ad('removes at start an upload that has no job row (never acknowledged), and kee
   utimesSync(orphan, old, old);
   svc = await startInProcess(dataDir, { VOXDEX_ASR_THREADS: '1' });
   assert.is(existsSync(orphan), false);
-  assert.ok(existsSync((await svc.store.get(kept.body.requestid))!.uploadPath));
+  assert.ok(existsSync(path.join(dataDir, (await svc.store.get(kept.body.requestid))!.uploadPath)));
   assert.is((await getJson(`${svc.url}/transcribe/result?token=${token}&requestid=${kept.body.requestid}`)).status, 200);
 });
 

@@ -30,9 +30,9 @@ export interface Child {
   exited: Promise<number | null>;
 }
 
-/** Starts `voxdex serve` as a child process; resolves once it listens (URL read from its stderr). */
-export function startChild(dataDir: string, env: Record<string, string> = {}): Promise<Child> {
-  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), 'serve'], {
+/** Starts `voxdex serve [args]` as a child process; resolves once it listens (URL read from its stderr). */
+export function startChild(dataDir: string, env: Record<string, string> = {}, args: string[] = []): Promise<Child> {
+  const proc = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), 'serve', ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, VOXDEX_DATA_DIR: dataDir, VOXDEX_PORT: '0', VOXDEX_LOG_LEVEL: 'warn', VOXDEX_MIN_FREE_DISK_MIB: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -82,7 +82,7 @@ e2e('transcribes a mu-law stereo call: 202 while not done, then a signed URL to 
   assert.is(doc.requestid, up.body.requestid);
   assert.is(doc.source, 'call-0042.wav');
   assert.is(doc.nchannels, 2);
-  assert.is(doc.model, ctx.svc.transcriber.registry.resolve('auto', 8000).name); // auto: the telephone-band model when installed
+  assert.is(doc.model, ctx.svc.transcriber!.registry.resolve('auto', 8000).name); // auto: the telephone-band model when installed
   assert.match(doc.asr, /^voxdex \d+\.\d+\.\d+/);
   assert.equal(doc.streamtags, { metadata: { agent: 'alice' } });
   assert.equal(doc.chaninfo.map((c: any) => c.channel), [0, 1]);
@@ -93,6 +93,13 @@ e2e('transcribes a mu-law stereo call: 202 while not done, then a signed URL to 
     assert.is(u.metadata.source, 'call-0042.wav');
     assert.ok(u.events.length > 0 && u.start <= u.end);
   }
+  // inline takes true/false (or 1/0) only; the signed link takes no other parameters (both found by the API fuzzer).
+  const inlineBad = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${up.body.requestid}&inline=yes`);
+  assert.equal([inlineBad.status, inlineBad.body.error], [400, { code: 'BAD_ARGUMENT', message: 'Expected true or false for inline but received "yes"' }]);
+  const inline1 = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${up.body.requestid}&inline=1`);
+  assert.is(inline1.body.requestid, up.body.requestid);
+  const extra = await getJson(`${r.body}&token=${ctx.acme}`);
+  assert.equal([extra.status, extra.body.error.code], [400, 'UNKNOWN_PARAMETER']);
   // A tampered link is refused.
   const bad = await getJson(r.body.replace(/sig=[0-9a-f]/, (m: string) => (m.endsWith('0') ? 'sig=1' : 'sig=0')));
   assert.is(bad.status, 401);
@@ -103,7 +110,16 @@ e2e('transcribes a mu-law stereo call: 202 while not done, then a signed URL to 
   const sig = createHmac('sha256', secret).update(`${up.body.requestid}.${past}`).digest('hex');
   const expired = await getJson(`${ctx.url}/transcribe/download/${up.body.requestid}?expires=${past}&sig=${sig}`);
   assert.is(expired.status, 401);
-  assert.match(expired.body.error.message, 'expired');
+  const expiredMessage = `This result link expired at ${new Date(past * 1000).toISOString()}; ask GET /transcribe/result for a new one`;
+  assert.equal(expired.body.error, { code: 'BAD_TOKEN', message: expiredMessage });
+  // A link whose time has passed says so, also when the client has touched it (e.g. its expires, or a signature cut off by a mail client).
+  const link = new URL(r.body);
+  link.searchParams.set('expires', String(past));
+  const edited = await getJson(link.href);
+  assert.equal([edited.status, edited.body.error.message], [401, expiredMessage]);
+  const cut = await getJson(`${ctx.url}/transcribe/download/${up.body.requestid}?expires=${past}&sig=${sig.slice(0, 20)}`);
+  assert.equal([cut.status, cut.body.error.message], [401, expiredMessage]);
+  assert.equal(bad.body.error.message, 'This result link is not valid (its signature does not match); ask GET /transcribe/result for a new one');
   // The call is searchable in its company's default folder.
   const count = await getJson(`${ctx.url}/search/acme/sales/calls?token=${ctx.acme}&output=count&requestid=${up.body.requestid}`);
   assert.is(count.status, 200);
@@ -280,11 +296,18 @@ e2e('root may submit to an explicit folder; a company token is refused on anothe
   const up = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.root }, path: '/transcribe/acme/support/q4' });
   assert.is(up.status, 200);
   assert.equal((await ctx.svc.store.get(up.body.requestid))!.destination, { company: 'acme', org: 'support', folder: 'q4' });
+  // The 403 does not tell globex whose request it is.
+  const forbidden = { error: { code: 'FORBIDDEN', message: "This token may not act here: what the request names belongs to another company. Use that company's token." } };
   const other = await getJson(`${ctx.url}/transcribe/result?token=${ctx.globex}&requestid=${up.body.requestid}`);
   assert.is(other.status, 403);
-  assert.is(other.body.error.code, 'FORBIDDEN');
+  assert.equal(other.body, forbidden);
   const del = await getJson(`${ctx.url}/transcribe/result?token=${ctx.globex}&requestid=${up.body.requestid}`, { method: 'DELETE' });
   assert.is(del.status, 403);
+  assert.equal(del.body, forbidden);
+  const cancel = await getJson(`${ctx.url}/transcribe/${up.body.requestid}/cancel?token=${ctx.globex}`, { method: 'POST' });
+  assert.equal([cancel.status, cancel.body], [403, forbidden]);
+  const file = await getJson(`${ctx.url}/transcribe/${up.body.requestid}/result?token=${ctx.globex}`);
+  assert.equal([file.status, file.body], [403, forbidden]);
   const search = await getJson(`${ctx.url}/search/acme/support?token=${ctx.globex}&output=count`);
   assert.is(search.status, 403);
   const r = await waitResult(ctx.url, ctx.root, up.body.requestid);
@@ -307,6 +330,15 @@ e2e('cancels a request; its result is then 422 CANCELLED', async () => {
   assert.is(r.status, 422);
   assert.is(r.body.error.code, 'CANCELLED');
   assert.is(r.body.state, 'cancelled');
+  // Cancelling again, or cancelling a finished request, cancels nothing: 409 says so.
+  const again = await getJson(`${ctx.url}/transcribe/${up.body.requestid}/cancel?token=${ctx.acme}`, { method: 'POST' });
+  assert.equal([again.status, again.body.error], [409, { code: 'ALREADY_FINISHED', message: `Request ${up.body.requestid} is already cancelled; nothing was cancelled. Delete it with DELETE /transcribe/result if it is not wanted.` }]);
+  const done = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme } });
+  assert.is((await waitResult(ctx.url, ctx.acme, done.body.requestid)).status, 200);
+  const late = await getJson(`${ctx.url}/transcribe/${done.body.requestid}/cancel?token=${ctx.acme}`, { method: 'POST' });
+  assert.equal([late.status, late.body.error.code], [409, 'ALREADY_FINISHED']);
+  assert.match(late.body.error.message, /is already done; nothing was cancelled/);
+  assert.is((await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${done.body.requestid}`)).status, 200, 'the result is still there');
 });
 
 e2e('a request whose every file fails is 422 and says why; an archive with no audio is refused at once', async () => {
@@ -355,13 +387,15 @@ e2e('deletes the result, the audio and the transcripts in the index', async () =
   const r = await waitResult(ctx.url, ctx.acme, small.body.requestid);
   assert.is(r.status, 200);
   const job = (await ctx.svc.store.get(small.body.requestid))!;
+  const stored = (await import('node:path')).join(ctx.svc.config.dataDir, job.uploadPath);
+  assert.ok((await import('node:fs')).existsSync(stored), `the upload is kept at ${stored}`);
   const count = () => getJson(`${ctx.url}/search/acme/sales?token=${ctx.acme}&output=count&requestid=${small.body.requestid}`);
   assert.is(String((await count()).body).trim(), '1');
   const del = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${small.body.requestid}`, { method: 'DELETE' });
   assert.is(del.status, 200);
   assert.equal(del.body, { requestid: small.body.requestid, deleted: true });
   assert.is(String((await count()).body).trim(), '0');
-  assert.not.ok((await import('node:fs')).existsSync(job.uploadPath));
+  assert.not.ok((await import('node:fs')).existsSync(stored));
   const again = await getJson(`${ctx.url}/transcribe/result?token=${ctx.acme}&requestid=${small.body.requestid}`);
   assert.is(again.status, 404);
   const link = await getJson(r.body);

@@ -1,0 +1,200 @@
+/**
+ * Tenancy on PostgreSQL, for several nodes. Tenancy is small and read on every request (token →
+ * company, scopes, models), so each node keeps it in memory: a Tenancy over an in-memory SQLite
+ * database holding a copy of the PostgreSQL tables, read synchronously exactly like the embedded one.
+ * The copy is refreshed when PostgreSQL announces a change (NOTIFY voxdex_tenancy, from triggers on
+ * the tables) and every `refreshMs` in any case, atomically (one SQLite transaction, so a request
+ * never sees half a reload). A revoked token stops working on every node within that notification.
+ *
+ * Changes (the admin CLI) run `change(fn)`: under an advisory lock (one writer at a time), the
+ * current rows are loaded into a fresh in-memory Tenancy, `fn` applies the change there with the
+ * embedded code (same checks, same messages), and every tenancy table is written back in the same
+ * PostgreSQL transaction.
+ *
+ * The installation's shared secrets live in PostgreSQL too (table `installation`): the HMAC key of
+ * signed result links (every API node must verify the links any other node signed) and the root
+ * token's SHA-256.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import type pg from 'pg';
+import type { Logger } from '../log.js';
+import type { PgNotifier } from '../store/pg-notifier.js';
+import { inTransaction, pgQuery } from '../store/pg-pool.js';
+import { ensureRootToken, Tenancy } from './tenancy.js';
+
+/** The tenancy tables and their columns, in the order rows are written (parents first). */
+const TABLES = {
+  companies: ['name', 'default_org', 'default_folder', 'callback_secret', 'models', 'created'],
+  orgs: ['company', 'name'],
+  folders: ['company', 'org', 'name'],
+  tokens: ['hash', 'company', 'created'],
+  model_aliases: ['company', 'alias', 'model'],
+} as const;
+type Table = keyof typeof TABLES;
+type Rows = Record<Table, Record<string, unknown>[]>;
+
+/** One lock for all tenancy writers (any constant distinct from the migration lock). */
+const TENANCY_LOCK = 0x766f7874; // 'voxt'
+
+export interface PgTenancyOptions {
+  pool: pg.Pool;
+  notifier?: PgNotifier;
+  log?: Logger;
+  /** Reload at least this often even without a notification (default 30 s). */
+  refreshMs?: number;
+}
+
+export class PgTenancy {
+  /** Every read goes here (the in-memory copy); hand it to whatever takes a Tenancy. */
+  readonly tenancy: Tenancy;
+  readonly #pool: pg.Pool;
+  readonly #log: Logger | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #off: (() => void) | undefined;
+  #reloading: Promise<void> | undefined;
+  #again = false;
+
+  private constructor(o: PgTenancyOptions) {
+    this.#pool = o.pool;
+    this.#log = o.log;
+    this.tenancy = new Tenancy(':memory:', { plainSecrets: true });
+  }
+
+  /** Loads the tables and keeps the copy fresh (notifications, and every refreshMs). */
+  static async open(o: PgTenancyOptions): Promise<PgTenancy> {
+    const t = new PgTenancy(o);
+    await t.reload();
+    t.#off = o.notifier?.on('voxdex_tenancy', () => void t.reload().catch((err) => t.#log?.warn({ err }, 'reloading tenancy failed')));
+    t.#timer = setInterval(() => void t.reload().catch((err) => t.#log?.warn({ err }, 'reloading tenancy failed')), o.refreshMs ?? 30_000);
+    t.#timer.unref();
+    return t;
+  }
+
+  /** Re-reads every tenancy table into the in-memory copy (coalesces calls made while one runs). */
+  reload(): Promise<void> {
+    if (this.#reloading) {
+      this.#again = true;
+      return this.#reloading;
+    }
+    this.#reloading = (async () => {
+      try {
+        do {
+          this.#again = false;
+          // One snapshot of all five tables (a change committed between two SELECTs must not split).
+          const rows = await inTransaction(this.#pool, async (c) => {
+            await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
+            return readRows(c);
+          });
+          replaceRows(this.tenancy, rows);
+        } while (this.#again);
+      } finally {
+        this.#reloading = undefined;
+      }
+    })();
+    return this.#reloading;
+  }
+
+  /**
+   * Applies an administrative change made with the embedded Tenancy code (`fn` runs on a fresh copy
+   * of the current rows) and writes the result back, all in one transaction under the tenancy lock.
+   * Resolves to what `fn` returned; the local copy is reloaded.
+   */
+  async change<T>(fn: (t: Tenancy) => T): Promise<T> {
+    const out = await inTransaction(this.#pool, async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1)', [TENANCY_LOCK]);
+      const scratch = new Tenancy(':memory:', { plainSecrets: true });
+      try {
+        replaceRows(scratch, await readRows(c));
+        const result = fn(scratch);
+        await writeRows(c, dumpRows(scratch));
+        return result;
+      } finally {
+        scratch.close();
+      }
+    });
+    await this.reload();
+    return out;
+  }
+
+  close(): void {
+    clearInterval(this.#timer);
+    this.#off?.();
+    this.tenancy.close();
+  }
+}
+
+async function readRows(c: pg.ClientBase): Promise<Rows> {
+  const rows = {} as Rows;
+  for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
+    rows[table] = (await c.query(`SELECT ${cols.join(', ')} FROM ${table}`)).rows;
+  }
+  return rows;
+}
+
+function dumpRows(t: Tenancy): Rows {
+  const rows = {} as Rows;
+  for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
+    rows[table] = t.db.prepare(`SELECT ${cols.join(', ')} FROM ${table}`).all() as Record<string, unknown>[];
+  }
+  return rows;
+}
+
+/** Replaces the copy's rows in one SQLite transaction. */
+function replaceRows(t: Tenancy, rows: Rows): void {
+  t.db.transaction(() => {
+    for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
+      t.db.prepare(`DELETE FROM ${table}`).run();
+      const insert = t.db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
+      for (const r of rows[table]) insert.run(...cols.map((c) => r[c]));
+    }
+  })();
+}
+
+/** Writes every table back (inside the caller's transaction): delete all, insert all, one statement per table. */
+async function writeRows(c: pg.ClientBase, rows: Rows): Promise<void> {
+  for (const table of (Object.keys(TABLES) as Table[]).reverse()) await c.query(`DELETE FROM ${table}`);
+  for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
+    if (rows[table].length === 0) continue;
+    const casts = cols.map((_, i) => `$${i + 1}::text[]`).join(', ');
+    await c.query(
+      `INSERT INTO ${table} (${cols.join(', ')}) SELECT * FROM unnest(${casts})`,
+      cols.map((col) => rows[table].map((r) => (r[col] === null || r[col] === undefined ? null : String(r[col])))),
+    );
+  }
+}
+
+// ------------------------------------------------------------ installation secrets
+
+/** The HMAC key of signed result links, shared by every node (created by the first one). */
+export async function sharedUrlSecret(pool: pg.Pool): Promise<string> {
+  return installationValue(pool, 'url_secret', randomBytes(32).toString('hex'));
+}
+
+async function installationValue(pool: pg.Pool, key: string, proposed: string): Promise<string> {
+  const r = await pgQuery<{ value: string }>(
+    pool,
+    `WITH ins AS (INSERT INTO installation (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING RETURNING value)
+     SELECT value FROM ins UNION ALL SELECT value FROM installation WHERE key = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
+    [key, proposed],
+  );
+  return r.rows[0]!.value;
+}
+
+/**
+ * The installation's root token, shared by every node: the first node to start stores the SHA-256 of
+ * its root token file (creating the file, mode 0600, when there is none); every node then accepts the
+ * token with that hash. A node whose own file holds another token keeps using the shared one and is
+ * told so; a file this call created for nothing is removed again. Resolves to the hash (hex) and
+ * whether this node's file holds the root token.
+ */
+export async function sharedRootToken(pool: pg.Pool, file: string, log?: Logger): Promise<{ sha256: string; local: boolean; created: boolean }> {
+  const existed = existsSync(file) && readFileSync(file, 'utf8').trim().length >= 16;
+  const { token, created } = ensureRootToken(file);
+  const mine = createHash('sha256').update(token, 'utf8').digest('hex');
+  const shared = await installationValue(pool, 'root_token_sha256', mine);
+  if (shared === mine) return { sha256: shared, local: true, created };
+  if (!existed) rmSync(file, { force: true });
+  else log?.warn({ path: file }, 'this node’s root token file holds another token than the installation’s; the installation’s root token is the one accepted');
+  return { sha256: shared, local: false, created: false };
+}

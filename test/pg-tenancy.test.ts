@@ -1,0 +1,128 @@
+/**
+ * Tenancy on PostgreSQL (src/tenancy/pg-tenancy.ts) against a real server: two "nodes" share the
+ * tables; a change made on one is seen by the other through NOTIFY; a revoked token stops working
+ * everywhere; a failing change writes nothing; the shared secrets are created once.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type pg from 'pg';
+import { migrate } from '../src/store/pg-migrations.js';
+import { PgNotifier } from '../src/store/pg-notifier.js';
+import { openPgPool } from '../src/store/pg-pool.js';
+import { PgTenancy, sharedRootToken, sharedUrlSecret } from '../src/tenancy/pg-tenancy.js';
+import { freshSchema, type TestSchema } from './fixtures/pg.js';
+
+const t = suite('pg-tenancy');
+let schema: TestSchema;
+const cleanup: (() => Promise<void> | void)[] = [];
+
+async function node(name: string): Promise<{ pool: pg.Pool; tenancy: PgTenancy }> {
+  const pool = openPgPool(schema.url, { applicationName: `voxdex-test-${name}` });
+  const notifier = new PgNotifier(schema.url, `voxdex-test-${name}`);
+  await notifier.start();
+  const tenancy = await PgTenancy.open({ pool, notifier, refreshMs: 60_000 });
+  cleanup.push(async () => {
+    tenancy.close();
+    await notifier.close();
+    await pool.end();
+  });
+  return { pool, tenancy };
+}
+
+async function eventually(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (check()) return;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  assert.unreachable(`not within 2 s: ${what}`);
+}
+
+const code = (fn: () => unknown) => {
+  try {
+    fn();
+    return 'none';
+  } catch (err) {
+    return (err as { code?: string }).code;
+  }
+};
+
+t.before.each(async () => {
+  schema = await freshSchema();
+  const pool = openPgPool(schema.url);
+  await migrate(pool);
+  await pool.end();
+});
+t.after.each(async () => {
+  for (const c of cleanup.splice(0).reverse()) await c();
+  await schema.drop();
+});
+
+t('a company added on one node authenticates on another; a rotated token stops working on both', async () => {
+  const a = await node('a');
+  const b = await node('b');
+  const { token } = await a.tenancy.change((x) => x.addCompany('acme', { org: 'sales', folder: 'calls', models: ['en-us-8k'] }));
+  assert.equal(a.tenancy.tenancy.authenticate(token), { kind: 'company', company: 'acme' });
+  await eventually(() => b.tenancy.tenancy.hasCompany('acme'), 'node b sees acme');
+  assert.equal(b.tenancy.tenancy.authenticate(token), { kind: 'company', company: 'acme' });
+  assert.equal(b.tenancy.tenancy.getCompany('acme').models, ['en-us-8k']);
+  assert.is(b.tenancy.tenancy.callbackSecret('acme'), a.tenancy.tenancy.callbackSecret('acme'));
+  const fresh = await b.tenancy.change((x) => x.rotateToken('acme'));
+  assert.is(code(() => b.tenancy.tenancy.authenticate(token)), 'BAD_TOKEN');
+  await eventually(() => code(() => a.tenancy.tenancy.authenticate(token)) === 'BAD_TOKEN', 'node a refuses the revoked token');
+  assert.equal(a.tenancy.tenancy.authenticate(fresh), { kind: 'company', company: 'acme' });
+});
+
+t('changes from two nodes at once are both kept (one writer at a time)', async () => {
+  const a = await node('a');
+  const b = await node('b');
+  await Promise.all([
+    a.tenancy.change((x) => x.addCompany('acme', { org: 'sales', folder: 'calls' })),
+    b.tenancy.change((x) => x.addCompany('globex', { org: 'support', folder: 'inbound' })),
+    a.tenancy.change((x) => x.addCompany('initech', { org: 'it', folder: 'tickets' })),
+  ]);
+  await a.tenancy.reload();
+  assert.equal(a.tenancy.tenancy.listCompanies().map((c) => c.company), ['acme', 'globex', 'initech']);
+  await b.tenancy.change((x) => x.addFolder('globex', 'support', 'outbound'));
+  await a.tenancy.reload();
+  assert.equal(a.tenancy.tenancy.listFolders('globex', 'support'), ['inbound', 'outbound']);
+});
+
+t('a change that fails writes nothing', async () => {
+  const a = await node('a');
+  await a.tenancy.change((x) => x.addCompany('acme', { org: 'sales', folder: 'calls' }));
+  try {
+    await a.tenancy.change((x) => {
+      x.addOrg('acme', 'marketing');
+      x.addOrg('nosuch', 'x');
+    });
+    assert.unreachable('the change should fail');
+  } catch (err) {
+    assert.is((err as { code?: string }).code, 'NOT_FOUND');
+    assert.is((err as Error).message, 'Company nosuch does not exist: create it with voxdex company add');
+  }
+  await a.tenancy.reload();
+  assert.equal(a.tenancy.tenancy.listOrgs('acme'), ['sales']);
+});
+
+t('the url secret and the root token are created once and shared', async () => {
+  const { pool } = await node('a');
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'vx-pgten-'));
+  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+  const s1 = await sharedUrlSecret(pool);
+  assert.match(s1, /^[0-9a-f]{64}$/);
+  assert.is(await sharedUrlSecret(pool), s1);
+  const first = await sharedRootToken(pool, path.join(dir, 'a', 'root.token'));
+  assert.equal([first.local, first.created], [true, true]);
+  const rootToken = readFileSync(path.join(dir, 'a', 'root.token'), 'utf8').trim();
+  const second = await sharedRootToken(pool, path.join(dir, 'b', 'root.token'));
+  assert.equal([second.local, second.created, second.sha256], [false, false, first.sha256]);
+  assert.not.ok(existsSync(path.join(dir, 'b', 'root.token')), 'a file made for nothing is removed');
+  const b = await node('b');
+  b.tenancy.tenancy.setRootTokenHash(second.sha256);
+  assert.equal(b.tenancy.tenancy.authenticate(rootToken), { kind: 'root' });
+});
+
+t.run();

@@ -12,7 +12,7 @@
  * the last of them, in any order (N 0–100). Words are case-insensitive and normalized with
  * `normalizeWord`. Every syntax problem is a BAD_QUERY naming the position.
  *
- * Numbers: transcripts spell numbers as spoken words (docs/asr.md, "Numbers"), so a word or phrase
+ * Numbers: transcripts spell numbers as spoken words (docs/moonshine.md, "Numbers"), so a word or phrase
  * with digits also matches its spoken forms: `555-1234` → "five five five one two three four",
  * `$25` → "twenty five dollars" | "twenty five" …, besides the numeral itself (src/text/numbers.ts).
  */
@@ -170,7 +170,7 @@ export function parseTerms(input: string): QueryNode | undefined {
     if (++leaves > MAX_QUERY_LEAVES) throw bad(`more than ${MAX_QUERY_LEAVES} words and phrases`);
     return node;
   }
-  /** The node OR the spoken forms of its numbers (a near group keeps its spread: `distance` other words). */
+  /** The node OR the spoken forms of its numbers (a near group widens by the words a number adds). */
   function withSpokenForms(node: QueryNode, raw: string[], distance?: number): QueryNode {
     if (raw.some(isWildcard) || !raw.some(hasDigit)) return node;
     const forms = spokenForms(raw.map((w) => w.replace(/^[^\p{L}\p{N}$£€]+|[^\p{L}\p{N}%]+$/gu, '')).filter((w) => w !== ''))

@@ -1,5 +1,5 @@
 /**
- * Numbers as spoken words: voxdex's one searchable form for numbers (docs/asr.md, "Numbers").
+ * Numbers as spoken words: voxdex's one searchable form for numbers (docs/moonshine.md, "Numbers").
  *
  * Transcripts hold what was said, one spoken word per word event: "five five five one two three
  * four", "twenty five dollars", "nineteen ninety nine" — never numerals. Every engine's output goes

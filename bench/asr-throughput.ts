@@ -1,18 +1,23 @@
 /**
- * Throughput of voxdex's ASR stage against PocketSphinx's own batch CLI (`pocketsphinx_batch`,
- * Debian package `pocketsphinx`), same audio, same model and flags, same run.
+ * Throughput of voxdex's ASR stage against the engine run by itself, same audio, same model, same run:
+ * - PocketSphinx models: against its own batch CLI (`pocketsphinx_batch`, Debian package `pocketsphinx`),
+ *   same flags; its "TOTAL … wall" (model loading excluded);
+ * - Moonshine (the default): against a minimal ONNX Runtime script (bench/lib/moonshine-peer.mjs: the
+ *   same .ort files and session options, whole files, greedy decoding; model loading excluded).
  *
- *   node --import tsx bench/asr-throughput.ts [--model en-us] [--repeat 2] [--rounds 1]
+ *   node --import tsx bench/asr-throughput.ts [--model en-us-moonshine|en-us|en-us-8k] [--repeat 2] [--rounds 1]
  *
  * 1. Correctness first: both transcribe the corpus; their words must agree (WER between them < 5 %).
- * 2. Then time: pocketsphinx_batch's own "TOTAL … wall" (model loading excluded), and voxdex's
- *    transcriber.transcribe() over every file at once (models loaded beforehand) with 1 and with N threads.
- * Throughput = audio seconds per wall second; ratio = voxdex / pocketsphinx_batch.
+ * 2. Then time voxdex's transcriber.transcribe() over every file at once (models loaded beforehand)
+ *    with 1 and with N threads. Throughput = audio seconds per wall second; ratio = voxdex / peer.
+ *    voxdex's Moonshine figures include what the peer does not do: segmentation, the safeguards and
+ *    the forced alignment that gives word times.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { createModelRegistry, loadModelRegistry } from '../src/asr/models.js';
 import { createTranscriber } from '../src/asr/transcriber.js';
 import { loadConfig } from '../src/config.js';
@@ -56,8 +61,10 @@ function audioOf(id: string): DecodedAudio {
 }
 
 const config = loadConfig({});
-const spec = loadModelRegistry(config.modelsFile).resolve(arg('model') ?? 'en-us', 16000);
+const registry = loadModelRegistry(config.modelsFile);
+const spec = registry.resolve(arg('model') ?? 'en-us', 16000);
 const flags = Object.entries(spec.options).flat();
+const isMoonshine = spec.engine === 'moonshine';
 
 // ---------------------------------------------------------------- peer: pocketsphinx_batch
 const ctl = path.join(tmp, 'ctl');
@@ -71,6 +78,15 @@ interface Run {
 }
 
 function runPeer(): Run {
+  if (isMoonshine) {
+    const peer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'moonshine-peer.mjs');
+    const out = JSON.parse(execFileSync(process.execPath, [peer, spec.dir, ...ids.map((id) => path.join(tmp, `${id}.raw`))], { maxBuffer: 64 << 20 }).toString()) as {
+      hyps: Record<string, string>;
+      cpu: number;
+      wall: number;
+    };
+    return { wall: out.wall, cpu: out.cpu, hyps: new Map(Object.entries(out.hyps)) };
+  }
   execFileSync('pocketsphinx_batch', peerArgs, { stdio: 'ignore' });
   const log = readFileSync(path.join(tmp, 'peer.log'), 'utf8');
   const m = /TOTAL [\d.]+ seconds speech, ([\d.]+) seconds CPU, ([\d.]+) seconds wall/.exec(log);
@@ -84,9 +100,13 @@ function runPeer(): Run {
 }
 
 // ---------------------------------------------------------------- voxdex
-async function runVoxdex(threads: number): Promise<Run> {
-  const registry = createModelRegistry({ default: spec.name, models: [spec] }, 'bench', '/');
-  const t = createTranscriber({ config: { ...config, asrThreads: threads }, log: silentLogger, registry });
+async function runVoxdex(threads: number, align = true): Promise<Run> {
+  const reg = !isMoonshine
+    ? createModelRegistry({ default: spec.name, models: [spec] }, 'bench', '/')
+    : align
+      ? registry
+      : createModelRegistry({ default: spec.name, models: [{ ...spec, align: {} }] }, 'bench', '/'); // word times interpolated
+  const t = createTranscriber({ config: { ...config, asrThreads: threads }, log: silentLogger, registry: reg });
   await t.ready();
   const audios = ids.map(audioOf);
   const c0 = process.cpuUsage(); // the whole process: main thread and every worker thread
@@ -114,14 +134,18 @@ function disagreement(a: Map<string, string>, b: Map<string, string>): number {
 const cpus = os.cpus();
 const threads = os.availableParallelism();
 console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${process.argv.slice(2).join(' ')}`);
-console.log(`peer:    pocketsphinx_batch ${peerArgs.map((a) => (a.startsWith(tmp) ? a.replace(tmp, '$TMP') : a)).join(' ')}`);
+console.log(
+  isMoonshine
+    ? `peer:    node bench/lib/moonshine-peer.mjs ${spec.dir} $TMP/*.raw (onnxruntime-node, 1 intra-op thread, memory arena on)`
+    : `peer:    pocketsphinx_batch ${peerArgs.map((a) => (a.startsWith(tmp) ? a.replace(tmp, '$TMP') : a)).join(' ')}`,
+);
 console.log(`node ${process.version}; ${cpus[0]?.model} × ${cpus.length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
 console.log(`corpus: ${ids.length} files, ${audioSec.toFixed(1)} s of 16 kHz speech; model ${spec.name}\n`);
 
 const peer = runPeer();
 const one = await runVoxdex(1);
 const d = disagreement(peer.hyps, one.hyps);
-console.log(`correctness: words differ between pocketsphinx_batch and voxdex on ${(100 * d).toFixed(1)} % of the peer's words`);
+console.log(`correctness: words differ between the peer and voxdex on ${(100 * d).toFixed(1)} % of the peer's words`);
 if (d > 0.05) {
   for (const id of ids) if (peer.hyps.get(id) !== one.hyps.get(id)) console.log(`  ${id}\n    peer:   ${peer.hyps.get(id)}\n    voxdex: ${one.hyps.get(id)}`);
   throw new Error('outputs disagree; not timing');
@@ -144,7 +168,8 @@ const fmt = (n: number, w = 8) => n.toFixed(2).padStart(w);
 console.log(`\n${'runner'.padEnd(32)}  wall s  audio s/wall s  ratio   CPU s  audio s/CPU s  ratio`);
 const row = (name: string, r: Run) =>
   console.log(`${name.padEnd(32)}${fmt(r.wall)}${fmt(audioSec / r.wall, 16)}${fmt(p.wall / r.wall, 7)}${fmt(r.cpu)}${fmt(audioSec / r.cpu, 15)}${fmt(p.cpu / r.cpu, 7)}`);
-row('pocketsphinx_batch (1 process)', p);
+row(isMoonshine ? 'minimal ORT script (1 process)' : 'pocketsphinx_batch (1 process)', p);
 row('voxdex, 1 ASR thread', o);
+if (isMoonshine) row('voxdex, 1 thread, no alignment', await runVoxdex(1, false));
 row(`voxdex, ${threads} ASR threads`, many);
 console.log('\nwall ratio: throughput vs the peer (expect ~1 with 1 thread, ~cores with all); CPU ratio: per-core efficiency (load-independent)');

@@ -70,9 +70,9 @@ const modelsOf = (doc: Pick<TranscriptDocument, 'utterances'>) => [...new Set(do
 
 // ---- models: a snapshot, so both contenders decode with the same files ----------------------------
 const registryFile = path.join(PACKAGE_ROOT, 'models', 'registry.json');
-const registry = JSON.parse(readFileSync(registryFile, 'utf8')) as { models: Array<{ name: string; hmm: string; dict: string; lm: string }> };
+const registry = JSON.parse(readFileSync(registryFile, 'utf8')) as { models: Array<{ name: string; hmm: string; dict: string; lm: string; dir?: string }> };
 for (const m of registry.models) {
-  for (const k of ['hmm', 'dict', 'lm'] as const) {
+  for (const k of ['hmm', 'dict', 'lm', 'dir'] as const) {
     if (!m[k]) continue;
     const abs = path.resolve(PACKAGE_ROOT, m[k]);
     if (abs.startsWith(path.join(PACKAGE_ROOT, 'models') + path.sep)) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs voxdex on a Debian 12 machine: system packages, npm dependencies, the native ASR addon,
-# the TypeScript build, the web UI and the telephony model. Idempotent: a second run only redoes what changed.
+# the TypeScript build, the web UI, the telephony model and the Moonshine model. Idempotent: a second run only redoes what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,7 +14,9 @@ stamp=node_modules/.voxdex-lock.sha256
 want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "voxdex: installing npm dependencies (better-sqlite3 compiles from source: about 2 minutes)"
-  npm ci --no-audit --no-fund --loglevel=error
+  # onnxruntime-node's postinstall downloads extras from a host we cannot reach; its CPU binaries are in
+  # the npm tarball, so the install step is skipped (.npmrc says the same for plain `npm install`).
+  ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 fi
 
@@ -25,3 +27,4 @@ npm run --silent build:ts
 echo "voxdex: building the web UI"
 npm run --silent build:ui
 bash models/build-telephony.sh
+bash models/fetch-moonshine.sh   # the default model: PyPI wheel, sha256-checked, cached in models/build/

@@ -22,6 +22,9 @@ m.before(() => {
 });
 m.after(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A full ModelSpec from the fields a test cares about. */
+const spec = (o: Record<string, unknown>) => ({ aliases: [], description: '', options: {}, auto: [], dir: '', align: {}, ...o }) as unknown as ModelSpec;
+
 async function rejection(p: Promise<unknown>): Promise<VoxdexError> {
   const err = await p.then(
     () => undefined,
@@ -31,12 +34,13 @@ async function rejection(p: Promise<unknown>): Promise<VoxdexError> {
   return err as VoxdexError;
 }
 
-m('the shipped registry lists auto first, then en-us, and resolves aliases', () => {
+m('the shipped registry lists auto first, then en-us-moonshine, and resolves aliases', () => {
   const reg = loadModelRegistry(path.join(PACKAGE_ROOT, 'models', 'registry.json'));
-  assert.equal(reg.list().slice(0, 2), ['auto', 'en-us']);
+  assert.equal(reg.list().slice(0, 3), ['auto', 'en-us-moonshine', 'en-us']);
   assert.is(reg.resolve('en', 16000).name, 'en-us');
   assert.is(reg.resolve('en-us', 8000).name, 'en-us');
-  assert.is(reg.resolve(undefined, 44100).hmm, `${EN}/en-us`);
+  assert.is(reg.resolve('moonshine', 8000).name, 'en-us-moonshine');
+  assert.is(reg.resolve(undefined, 44100).dir, path.join(PACKAGE_ROOT, 'models', 'build', 'moonshine-base-en'));
 });
 
 m('auto picks the telephony model for audio at 11025 Hz or less, and the wideband one above', () => {
@@ -55,10 +59,25 @@ m('auto picks a telephony model that decodes upsampled 8 kHz audio at 16 kHz by 
   assert.throws(() => createModelRegistry({ models: [{ ...wide, inputRate: 22050 }] }, 'r.json'), /models\[0\].inputRate must be an integer between 8000 and sampleRate \(16000\)/);
 });
 
-m('the installed registry sends 8 kHz calls to en-us-8k and 16 kHz audio to en-us', () => {
+m('the installed registry sends every rate to Moonshine, aligned by en-us-8k for 8 kHz calls and by en-us above', () => {
   const reg = loadModelRegistry(loadConfig({}).modelsFile);
-  assert.is(reg.resolve('auto', 8000).name, 'en-us-8k');
+  for (const rate of [8000, 11025, 16000, 44100]) assert.is(reg.resolve('auto', rate).name, 'en-us-moonshine');
+  const ms = reg.resolve('auto', 8000);
+  const narrowAligner = reg.aligner(ms, 8000)!;
+  assert.is(narrowAligner.hmm, path.join(PACKAGE_ROOT, 'models', 'build', 'en-us-8k'));
+  assert.is(narrowAligner.lm, '');
+  assert.is(reg.aligner(ms, 16000)!.hmm, `${EN}/en-us`);
+  assert.equal(reg.eager().map((s) => s.name), ['en-us-moonshine', 'en-us-8k-align', 'en-us-align']);
+});
+
+m('a moonshine model whose files are missing is not listed and auto falls back to the band\'s PocketSphinx model', () => {
+  const ms = { name: 'ms', engine: 'moonshine', sampleRate: 16000, inputRate: 8000, auto: ['narrowband', 'wideband'], dir: path.join(dir, 'none'), align: { wideband: 'en-us' } };
+  const reg = createModelRegistry({ models: [ms, wide, narrow] }, 'test.json');
+  assert.is(reg.resolve('auto', 8000).name, 'digits-8k');
   assert.is(reg.resolve('auto', 16000).name, 'en-us');
+  assert.throws(() => reg.resolve('ms', 8000), (e: VoxdexError) => e.code === 'MODEL_LOAD_FAILED' && /encoder_model\.ort does not exist; run `bash models\/fetch-moonshine\.sh`/.test(e.message));
+  assert.throws(() => createModelRegistry({ models: [{ ...ms, align: { wideband: 'nope' } }, wide] }, 'r.json'), /align.wideband "nope" names no PocketSphinx model/);
+  assert.throws(() => createModelRegistry({ models: [{ ...ms, sampleRate: 8000 }] }, 'r.json'), /sampleRate must be 16000 for a moonshine model/);
 });
 
 m('auto falls back to the wideband model when the telephony model is not built', () => {
@@ -84,7 +103,7 @@ m('rejects a malformed registry with MODEL_LOAD_FAILED naming the field', () => 
 m('a model with a corrupt language model fails with MODEL_LOAD_FAILED and the engine\'s reason', async () => {
   const lm = path.join(dir, 'corrupt.lm.bin');
   writeFileSync(lm, 'this is not a language model');
-  const err = await rejection(vetModel({ ...wide, name: 'bad-lm', lm, aliases: [], description: '', options: {} } as ModelSpec));
+  const err = await rejection(vetModel(spec({ ...wide, name: 'bad-lm', lm })));
   assert.is(err.code, 'MODEL_LOAD_FAILED');
   assert.match(err.message, /model bad-lm: PocketSphinx could not load .*corrupt\.lm\.bin is not a dump file/);
 });
@@ -93,13 +112,13 @@ m('a corrupt acoustic model (on which the library calls exit) fails with MODEL_L
   const hmm = path.join(dir, 'hmm');
   cpSync(`${EN}/en-us`, hmm, { recursive: true });
   writeFileSync(path.join(hmm, 'mdef'), Buffer.alloc(1000, 0x5a));
-  const spec = { ...wide, name: 'bad-hmm', hmm, aliases: [], description: '', options: {} } as ModelSpec;
+  const bad = spec({ ...wide, name: 'bad-hmm', hmm });
   const pool = createAsrPool({ threads: 1 });
   try {
-    const err = await rejection(pool.ready([spec]));
+    const err = await rejection(pool.ready([bad]));
     assert.is(err.code, 'MODEL_LOAD_FAILED');
     assert.match(err.message, /^model bad-hmm: PocketSphinx aborted while loading hmm=.*\/hmm \(.*mdef/);
-    const again = await rejection(pool.decode(spec, new Int16Array(16000), new Int32Array(new SharedArrayBuffer(4))));
+    const again = await rejection(pool.decode(bad, new Int16Array(16000), new Int32Array(new SharedArrayBuffer(4))));
     assert.is(again.code, 'MODEL_LOAD_FAILED');
   } finally {
     await pool.close();
@@ -107,7 +126,7 @@ m('a corrupt acoustic model (on which the library calls exit) fails with MODEL_L
 });
 
 m('rejects unknown engine options with MODEL_LOAD_FAILED', async () => {
-  const err = await rejection(vetModel({ ...wide, name: 'bad-opt', aliases: [], description: '', options: { '-no_such_flag': '1' } } as ModelSpec));
+  const err = await rejection(vetModel(spec({ ...wide, name: 'bad-opt', options: { '-no_such_flag': '1' } })));
   assert.match(err.message, /^model bad-opt: invalid PocketSphinx options/);
 });
 

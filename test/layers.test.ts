@@ -2,7 +2,7 @@
  * The run path reads straight down: every import of src/ and pipelines/ goes to a lower layer (or
  * stays in its folder), so there are no folder cycles. Layers, top to bottom:
  *   cli → service → http, drop → jobs → pipelines → stages → asr, search, tenancy, callbacks, metrics
- *   → audio, render, store, blobs, scheduler → config, errors, is, log, types
+ *   → audio, render, store, blobs, scheduler, text → config, errors, is, log, types
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,7 +19,7 @@ const LAYERS: string[][] = [
   ['pipelines'],
   ['stages'],
   ['asr', 'search', 'tenancy', 'callbacks', 'metrics'],
-  ['audio', 'render', 'store', 'blobs', 'scheduler'],
+  ['audio', 'render', 'store', 'blobs', 'scheduler', 'text'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];
 /** Within the bottom layer these go one way only. */

@@ -3,6 +3,8 @@
  * split, digits spelled as words), then word-level Levenshtein distance / reference word count.
  */
 const DIGITS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
+/** Spellings that are the same word (either side may use either). */
+const SAME: Record<string, string> = { mr: 'mister', mrs: 'missus', ok: 'okay', metres: 'meters', metre: 'meter' };
 
 export function normalizeWords(text: string): string[] {
   return text
@@ -13,7 +15,32 @@ export function normalizeWords(text: string): string[] {
     .split(/\s+/)
     .map((w) => w.replace(/^'+|'+$/g, ''))
     .flatMap((w) => (/^\d+$/.test(w) && w.length === 1 ? [DIGITS[Number(w)]!] : [w]))
+    .map((w) => SAME[w] ?? w)
     .filter((w) => w.length > 0);
+}
+
+/**
+ * Which hypothesis words are right: a minimum-edit alignment of ref and hyp, then true for each hyp
+ * word aligned to an equal ref word (false for substitutions and insertions).
+ */
+export function correctWords(ref: readonly string[], hyp: readonly string[]): boolean[] {
+  const n = ref.length;
+  const m = hyp.length;
+  const d = Array.from({ length: n + 1 }, (_, i) => Array.from({ length: m + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0)));
+  for (let i = 1; i <= n; i++)
+    for (let j = 1; j <= m; j++) d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1));
+  const ok = new Array<boolean>(m).fill(false);
+  let i = n;
+  let j = m;
+  while (i > 0 && j > 0) {
+    if (d[i]![j] === d[i - 1]![j - 1]! + (ref[i - 1] === hyp[j - 1] ? 0 : 1)) {
+      ok[j - 1] = ref[i - 1] === hyp[j - 1];
+      i--;
+      j--;
+    } else if (d[i]![j] === d[i]![j - 1]! + 1) j--;
+    else i--;
+  }
+  return ok;
 }
 
 /** Edit distance between two word sequences (substitutions, insertions, deletions all cost 1). */

@@ -4,6 +4,8 @@
 //   new Recognizer({ name, engine, sampleRate, hmm, dict, lm, options: [[flag, value], ...] })
 //   recognizer.decode(samples: Int16Array, abort?: Int32Array, whole?: boolean)
 //     -> { frames, words: [{ word, start, end, confidence }] }   (start/end in milliseconds)
+//   recognizer.align(samples: Int16Array, slots: string[][][], abort?: Int32Array)
+//     -> the same shape: the aligned path (slot -> alternatives -> dictionary words; [] = unknown word)
 //   engines() -> string[]
 #include <napi.h>
 
@@ -23,7 +25,7 @@ class Recognizer : public Napi::ObjectWrap<Recognizer> {
  public:
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Recognizer",
-                       {InstanceMethod<&Recognizer::Decode>("decode"),
+                       {InstanceMethod<&Recognizer::Decode>("decode"), InstanceMethod<&Recognizer::Align>("align"),
                         InstanceAccessor<&Recognizer::SampleRate>("sampleRate")});
   }
 
@@ -69,6 +71,38 @@ class Recognizer : public Napi::ObjectWrap<Recognizer> {
     } catch (const std::exception& e) {
       throw ToJsError(env, "ASR_FAILED", e.what());
     }
+    return ToJs(env, t);
+  }
+
+  Napi::Value Align(const Napi::CallbackInfo& info) {
+    Napi::Env env = info.Env();
+    Napi::TypedArrayOf<int16_t> samples = info[0].As<Napi::TypedArrayOf<int16_t>>();
+    Napi::Array slots = info[1].As<Napi::Array>();
+    const int32_t* abortWord = nullptr;
+    if (info.Length() > 2 && info[2].IsTypedArray()) abortWord = info[2].As<Napi::TypedArrayOf<int32_t>>().Data();
+    voxdex::AlignRequest request;
+    request.slots.resize(slots.Length());
+    for (uint32_t i = 0; i < slots.Length(); ++i) {
+      Napi::Array alts = slots.Get(i).As<Napi::Array>();
+      for (uint32_t j = 0; j < alts.Length(); ++j) {
+        Napi::Array words = alts.Get(j).As<Napi::Array>();
+        std::vector<std::string> alt;
+        for (uint32_t k = 0; k < words.Length(); ++k) alt.push_back(words.Get(k).As<Napi::String>().Utf8Value());
+        request.slots[i].alternatives.push_back(std::move(alt));
+      }
+    }
+    voxdex::Transcript t;
+    try {
+      t = engine_->Align(samples.Data(), samples.ElementLength(), request, voxdex::AbortFlag(abortWord));
+    } catch (const voxdex::EngineError& e) {
+      throw ToJsError(env, e.code(), e.what());
+    } catch (const std::exception& e) {
+      throw ToJsError(env, "ASR_FAILED", e.what());
+    }
+    return ToJs(env, t);
+  }
+
+  static Napi::Value ToJs(Napi::Env env, const voxdex::Transcript& t) {
     Napi::Array words = Napi::Array::New(env, t.words.size());
     for (size_t i = 0; i < t.words.size(); ++i) {
       Napi::Object w = Napi::Object::New(env);

@@ -57,6 +57,19 @@ class AbortFlag {
   const int32_t* word_;
 };
 
+// A forced-alignment grammar: the words known to be in the audio, in order. Each slot is one written
+// word; its alternatives are the ways it may have been said, each a sequence of dictionary words
+// ("25" -> {"twenty", "five"} or {"two", "five"}); a position may offer choices "zero|oh". Choices
+// missing from the dictionary are dropped; a slot left without alternatives is an unknown word, which
+// a loop of one or more phones absorbs. Silence and fillers may come between any two words.
+struct AlignSlot {
+  std::vector<std::vector<std::string>> alternatives;
+};
+
+struct AlignRequest {
+  std::vector<AlignSlot> slots;
+};
+
 struct DecodeOptions {
   // Reference mode: hand the engine the whole utterance in one call (no abort polling). Used by the
   // benchmarks to check that chunked decoding gives the same words.
@@ -70,6 +83,12 @@ class Engine {
   virtual int SampleRate() const = 0;
   // Decodes one utterance of 16-bit PCM at SampleRate() as a whole. Throws EngineError.
   virtual Transcript Decode(const int16_t* pcm, size_t samples, const AbortFlag& abort, const DecodeOptions& options) = 0;
+  // Aligns known words against one utterance (forced alignment). Returns the path the search took:
+  // dictionary words with their times, fillers removed; a phone of an unknown-word loop comes back as
+  // the word "@" + phone ("@ah"). Engines that cannot align throw EngineError(ASR_FAILED).
+  virtual Transcript Align(const int16_t* pcm, size_t samples, const AlignRequest& request, const AbortFlag& abort) {
+    throw EngineError("ASR_FAILED", "this engine cannot align");
+  }
 };
 
 // Creates the engine named by desc.engine. Throws EngineError (MODEL_LOAD_FAILED).

@@ -18,13 +18,14 @@
 #include <mutex>
 
 namespace voxdex {
-namespace {
-
-constexpr int kChunkFrames = 50;  // frames searched between abort checks (0.5 s of audio)
 
 // PocketSphinx logs through one process-global callback. Keep quiet (no stdout/stderr), but remember
 // the last error lines of the current thread so load failures can say why.
 thread_local std::string lastError;
+
+namespace {
+
+constexpr int kChunkFrames = 50;  // frames searched between abort checks (0.5 s of audio)
 
 void LogCallback(void*, err_lvl_t level, const char* fmt, ...) {
   if (level < ERR_WARN) return;
@@ -54,8 +55,8 @@ void QuietLogging() {
   });
 }
 
-bool IsFiller(const char* w) {
-  return w == nullptr || w[0] == '\0' || w[0] == '<' || w[0] == '[' || (w[0] == '+' && w[1] == '+');
+bool IsFiller(const char* w) {  // also "(NULL)", a grammar's empty transition
+  return w == nullptr || w[0] == '\0' || w[0] == '<' || w[0] == '[' || w[0] == '(' || (w[0] == '+' && w[1] == '+');
 }
 
 std::string StripVariant(const char* w) {  // "read(2)" -> "read"
@@ -71,6 +72,10 @@ PocketSphinxEngine::PocketSphinxEngine(const ModelDesc& desc) : name_(desc.name)
   QuietLogging();
   lastError.clear();
   std::vector<std::string> args = {"-hmm", desc.hmm, "-dict", desc.dict, "-samprate", std::to_string(desc.sampleRate)};
+  hasLm_ = !desc.lm.empty();
+  for (const auto& [key, value] : desc.options) {
+    if (key == "-jsgf" || key == "-fsg" || key == "-kws" || key == "-keyphrase" || key == "-allphone") hasLm_ = true;
+  }
   if (!desc.lm.empty()) {
     args.push_back("-lm");
     args.push_back(desc.lm);
@@ -106,6 +111,7 @@ PocketSphinxEngine::PocketSphinxEngine(const ModelDesc& desc) : name_(desc.name)
     cmnMode_ = feat->cmn == CMN_BATCH ? 1 : 2;
     feat->cmn = CMN_NONE;  // CMN is done here, over the whole utterance
   }
+  if (!hasLm_) AddPhoneWords();  // an aligner: no search until Align() sets one
 }
 
 PocketSphinxEngine::~PocketSphinxEngine() {

@@ -1,12 +1,18 @@
 // PocketSphinx (5prealpha, Debian's libpocketsphinx3) behind the Engine interface.
 #pragma once
 
+#include <string>
+#include <vector>
+
 #include "engine.h"
 
 struct ps_decoder_s;
 struct cmd_ln_s;
 
 namespace voxdex {
+
+// The library's last error lines on this thread (pocketsphinx_engine.cc's log callback).
+extern thread_local std::string lastError;
 
 class PocketSphinxEngine : public Engine {
  public:
@@ -17,12 +23,16 @@ class PocketSphinxEngine : public Engine {
 
   int SampleRate() const override { return sampleRate_; }
   Transcript Decode(const int16_t* pcm, size_t samples, const AbortFlag& abort, const DecodeOptions& options) override;
+  Transcript Align(const int16_t* pcm, size_t samples, const AlignRequest& request, const AbortFlag& abort) override;
 
  private:
   const int16_t* Dither(const int16_t* pcm, size_t samples);
   void SearchWhole(const int16_t* pcm, size_t samples);
   void SearchChunked(const int16_t* pcm, size_t samples, const AbortFlag& abort);
   Transcript Words();
+  void AddPhoneWords();
+  bool InDictionary(const std::string& word);
+  std::vector<std::vector<std::vector<std::string>>> KnownAlternatives(const AlignSlot& slot);
 
 
  private:
@@ -37,6 +47,8 @@ class PocketSphinxEngine : public Engine {
   std::vector<float> cep_;      // per-utterance cepstra, reused between utterances
   std::vector<float*> rows_;
   std::vector<int16_t> dithered_;  // per-utterance copy of the input with ±1 LSB dither
+  bool hasLm_ = false;             // a language model or grammar search was configured
+  std::vector<std::string> phoneWords_;  // "@aa" ... : one dictionary word per phone, for unknown words
 };
 
 }  // namespace voxdex

@@ -8,6 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../config.js';
 import { voxdexError, type ErrorInfo } from '../errors.js';
+import type { EngineDesc, PocketSphinxDesc } from './engines/engine.js';
 import type { ModelSpec } from './models.js';
 
 export const ADDON_PATH = path.join(PACKAGE_ROOT, 'native', 'build', 'Release', 'voxdex_asr.node');
@@ -40,6 +41,11 @@ export interface NativeRecognizer {
   readonly sampleRate: number;
   /** Synchronous; throws an Error with `code` MODEL_LOAD_FAILED | ASR_FAILED | CANCELLED. */
   decode(samples: Int16Array, abort?: Int32Array, wholeUtterance?: boolean): NativeTranscript;
+  /**
+   * Forced alignment (a model loaded without a language model): slot → alternatives → dictionary
+   * words ("zero|oh" offers choices). Returns the path taken; unknown words come back as "@phone" runs.
+   */
+  align(samples: Int16Array, slots: string[][][], abort?: Int32Array): NativeTranscript;
 }
 
 export interface NativeBinding {
@@ -64,16 +70,24 @@ export function loadBinding(): NativeBinding {
   return binding;
 }
 
-export function toNativeDesc(spec: ModelSpec): NativeModelDesc {
+export function toNativeDesc(spec: ModelSpec): PocketSphinxDesc {
   return {
     name: spec.name,
-    engine: spec.engine,
+    engine: 'pocketsphinx',
     sampleRate: spec.sampleRate,
     hmm: spec.hmm,
     dict: spec.dict,
     lm: spec.lm,
     options: Object.entries(spec.options),
   };
+}
+
+/** What crosses to a worker to name a model of any engine. */
+export function toEngineDesc(spec: ModelSpec): EngineDesc {
+  if (spec.engine === 'moonshine') {
+    return { name: spec.name, engine: 'moonshine', sampleRate: spec.sampleRate, dir: spec.dir, options: Object.entries(spec.options) };
+  }
+  return toNativeDesc(spec);
 }
 
 const VET_SCRIPT = `
@@ -89,6 +103,8 @@ const vetted = new Map<string, Promise<void>>();
  * MODEL_LOAD_FAILED (the engine's own reason) when it does not, even when the library exits.
  */
 export function vetModel(spec: ModelSpec): Promise<void> {
+  // Only PocketSphinx can exit() on a bad file; ONNX Runtime throws, which the worker reports.
+  if (spec.engine !== 'pocketsphinx') return Promise.resolve();
   const desc = toNativeDesc(spec);
   const key = JSON.stringify(desc);
   let p = vetted.get(key);

@@ -6,9 +6,13 @@
  *     "models": [ { "name": "en-us", "aliases": ["en"], "engine": "pocketsphinx", "sampleRate": 16000,
  *                   "hmm": "...", "dict": "...", "lm": "...", "options": { "-beam": "1e-48" } } ] }
  *
- * Relative paths are relative to the package root. `auto` picks, per file, the telephony model (the
- * first available model whose inputRate is ≤ 11025 Hz) for audio at ≤ 11025 Hz, else the first
- * wideband model.
+ * Relative paths are relative to the package root. `auto` picks, per file, the first available model
+ * that serves the audio's band: narrowband (≤ 11025 Hz) or wideband. A model's `auto` list names the
+ * bands it serves (default: narrowband when its inputRate is ≤ 11025 Hz, else wideband).
+ *
+ * A `moonshine` model names its directory (`dir`) and the PocketSphinx models that align its words
+ * per band (`align`: { "narrowband": "en-us-8k", "wideband": "en-us" }; their acoustic model and
+ * dictionary are used, without the language model).
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -18,8 +22,14 @@ import { voxdexError } from '../errors.js';
 export const AUTO = 'auto';
 /** Audio at or below this rate is telephone-band: `auto` prefers a telephony model for it. */
 export const TELEPHONY_MAX_RATE = 11025;
-export const ENGINES = ['pocketsphinx'] as const;
+export const ENGINES = ['pocketsphinx', 'moonshine'] as const;
 export type EngineName = (typeof ENGINES)[number];
+export const BANDS = ['narrowband', 'wideband'] as const;
+export type Band = (typeof BANDS)[number];
+/** The band of audio at a sample rate. */
+export const bandOf = (sampleRate: number): Band => (sampleRate <= TELEPHONY_MAX_RATE ? 'narrowband' : 'wideband');
+/** Files a Moonshine model directory holds. */
+export const MOONSHINE_MODEL_FILES = ['encoder_model.ort', 'decoder_model_merged.ort', 'tokenizer.bin'];
 
 export interface ModelSpec {
   name: string;
@@ -40,6 +50,14 @@ export interface ModelSpec {
   lm: string;
   /** Engine flags passed as they are, e.g. { "-beam": "1e-60" }. */
   options: Record<string, string>;
+  /** The bands `auto` may pick this model for. */
+  auto: Band[];
+  /** Moonshine: the model directory ('' for PocketSphinx). */
+  dir: string;
+  /** Moonshine: registry names of the PocketSphinx models whose acoustic model + dictionary align its words. */
+  align: Partial<Record<Band, string>>;
+  /** Longest utterance handed to the engine in one piece (seconds); the segmenter cuts longer speech. */
+  maxUtteranceSec?: number;
 }
 
 export interface ModelRegistry {
@@ -52,12 +70,23 @@ export interface ModelRegistry {
   isAvailable(spec: ModelSpec): boolean;
   /** The model for a name or alias (or 'auto') and the audio's rate. Throws UNKNOWN_MODEL / MODEL_LOAD_FAILED. */
   resolve(name: string | undefined, sampleRate: number): ModelSpec;
+  /**
+   * The aligner for a text-only model and the audio's rate: its `align` model for that band (else the
+   * other band's) as a PocketSphinx spec without language model; undefined when none is installed.
+   */
+  aligner(spec: ModelSpec, sampleRate: number): ModelSpec | undefined;
+  /** What the service loads up front: the models `auto` can pick, and their aligners. */
+  eager(): ModelSpec[];
 }
 
 const HMM_FILES = ['mdef', 'means', 'variances', 'transition_matrices'];
 
 /** The first missing file of a model, or undefined when all are present. */
 export function missingModelFile(spec: ModelSpec): string | undefined {
+  if (spec.engine === 'moonshine') {
+    for (const f of MOONSHINE_MODEL_FILES) if (!isFile(path.join(spec.dir, f))) return path.join(spec.dir, f);
+    return undefined;
+  }
   if (!isDir(spec.hmm)) return spec.hmm;
   for (const f of HMM_FILES) if (!existsSync(path.join(spec.hmm, f))) return path.join(spec.hmm, f);
   if (!existsSync(path.join(spec.hmm, 'sendump')) && !existsSync(path.join(spec.hmm, 'mixture_weights'))) {
@@ -71,7 +100,10 @@ export function missingModelFile(spec: ModelSpec): string | undefined {
 /** Throws MODEL_LOAD_FAILED naming the missing file. */
 export function checkModelFiles(spec: ModelSpec): void {
   const missing = missingModelFile(spec);
-  if (missing) throw voxdexError('MODEL_LOAD_FAILED', `model ${spec.name}: ${missing} does not exist; see docs/asr.md to install or build it`);
+  if (missing) {
+    const how = spec.engine === 'moonshine' ? 'run `bash models/fetch-moonshine.sh` (scripts/install.sh does)' : 'see docs/asr.md to install or build it';
+    throw voxdexError('MODEL_LOAD_FAILED', `model ${spec.name}: ${missing} does not exist; ${how}`);
+  }
 }
 
 export function loadModelRegistry(file: string, root: string = PACKAGE_ROOT): ModelRegistry {
@@ -105,13 +137,29 @@ export function createModelRegistry(raw: unknown, file: string, root: string = P
     if (ok === undefined) availability.set(spec, (ok = missingModelFile(spec) === undefined));
     return ok;
   };
-  const pickAuto = (sampleRate: number): ModelSpec => {
+  for (const spec of specs) {
+    for (const [band, n] of Object.entries(spec.align)) {
+      const target = byName.get(n);
+      if (!target || target.engine !== 'pocketsphinx') throw bad(`model ${spec.name}: align.${band} ${JSON.stringify(n)} names no PocketSphinx model`);
+    }
+  }
+  const autoFor = (band: Band): ModelSpec | undefined => {
     const present = specs.filter(isAvailable);
-    const narrow = present.find((s) => s.inputRate <= TELEPHONY_MAX_RATE);
-    const wide = present.find((s) => s.inputRate > TELEPHONY_MAX_RATE);
-    const spec = sampleRate <= TELEPHONY_MAX_RATE ? (narrow ?? wide) : (wide ?? narrow);
+    return present.find((s) => s.auto.includes(band)) ?? present.find((s) => s.auto.length > 0) ?? present[0];
+  };
+  const pickAuto = (sampleRate: number): ModelSpec => {
+    const spec = autoFor(bandOf(sampleRate));
     if (!spec) throw voxdexError('MODEL_LOAD_FAILED', `no model in ${file} has its files installed; see docs/asr.md`);
     return spec;
+  };
+  const alignerFor = (spec: ModelSpec, sampleRate: number): ModelSpec | undefined => {
+    const band = bandOf(sampleRate);
+    const other: Band = band === 'narrowband' ? 'wideband' : 'narrowband';
+    for (const n of [spec.align[band], spec.align[other]]) {
+      const target = n === undefined ? undefined : byName.get(n);
+      if (target && isAvailable(target)) return { ...target, name: `${target.name}-align`, aliases: [], lm: '', auto: [], options: { ...target.options, ...ALIGN_OPTIONS } };
+    }
+    return undefined;
   };
 
   return {
@@ -131,8 +179,22 @@ export function createModelRegistry(raw: unknown, file: string, root: string = P
       checkModelFiles(spec);
       return spec;
     },
+    aligner: alignerFor,
+    eager() {
+      const out: ModelSpec[] = [];
+      for (const [band, rate] of [['narrowband', 8000], ['wideband', 16000]] as const) {
+        const spec = autoFor(band);
+        if (!spec) continue;
+        const a = alignerFor(spec, rate);
+        for (const s of a ? [spec, a] : [spec]) if (!out.some((o) => o.name === s.name)) out.push(s);
+      }
+      return out;
+    },
   };
 }
+
+/** Search settings of an aligner: wide beams (a linear grammar is small) and no language model. */
+const ALIGN_OPTIONS: Record<string, string> = { '-beam': '1e-80', '-wbeam': '1e-60', '-pbeam': '1e-80' };
 
 function parseSpec(m: unknown, where: string, root: string, bad: (what: string) => Error): ModelSpec {
   if (!isObject(m)) throw bad(`${where} must be an object`);
@@ -150,6 +212,8 @@ function parseSpec(m: unknown, where: string, root: string, bad: (what: string) 
   }
   const engine = m.engine ?? 'pocketsphinx';
   if (!ENGINES.includes(engine as EngineName)) throw bad(`${where}.engine must be one of ${ENGINES.join(', ')}`);
+  const isMoonshine = engine === 'moonshine';
+  if (isMoonshine && m.sampleRate !== 16000) throw bad(`${where}.sampleRate must be 16000 for a moonshine model`);
   const sampleRate = m.sampleRate;
   if (typeof sampleRate !== 'number' || !Number.isInteger(sampleRate) || sampleRate < 8000 || sampleRate > 48000) {
     throw bad(`${where}.sampleRate must be an integer between 8000 and 48000`);
@@ -158,9 +222,18 @@ function parseSpec(m: unknown, where: string, root: string, bad: (what: string) 
   if (typeof inputRate !== 'number' || !Number.isInteger(inputRate) || inputRate < 8000 || inputRate > sampleRate) {
     throw bad(`${where}.inputRate must be an integer between 8000 and sampleRate (${sampleRate})`);
   }
+  const auto = m.auto ?? [inputRate <= TELEPHONY_MAX_RATE ? 'narrowband' : 'wideband'];
+  if (!Array.isArray(auto) || !auto.every((b) => BANDS.includes(b as Band))) throw bad(`${where}.auto must be an array of ${BANDS.join(' / ')}`);
+  const align = m.align ?? {};
+  if (!isObject(align) || !Object.entries(align).every(([k, v]) => BANDS.includes(k as Band) && typeof v === 'string')) {
+    throw bad(`${where}.align must map ${BANDS.join(' / ')} to model names`);
+  }
+  const maxUtt = m.maxUtteranceSec;
+  if (maxUtt !== undefined && (typeof maxUtt !== 'number' || !(maxUtt >= 2 && maxUtt <= 64))) throw bad(`${where}.maxUtteranceSec must be a number of seconds from 2 to 64`);
   const options = m.options ?? {};
-  if (!isObject(options) || !Object.entries(options).every(([k, v]) => /^-[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
-    throw bad(`${where}.options must map engine flags ("-name") to string values`);
+  const flag = isMoonshine ? /^[A-Za-z_][A-Za-z0-9_]*$/ : /^-[A-Za-z_][A-Za-z0-9_]*$/;
+  if (!isObject(options) || !Object.entries(options).every(([k, v]) => flag.test(k) && typeof v === 'string')) {
+    throw bad(`${where}.options must map engine ${isMoonshine ? 'settings ("name")' : 'flags ("-name")'} to string values`);
   }
   const abs = (p: string) => (p === '' ? '' : path.resolve(root, p));
   return {
@@ -170,10 +243,14 @@ function parseSpec(m: unknown, where: string, root: string, bad: (what: string) 
     engine: engine as EngineName,
     sampleRate,
     inputRate,
-    hmm: abs(str('hmm')),
-    dict: abs(str('dict')),
+    hmm: abs(str('hmm', isMoonshine)),
+    dict: abs(str('dict', isMoonshine)),
     lm: abs(str('lm', true)),
     options: { ...(options as Record<string, string>) },
+    auto: auto as Band[],
+    dir: abs(str('dir', !isMoonshine)),
+    align: { ...(align as Record<string, string>) },
+    ...(maxUtt === undefined ? {} : { maxUtteranceSec: maxUtt }),
   };
 }
 

@@ -6,7 +6,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { toVoxdexError, voxdexError, type VoxdexError } from '../errors.js';
-import { toNativeDesc, vetModel, type NativeWord } from './binding.js';
+import { toEngineDesc, toNativeDesc, vetModel, type NativeWord } from './binding.js';
 import type { ModelSpec } from './models.js';
 import type { WorkerResult, WorkerTask } from './worker.js';
 
@@ -15,6 +15,15 @@ export interface DecodedSegment {
   frames: number;
   decodeMs: number;
   threadId: number;
+  /** What the engine's safeguards did (Moonshine: "forced-past-eos", "resegmented-empty", ...). */
+  notes: string[];
+}
+
+export interface DecodeOptions {
+  /** PocketSphinx reference mode: the whole utterance in one native call. */
+  wholeUtterance?: boolean;
+  /** For a text-only engine: the model that aligns its words (ModelRegistry.aligner()). */
+  aligner?: ModelSpec;
 }
 
 export interface AsrPool {
@@ -25,7 +34,7 @@ export interface AsrPool {
    * Decodes one utterance. `samples` must own its whole ArrayBuffer: it is transferred (and so
    * detached here). `abort` is an Int32Array over a SharedArrayBuffer; set [0] to 1 to cancel.
    */
-  decode(model: ModelSpec, samples: Int16Array, abort: Int32Array, opts?: { wholeUtterance?: boolean }): Promise<DecodedSegment>;
+  decode(model: ModelSpec, samples: Int16Array, abort: Int32Array, opts?: DecodeOptions): Promise<DecodedSegment>;
   /** Tasks waiting for a thread. */
   readonly queued: number;
   close(): Promise<void>;
@@ -53,7 +62,7 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
 
   const unwrap = (r: WorkerResult): DecodedSegment => {
     if (!r.ok) throw toVoxdexError(r.error);
-    return { words: r.words, frames: r.frames, decodeMs: r.decodeMs, threadId: r.threadId };
+    return { words: r.words, frames: r.frames, decodeMs: r.decodeMs, threadId: r.threadId, notes: r.notes };
   };
   const failed = (err: unknown): VoxdexError => {
     const e = toVoxdexError(err);
@@ -68,14 +77,22 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
     async ready(models) {
       for (const m of models) await vetModel(m);
       const barrier = new Int32Array(new SharedArrayBuffer(4));
-      const task: WorkerTask = { type: 'load', models: models.map(toNativeDesc), barrier, count: threads };
+      const task: WorkerTask = { type: 'load', models: models.map(toEngineDesc), barrier, count: threads };
       const results = await Promise.all(Array.from({ length: threads }, () => pool.run(task)));
       for (const r of results) unwrap(r);
     },
     async decode(model, samples, abort, o = {}) {
       if (closed) throw voxdexError('NOT_READY', 'the ASR pool is closed');
       await vetModel(model);
-      const task: WorkerTask = { type: 'decode', model: toNativeDesc(model), samples, abort, wholeUtterance: o.wholeUtterance };
+      if (o.aligner) await vetModel(o.aligner);
+      const task: WorkerTask = {
+        type: 'decode',
+        model: toEngineDesc(model),
+        samples,
+        abort,
+        wholeUtterance: o.wholeUtterance,
+        aligner: o.aligner ? toNativeDesc(o.aligner) : undefined,
+      };
       const running = pool.run(task, { transferList: [samples.buffer as ArrayBuffer] });
       inflight.set(running, abort);
       let r: WorkerResult;

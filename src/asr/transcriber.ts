@@ -31,11 +31,13 @@ export interface TranscribeResult {
   confidence: number | undefined;
   audiosecs: number;
   nchannels: number;
+  /** What the engine's safeguards did, one entry per event ("forced-past-eos", "non-speech", ...). */
+  notes: string[];
 }
 
 export interface Transcriber {
   readonly registry: ModelRegistry;
-  /** Resolves once every available model is loaded in every ASR thread. Rejects with MODEL_LOAD_FAILED. */
+  /** Resolves once the models `auto` picks are loaded in every ASR thread. Rejects with MODEL_LOAD_FAILED. */
   ready(): Promise<void>;
   transcribe(audio: DecodedAudio, opts: TranscribeOptions): Promise<TranscribeResult>;
   close(): Promise<void>;
@@ -61,7 +63,9 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
   return {
     registry,
     async ready() {
-      const models = registry.specs().filter((s) => registry.isAvailable(s));
+      // The models `auto` picks (and their aligners) load up front in every thread; a model asked for
+      // by name loads in a thread the first time that thread decodes with it.
+      const models = registry.eager();
       const t0 = performance.now();
       await pool.ready(models);
       log.info({ models: models.map((m) => m.name), threads: pool.threads, ms: Math.round(performance.now() - t0) }, 'ASR models loaded');
@@ -91,6 +95,9 @@ async function transcribe(
   const signal = opts.signal;
   if (signal?.aborted) throw voxdexError('CANCELLED', 'cancelled before transcription started');
   const spec: ModelSpec = registry.resolve(opts.model, audio.format.sampleRate);
+  // A text-only engine's words are timed by forced alignment, with the model for the audio's band.
+  const aligner = spec.engine === 'moonshine' ? registry.aligner(spec, audio.format.sampleRate) : undefined;
+  maxUtteranceSec = Math.min(maxUtteranceSec, spec.maxUtteranceSec ?? Infinity);
   const channels = toChannelPcm(audio, spec.sampleRate);
 
   const tasks: UtteranceTask[] = [];
@@ -121,6 +128,7 @@ async function transcribe(
   signal?.addEventListener('abort', onAbort, { once: true });
 
   const found: Array<{ channel: number; words: WordEvent[] }> = [];
+  const notes: string[] = [];
   let doneSamples = 0;
   let firstError: unknown;
   let next = 0;
@@ -131,7 +139,7 @@ async function transcribe(
       const { start, end } = task.segment;
       const pcm = task.samples.slice(start, end); // owns its buffer, so it can be transferred
       try {
-        const out = await pool.decode(spec, pcm, abort);
+        const out = await pool.decode(spec, pcm, abort, { aligner });
         const offset = start / task.sampleRate;
         found.push({
           channel: task.channel,
@@ -142,6 +150,7 @@ async function transcribe(
             confidence: round3(w.confidence),
           })),
         });
+        notes.push(...out.notes);
         doneSamples += end - start;
         opts.onProgress?.(totalSamples ? doneSamples / totalSamples : 1);
       } catch (err) {
@@ -159,7 +168,7 @@ async function transcribe(
   if (firstError !== undefined) throw firstError;
   if (tasks.length === 0) opts.onProgress?.(1);
 
-  return assemble(spec.name, opts.source, found, chaninfo, audio);
+  return { ...assemble(spec.name, opts.source, found, chaninfo, audio), notes };
 }
 
 function assemble(
@@ -168,7 +177,7 @@ function assemble(
   found: Array<{ channel: number; words: WordEvent[] }>,
   chaninfo: ChannelInfo[],
   audio: DecodedAudio,
-): TranscribeResult {
+): Omit<TranscribeResult, 'notes'> {
   const utts = found
     .filter((u) => u.words.length > 0)
     .sort((a, b) => a.words[0]!.start - b.words[0]!.start || a.channel - b.channel);

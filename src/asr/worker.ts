@@ -1,15 +1,18 @@
 /**
- * The piscina worker: one recognizer per model per thread, loaded on first use (or by a `load`
- * task) and reused. Decoding is a synchronous native call on this thread. Results and errors go back
- * as plain objects ({ code, message }), never as classes.
+ * The piscina worker: one engine per model per thread (PocketSphinx recognizers, Moonshine sessions,
+ * aligners), loaded on first use (or by a `load` task) and reused. Results and errors go back as plain
+ * objects ({ code, message }), never as classes.
  */
 import { threadId } from 'node:worker_threads';
 import type { ErrorInfo } from '../errors.js';
-import { loadBinding, type NativeModelDesc, type NativeRecognizer, type NativeWord } from './binding.js';
+import type { NativeWord } from './binding.js';
+import { descKey, type EngineDesc, type PocketSphinxDesc, type WorkerEngine } from './engines/engine.js';
+import { loadMoonshineEngine } from './engines/moonshine.js';
+import { loadPocketSphinx, type PocketSphinxEngine } from './engines/pocketsphinx.js';
 
 export interface LoadTask {
   type: 'load';
-  models: NativeModelDesc[];
+  models: EngineDesc[];
   /** Barrier: each load task waits until `count` tasks have arrived, so each lands on its own thread. */
   barrier: Int32Array;
   count: number;
@@ -17,30 +20,40 @@ export interface LoadTask {
 
 export interface DecodeTask {
   type: 'decode';
-  model: NativeModelDesc;
+  model: EngineDesc;
   samples: Int16Array;
   /** Int32 over a SharedArrayBuffer; non-zero means stop. */
   abort: Int32Array;
   wholeUtterance?: boolean;
+  /** The PocketSphinx model (no language model) that aligns a text-only engine's words. */
+  aligner?: PocketSphinxDesc;
 }
 
 export type WorkerTask = LoadTask | DecodeTask;
 
 export type WorkerResult =
-  | { ok: true; words: NativeWord[]; frames: number; decodeMs: number; threadId: number }
+  | { ok: true; words: NativeWord[]; frames: number; decodeMs: number; threadId: number; notes: string[] }
   | { ok: false; error: ErrorInfo };
 
-const recognizers = new Map<string, NativeRecognizer>();
+const engines = new Map<string, Promise<WorkerEngine>>();
+const aligners = new Map<string, PocketSphinxEngine>();
 
-function recognizer(desc: NativeModelDesc): NativeRecognizer {
-  const key = JSON.stringify(desc);
-  let r = recognizers.get(key);
-  if (!r) {
-    const { Recognizer } = loadBinding();
-    r = new Recognizer(desc);
-    recognizers.set(key, r);
+function aligner(desc: PocketSphinxDesc): PocketSphinxEngine {
+  const key = descKey(desc);
+  let a = aligners.get(key);
+  if (!a) aligners.set(key, (a = loadPocketSphinx(desc)));
+  return a;
+}
+
+function engine(desc: EngineDesc): Promise<WorkerEngine> {
+  const key = descKey(desc);
+  let e = engines.get(key);
+  if (!e) {
+    e = desc.engine === 'moonshine' ? loadMoonshineEngine(desc, { aligner }) : Promise.resolve().then(() => loadPocketSphinx(desc));
+    engines.set(key, e);
+    e.catch(() => engines.delete(key)); // a fixed model can be retried
   }
-  return r;
+  return e;
 }
 
 function failure(err: unknown): WorkerResult {
@@ -49,25 +62,28 @@ function failure(err: unknown): WorkerResult {
   return { ok: false, error: { code, message: String(e?.message ?? err) } as ErrorInfo };
 }
 
-export default function run(task: WorkerTask): WorkerResult {
+export default async function run(task: WorkerTask): Promise<WorkerResult> {
   if (task.type === 'load') {
     Atomics.add(task.barrier, 0, 1);
     const deadline = Date.now() + 60_000;
     while (Atomics.load(task.barrier, 0) < task.count && Date.now() < deadline) Atomics.wait(task.barrier, 0, Atomics.load(task.barrier, 0), 100);
     Atomics.notify(task.barrier, 0);
     try {
-      for (const m of task.models) recognizer(m);
+      for (const m of task.models) {
+        if (m.engine === 'pocketsphinx' && !m.lm && !m.options.some(([k]) => /^-(jsgf|fsg|kws|keyphrase|allphone)$/.test(k))) aligner(m);
+        else await engine(m);
+      }
     } catch (err) {
       return failure(err);
     }
-    return { ok: true, words: [], frames: 0, decodeMs: 0, threadId };
+    return { ok: true, words: [], frames: 0, decodeMs: 0, threadId, notes: [] };
   }
   if (Atomics.load(task.abort, 0) !== 0) return { ok: false, error: { code: 'CANCELLED', message: 'cancelled' } };
   try {
-    const r = recognizer(task.model);
+    const e = await engine(task.model);
     const t0 = performance.now();
-    const out = r.decode(task.samples, task.abort, task.wholeUtterance === true);
-    return { ok: true, words: out.words, frames: out.frames, decodeMs: performance.now() - t0, threadId };
+    const out = await e.decode({ samples: task.samples, abort: task.abort, wholeUtterance: task.wholeUtterance, aligner: task.aligner });
+    return { ok: true, words: out.words, frames: out.frames, decodeMs: performance.now() - t0, threadId, notes: out.notes };
   } catch (err) {
     return failure(err);
   }

@@ -11,8 +11,13 @@
  * `"w1 w2 …"~N` is proximity: all words in one channel, at most N other words between the first and
  * the last of them, in any order (N 0–100). Words are case-insensitive and normalized with
  * `normalizeWord`. Every syntax problem is a BAD_QUERY naming the position.
+ *
+ * Numbers: transcripts spell numbers as spoken words (docs/moonshine.md, "Numbers"), so a word or phrase
+ * with digits also matches its spoken forms: `555-1234` → "five five five one two three four",
+ * `$25` → "twenty five dollars" | "twenty five" …, besides the numeral itself (src/text/numbers.ts).
  */
 import { voxdexError } from '../errors.js';
+import { hasDigit, spokenForms } from '../text/numbers.js';
 
 export type QueryNode =
   | { type: 'word'; word: string }
@@ -57,8 +62,8 @@ function bad(message: string) {
 }
 
 type Token =
-  | { kind: 'word'; text: string; pos: number }
-  | { kind: 'phrase'; words: string[]; distance?: number; pos: number }
+  | { kind: 'word'; text: string; raw: string; pos: number }
+  | { kind: 'phrase'; words: string[]; raw: string[]; distance?: number; pos: number }
   | { kind: '(' | ')' | '|' | '&' | '-'; pos: number };
 
 const SPECIAL = new Set(['"', '(', ')', '|', '&']);
@@ -94,13 +99,13 @@ function tokenize(input: string): Token[] {
         distance = n;
         i += m![0].length;
       }
-      tokens.push({ kind: 'phrase', words, distance, pos });
+      tokens.push({ kind: 'phrase', words, raw, distance, pos });
     } else {
       let j = i;
       while (j < input.length && !/\s/.test(input[j]!) && !SPECIAL.has(input[j]!)) j++;
       const text = input.slice(i, j);
       if (text.includes('~')) throw bad(`"~N" proximity applies to a quoted phrase ("word1 word2"~5), found ${JSON.stringify(text)} at position ${i}`);
-      tokens.push({ kind: 'word', text: normalizeQueryWord(text, i), pos: i });
+      tokens.push({ kind: 'word', text: normalizeQueryWord(text, i), raw: text, pos: i });
       i = j;
     }
   }
@@ -146,11 +151,11 @@ export function parseTerms(input: string): QueryNode | undefined {
     const t = peek();
     if (t === undefined) throw bad(`expected a word, phrase or "(" ${where()}`);
     at++;
-    if (t.kind === 'word') return leaf({ type: 'word', word: t.text });
+    if (t.kind === 'word') return withSpokenForms(leaf({ type: 'word', word: t.text }), [t.raw]);
     if (t.kind === 'phrase') {
-      if (t.words.length === 1) return leaf({ type: 'word', word: t.words[0]! });
-      if (t.distance !== undefined) return leaf({ type: 'near', words: t.words, distance: t.distance });
-      return leaf({ type: 'phrase', words: t.words });
+      if (t.words.length === 1) return withSpokenForms(leaf({ type: 'word', word: t.words[0]! }), t.raw);
+      if (t.distance !== undefined) return withSpokenForms(leaf({ type: 'near', words: t.words, distance: t.distance }), t.raw, t.distance);
+      return withSpokenForms(leaf({ type: 'phrase', words: t.words }), t.raw);
     }
     if (t.kind === '(') {
       if (peek()?.kind === ')') throw bad(`empty parentheses at position ${t.pos}`);
@@ -164,6 +169,21 @@ export function parseTerms(input: string): QueryNode | undefined {
   function leaf(node: QueryNode): QueryNode {
     if (++leaves > MAX_QUERY_LEAVES) throw bad(`more than ${MAX_QUERY_LEAVES} words and phrases`);
     return node;
+  }
+  /** The node OR the spoken forms of its numbers (a near group widens by the words a number adds). */
+  function withSpokenForms(node: QueryNode, raw: string[], distance?: number): QueryNode {
+    if (raw.some(isWildcard) || !raw.some(hasDigit)) return node;
+    const forms = spokenForms(raw.map((w) => w.replace(/^[^\p{L}\p{N}$£€]+|[^\p{L}\p{N}%]+$/gu, '')).filter((w) => w !== ''))
+      .map((f) => f.map(normalizeWord).filter((w) => w !== ''))
+      .filter((f) => f.length > 0);
+    if (forms.length === 0) return node;
+    const alternatives = forms.map((words): QueryNode => {
+      if (words.length === 1) return leaf({ type: 'word', word: words[0]! });
+      // The spread counts every word between the first and the last, the number's extra words too.
+      if (distance !== undefined) return leaf({ type: 'near', words, distance: Math.min(MAX_NEAR_DISTANCE, distance + words.length - raw.length) });
+      return leaf({ type: 'phrase', words });
+    });
+    return { type: 'or', children: [node, ...alternatives] };
   }
 
   const node = or();

@@ -1,0 +1,172 @@
+/**
+ * Moonshine through ONNX Runtime, with the safeguards a text-only neural model needs, and word times
+ * from forced alignment (src/asr/align.ts).
+ *
+ * Safeguards (docs/asr.md, "Moonshine"):
+ * - no speech, no words: an utterance with under 0.1 s of frames above the speech level is not decoded;
+ * - empty output on speech (the model ends at once): decode again forcing past that first
+ *   end-of-sequence, then, if still nothing, split the utterance at its quietest point and decode the parts;
+ * - runaway output (a repetition loop, or the token budget spent without end-of-sequence): split and
+ *   decode the parts; what is left of a loop is cut to one copy;
+ * - 0.1–64 s per decode (the model's range): longer input is split, shorter is padded with silence.
+ */
+import { align } from '../align-engine.js';
+import { loadMoonshine, MOONSHINE_RATE, type MoonshineModel, type MoonshineOutput } from '../moonshine/model.js';
+import { writtenWords, type WrittenWord } from '../moonshine/words.js';
+import type { EngineRequest, EngineResult, MoonshineDesc, PocketSphinxDesc, WorkerEngine } from './engine.js';
+import type { PocketSphinxEngine } from './pocketsphinx.js';
+
+const FRAME = MOONSHINE_RATE / 100; // 10 ms
+/** Tokens per second of audio the decoder may write (English speech runs at 3–5). */
+export const MAX_TOKENS_PER_SEC = 8;
+const MIN_SPEECH_SEC = 0.1;
+const MAX_DECODE_SEC = 64;
+const MIN_DECODE_SEC = 0.1;
+const MAX_SPLIT_DEPTH = 2;
+/** Below this much speech an empty answer is believed (a cough, a click). */
+const EMPTY_SUSPECT_SEC = 0.3;
+
+export interface MoonshineEngineDeps {
+  aligner(desc: PocketSphinxDesc): PocketSphinxEngine;
+}
+
+/** 10 ms frame levels in dBFS (DC removed). */
+export function levelsDb(pcm: Int16Array): Float32Array {
+  const n = Math.ceil(pcm.length / FRAME);
+  const out = new Float32Array(n);
+  for (let f = 0; f < n; f++) {
+    const a = f * FRAME;
+    const b = Math.min(pcm.length, a + FRAME);
+    let mean = 0;
+    for (let i = a; i < b; i++) mean += pcm[i]!;
+    mean /= Math.max(1, b - a);
+    let sum = 0;
+    for (let i = a; i < b; i++) sum += (pcm[i]! - mean) ** 2;
+    const rms = Math.sqrt(sum / Math.max(1, b - a)) / 32768;
+    out[f] = rms > 0 ? 20 * Math.log10(rms) : -120;
+  }
+  return out;
+}
+
+/** Frames loud enough to be speech: above −50 dBFS and within 35 dB of the loud part. */
+function loudFrames(levels: Float32Array): number[] {
+  if (levels.length === 0) return [];
+  const sorted = Float32Array.from(levels).sort();
+  const threshold = Math.max(-50, sorted[Math.floor(sorted.length * 0.95)]! - 35);
+  return Array.from(levels).filter((l) => l > threshold);
+}
+
+/** Seconds of speech-level frames. */
+export function speechSeconds(levels: Float32Array): number {
+  return loudFrames(levels).length / 100;
+}
+
+/**
+ * How much the level of the loud frames varies (standard deviation, dB). Speech rises and falls with
+ * its syllables (measured 6–12 dB on every real-speech set here); steady noise, hum and tones stay
+ * within a dB or two. Below NON_SPEECH_DB the input is not speech and is not decoded.
+ */
+export function levelSpreadDb(levels: Float32Array): number {
+  const loud = loudFrames(levels);
+  if (loud.length < 2) return 0;
+  const mean = loud.reduce((a, b) => a + b, 0) / loud.length;
+  return Math.sqrt(loud.reduce((a, b) => a + (b - mean) ** 2, 0) / loud.length);
+}
+const NON_SPEECH_DB = 2.5;
+/** A forced answer (after an immediate end-of-sequence) is kept only if the model was this sure of it. */
+const FORCED_MIN_FIRST_PROB = 0.1;
+const FORCED_MIN_MEAN_PROB = 0.4;
+
+/** The quietest 100 ms in the middle half of [from, to) (frame indices), as a frame index. */
+function quietestFrame(levels: Float32Array, from: number, to: number): number {
+  const lo = from + Math.floor((to - from) / 4);
+  const hi = to - Math.floor((to - from) / 4);
+  let best = Math.floor((from + to) / 2);
+  let bestSum = Infinity;
+  for (let f = lo; f + 10 <= hi; f++) {
+    let s = 0;
+    for (let k = 0; k < 10; k++) s += levels[f + k]!;
+    if (s < bestSum) {
+      bestSum = s;
+      best = f + 5;
+    }
+  }
+  return best;
+}
+
+export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEngineDeps): Promise<WorkerEngine> {
+  const opts = Object.fromEntries(desc.options);
+  const model = await loadMoonshine(desc.dir, {
+    intraOpThreads: opts.intraOpThreads ? Number(opts.intraOpThreads) : 1,
+    memArena: opts.memArena === undefined ? undefined : opts.memArena === 'true',
+  });
+  return {
+    async decode(req: EngineRequest): Promise<EngineResult> {
+      const notes: string[] = [];
+      const levels = levelsDb(req.samples);
+      if (speechSeconds(levels) < MIN_SPEECH_SEC) return { words: [], frames: 0, notes: ['no-speech'] };
+      if (levelSpreadDb(levels) < NON_SPEECH_DB) return { words: [], frames: 0, notes: ['non-speech'] };
+      const steps = { n: 0 };
+      const written = await recognize(model, req, levels, 0, levels.length, 0, notes, steps);
+      if (written.length === 0) return { words: [], frames: steps.n, notes };
+      const words = req.aligner
+        ? align(deps.aligner(req.aligner), req.samples, written, levels, req.abort, notes)
+        : align(undefined, req.samples, written, levels, req.abort, notes);
+      return { words, frames: steps.n, notes };
+    },
+  };
+}
+
+/** Written words of frames [from, to) of the utterance, splitting it where the model misbehaves. */
+async function recognize(
+  model: MoonshineModel,
+  req: EngineRequest,
+  levels: Float32Array,
+  from: number,
+  to: number,
+  depth: number,
+  notes: string[],
+  steps: { n: number },
+): Promise<WrittenWord[]> {
+  const sec = (to - from) / 100;
+  const speech = speechSeconds(levels.subarray(from, to));
+  if (speech < MIN_SPEECH_SEC) return [];
+  const split = async (why: string): Promise<WrittenWord[] | undefined> => {
+    if (depth >= MAX_SPLIT_DEPTH || sec < 2) return undefined;
+    notes.push(why);
+    const mid = quietestFrame(levels, from, to);
+    const a = await recognize(model, req, levels, from, mid, depth + 1, notes, steps);
+    const b = await recognize(model, req, levels, mid, to, depth + 1, notes, steps);
+    return [...a, ...b];
+  };
+  if (sec > MAX_DECODE_SEC) return (await split('too-long')) ?? [];
+
+  const pcm = toFloat(req.samples, from * FRAME, Math.min(req.samples.length, to * FRAME));
+  const maxTokens = Math.ceil(Math.max(sec, 1) * MAX_TOKENS_PER_SEC);
+  let out: MoonshineOutput = await model.decode(pcm, { maxTokens, abort: req.abort });
+  steps.n += out.tokens.length + 1;
+  if (out.tokens.length === 0 && speech >= EMPTY_SUSPECT_SEC) {
+    notes.push('forced-past-eos');
+    out = await model.decode(pcm, { maxTokens, abort: req.abort, forcePastEos: true });
+    steps.n += out.tokens.length + 1;
+    const words = writtenWords(out.tokens, model.tokenizer);
+    const meanLogprob = out.tokens.reduce((a, t) => a + t.logprob, 0) / Math.max(1, out.tokens.length);
+    const believable =
+      words.length > 0 && out.ended && !out.repetition && Math.exp(out.tokens[0]!.logprob) >= FORCED_MIN_FIRST_PROB && Math.exp(meanLogprob) >= FORCED_MIN_MEAN_PROB;
+    if (!believable) return (await split('resegmented-empty')) ?? [];
+    return words;
+  }
+  if (out.repetition || !out.ended) {
+    const parts = await split(out.repetition ? 'resegmented-loop' : 'resegmented-runaway');
+    if (parts) return parts;
+  }
+  return writtenWords(out.tokens, model.tokenizer);
+}
+
+/** int16 → float32 in [-1, 1), padded with silence to the model's minimum length. */
+function toFloat(samples: Int16Array, a: number, b: number): Float32Array {
+  const n = Math.max(b - a, Math.ceil(MIN_DECODE_SEC * MOONSHINE_RATE));
+  const out = new Float32Array(n);
+  for (let i = a; i < b; i++) out[i - a] = samples[i]! / 32768;
+  return out;
+}

@@ -134,6 +134,7 @@ async function distributed(workers: number): Promise<Outcome> {
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? '',
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     VOXDEX_ES_URL: ES!,
+    VOXDEX_SECRETS_KEY_FILE: path.join(tmp, `secrets-${run}.key`),
     VOXDEX_ES_INDEX_PREFIX: `vxbench-${run}`,
     VOXDEX_ASR_THREADS: '1',
     VOXDEX_RATE_LIMIT_PER_MIN: '0',

@@ -18,6 +18,8 @@ export interface Config {
   host: string;
   dataDir: string;
   rootTokenFile: string;
+  /** The key that seals callback secrets (default: `secrets.key` beside the root token file); every node of an installation needs the same one. */
+  secretsKeyFile: string;
   dropDir: string | undefined;
   /** How long a dropped file's size must stay unchanged before it is taken. */
   dropStableMs: number;
@@ -76,6 +78,7 @@ const SETTINGS = {
   host: { env: 'VOXDEX_HOST', def: '127.0.0.1', read: str },
   dataDir: { env: 'VOXDEX_DATA_DIR', def: './data', read: str },
   rootTokenFile: { env: 'VOXDEX_ROOT_TOKEN_FILE', def: '', read: str },
+  secretsKeyFile: { env: 'VOXDEX_SECRETS_KEY_FILE', def: '', read: str },
   dropDir: { env: 'VOXDEX_DROP_DIR', def: '', read: str },
   dropStableMs: { env: 'VOXDEX_DROP_STABLE_MS', def: 2000, read: int(50, 3_600_000) },
   esUrl: { env: 'VOXDEX_ES_URL', def: '', read: url },
@@ -129,11 +132,13 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
   }
   const x = v as Values;
   const dataDir = path.resolve(x.dataDir);
+  const rootTokenFile = x.rootTokenFile ? path.resolve(x.rootTokenFile) : path.join(dataDir, 'root.token');
   const config: Config = {
     port: x.port,
     host: x.host,
     dataDir,
-    rootTokenFile: x.rootTokenFile ? path.resolve(x.rootTokenFile) : path.join(dataDir, 'root.token'),
+    rootTokenFile,
+    secretsKeyFile: x.secretsKeyFile ? path.resolve(x.secretsKeyFile) : path.join(path.dirname(rootTokenFile), 'secrets.key'),
     dropDir: x.dropDir ? path.resolve(x.dropDir) : undefined,
     dropStableMs: x.dropStableMs,
     esUrl: x.esUrl || undefined,

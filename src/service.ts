@@ -310,7 +310,7 @@ async function openStorage(config: Readonly<Config>, node: string, log: Logger) 
   const inflightLeaseMs = config.callback.connectTimeoutMs + config.callback.responseTimeoutMs + config.leaseMs;
   const pg: PgStores = await openPgStores(config.databaseUrl, { owner: node, log, inflightLeaseMs });
   try {
-    const pgTenancy = await PgTenancy.open({ pool: pg.pool, notifier: pg.notifier, log });
+    const pgTenancy = await PgTenancy.open({ pool: pg.pool, notifier: pg.notifier, log, keyFile: config.secretsKeyFile });
     const root = await sharedRootToken(pg.pool, config.rootTokenFile, log);
     pgTenancy.tenancy.setRootTokenHash(root.sha256);
     if (root.created) log.info({ path: config.rootTokenFile }, 'created the installation’s root token file (mode 0600); read the token from there');

@@ -1,11 +1,12 @@
 /**
  * Tenancy on PostgreSQL (src/tenancy/pg-tenancy.ts) against a real server: two "nodes" share the
  * tables; a change made on one is seen by the other through NOTIFY; a revoked token stops working
- * everywhere; a failing change writes nothing; the shared secrets are created once.
+ * everywhere; a failing change writes nothing; the shared secrets are created once; callback secrets
+ * are stored sealed with the installation's key, and a node with another key is refused.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
@@ -17,13 +18,19 @@ import { freshSchema, type TestSchema } from './fixtures/pg.js';
 
 const t = suite('pg-tenancy');
 let schema: TestSchema;
+/** Holds the installation's secrets key file (`key`), shared by the test's nodes. */
+let keys: string;
 const cleanup: (() => Promise<void> | void)[] = [];
 
-async function node(name: string): Promise<{ pool: pg.Pool; tenancy: PgTenancy }> {
+async function node(name: string, keyFile = path.join(keys, 'secrets.key')): Promise<{ pool: pg.Pool; tenancy: PgTenancy }> {
   const pool = openPgPool(schema.url, { applicationName: `voxdex-test-${name}` });
   const notifier = new PgNotifier(schema.url, `voxdex-test-${name}`);
   await notifier.start();
-  const tenancy = await PgTenancy.open({ pool, notifier, refreshMs: 60_000 });
+  const tenancy = await PgTenancy.open({ pool, notifier, refreshMs: 60_000, keyFile }).catch(async (err: unknown) => {
+    await notifier.close();
+    await pool.end();
+    throw err;
+  });
   cleanup.push(async () => {
     tenancy.close();
     await notifier.close();
@@ -50,6 +57,7 @@ const code = (fn: () => unknown) => {
 };
 
 t.before.each(async () => {
+  keys = mkdtempSync(path.join(os.tmpdir(), 'vx-pgkeys-'));
   schema = await freshSchema();
   const pool = openPgPool(schema.url);
   await migrate(pool);
@@ -58,6 +66,7 @@ t.before.each(async () => {
 t.after.each(async () => {
   for (const c of cleanup.splice(0).reverse()) await c();
   await schema.drop();
+  rmSync(keys, { recursive: true, force: true });
 });
 
 t('a company added on one node authenticates on another; a rotated token stops working on both', async () => {
@@ -123,6 +132,48 @@ t('the url secret and the root token are created once and shared', async () => {
   const b = await node('b');
   b.tenancy.tenancy.setRootTokenHash(second.sha256);
   assert.equal(b.tenancy.tenancy.authenticate(rootToken), { kind: 'root' });
+});
+
+t('callback secrets are stored sealed; every node with the installation key opens them', async () => {
+  const a = await node('a');
+  const b = await node('b');
+  const { callbackSecret } = await a.tenancy.change((x) => x.addCompany('acme', { org: 'sales', folder: 'calls' }));
+  const stored = (await a.pool.query("SELECT callback_secret FROM companies WHERE name = 'acme'")).rows[0].callback_secret as string;
+  assert.match(stored, /^enc1:/);
+  assert.not.ok(stored.includes(callbackSecret));
+  await eventually(() => b.tenancy.tenancy.hasCompany('acme'), 'node b sees acme');
+  assert.is(b.tenancy.tenancy.callbackSecret('acme'), callbackSecret);
+});
+
+t('a node whose key file holds another key is refused, and a key file made for nothing is removed', async () => {
+  await node('a');
+  const other = path.join(keys, 'other', 'secrets.key');
+  mkdirSync(path.dirname(other));
+  writeFileSync(other, `${'cd'.repeat(32)}\n`, { mode: 0o600 });
+  const refused = (file: string) =>
+    node('b', file).then(
+      () => 'opened',
+      (err: { code?: string; message?: string }) => `${err.code}: ${err.message}`,
+    );
+  assert.is(
+    await refused(other),
+    `SECRET_KEY_INVALID: The secrets key in ${other} is not this installation's: every node needs the same key file. Copy secrets.key from a node that already runs (or point VOXDEX_SECRETS_KEY_FILE at it) and start again.`,
+  );
+  assert.ok(existsSync(other), 'a key file the operator put there is never removed');
+  const missing = path.join(keys, 'new', 'secrets.key');
+  assert.match(await refused(missing), /^SECRET_KEY_INVALID: /);
+  assert.not.ok(existsSync(missing), 'the key file this node created is removed again');
+});
+
+t('secrets an earlier version stored in plain text are sealed when a node opens the tables', async () => {
+  const plain = 'ab'.repeat(32);
+  const pool = openPgPool(schema.url);
+  await pool.query("INSERT INTO companies (name, default_org, default_folder, callback_secret, models, created) VALUES ('old', 'o', 'f', $1, '[]', '2025-01-01T00:00:00Z')", [plain]);
+  await pool.end();
+  const a = await node('a');
+  const stored = (await a.pool.query("SELECT callback_secret FROM companies WHERE name = 'old'")).rows[0].callback_secret as string;
+  assert.match(stored, /^enc1:/);
+  assert.is(a.tenancy.tenancy.callbackSecret('old'), plain);
 });
 
 t.run();

@@ -28,13 +28,13 @@ import { openPgStores } from '../store/pg-stores.js';
 import { PgTenancy } from '../tenancy/pg-tenancy.js';
 import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
-import { secretKeyPath, Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
+import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { runTranscribe, transcribeCommand } from './transcribe.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
-  VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY (see docs/service.md).`;
+  VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
 
 /** Every command: its arguments and its help. Keys are the command words. */
 const COMMANDS = {
@@ -131,7 +131,7 @@ Every command takes --help. ${ENVIRONMENT}`;
  */
 async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): Promise<T> {
   if (!config.databaseUrl) {
-    const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
+    const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
     try {
       return fn(t);
     } finally {
@@ -141,7 +141,7 @@ async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): 
   const pool = openPgPool(config.databaseUrl, { max: 2, applicationName: 'voxdex admin' });
   try {
     await migrate(pool);
-    const pg = await PgTenancy.open({ pool });
+    const pg = await PgTenancy.open({ pool, keyFile: config.secretsKeyFile });
     try {
       return await pg.change(fn);
     } finally {
@@ -286,7 +286,7 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
   // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
   if (!config.databaseUrl) {
     const stores = openSqliteStores(jobStorePath(config.dataDir));
-    const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: secretKeyPath(config) });
+    const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
     try {
       const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
       const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
@@ -300,7 +300,7 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
   const s3 = config.s3!;
   const blobs = new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials });
   try {
-    const tenancy = await PgTenancy.open({ pool: stores.pool });
+    const tenancy = await PgTenancy.open({ pool: stores.pool, keyFile: config.secretsKeyFile });
     try {
       const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
       const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });

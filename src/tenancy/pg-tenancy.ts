@@ -14,6 +14,11 @@
  * The installation's shared secrets live in PostgreSQL too (table `installation`): the HMAC key of
  * signed result links (every API node must verify the links any other node signed) and the root
  * token's SHA-256.
+ *
+ * Callback secrets are stored sealed (SecretBox) with the installation's secrets key, a file every node
+ * holds (VOXDEX_SECRETS_KEY_FILE, deployed like a TLS key): a copy of the database alone cannot sign
+ * callbacks. The first node to start stores a check value of its key; a node with another key is
+ * refused, so one with a wrong file never seals or opens anything.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
@@ -21,7 +26,9 @@ import type pg from 'pg';
 import type { Logger } from '../log.js';
 import type { PgNotifier } from '../store/pg-notifier.js';
 import { inTransaction, pgQuery } from '../store/pg-pool.js';
-import { ensureRootToken, Tenancy } from './tenancy.js';
+import { voxdexError } from '../errors.js';
+import type { SecretBox } from './secret-box.js';
+import { ensureRootToken, loadSecretKey, Tenancy } from './tenancy.js';
 
 /** The tenancy tables and their columns, in the order rows are written (parents first). */
 const TABLES = {
@@ -43,6 +50,8 @@ export interface PgTenancyOptions {
   log?: Logger;
   /** Reload at least this often even without a notification (default 30 s). */
   refreshMs?: number;
+  /** The installation's secrets key file (the same on every node; created by the first node when missing). */
+  keyFile: string;
 }
 
 export class PgTenancy {
@@ -55,16 +64,25 @@ export class PgTenancy {
   #reloading: Promise<void> | undefined;
   #again = false;
 
-  private constructor(o: PgTenancyOptions) {
+  readonly #box: SecretBox;
+
+  private constructor(o: PgTenancyOptions, box: SecretBox) {
     this.#pool = o.pool;
     this.#log = o.log;
-    this.tenancy = new Tenancy(':memory:', { plainSecrets: true });
+    this.#box = box;
+    this.tenancy = new Tenancy(':memory:', { secretBox: box });
   }
 
-  /** Loads the tables and keeps the copy fresh (notifications, and every refreshMs). */
+  /**
+   * Checks this node's secrets key against the installation's, loads the tables (sealing secrets an
+   * earlier version stored in plain text) and keeps the copy fresh (notifications, and every refreshMs).
+   */
   static async open(o: PgTenancyOptions): Promise<PgTenancy> {
-    const t = new PgTenancy(o);
+    const t = new PgTenancy(o, await installationKey(o.pool, o.keyFile));
     await t.reload();
+    if (t.tenancy.listCompanies().some((c) => !SEALED.test(t.tenancy.db.prepare('SELECT callback_secret FROM companies WHERE name = ?').pluck().get(c.company) as string))) {
+      await t.change(() => undefined); // change() seals what is plain, in one transaction under the lock
+    }
     t.#off = o.notifier?.on('voxdex_tenancy', () => void t.reload().catch((err) => t.#log?.warn({ err }, 'reloading tenancy failed')));
     t.#timer = setInterval(() => void t.reload().catch((err) => t.#log?.warn({ err }, 'reloading tenancy failed')), o.refreshMs ?? 30_000);
     t.#timer.unref();
@@ -103,9 +121,10 @@ export class PgTenancy {
   async change<T>(fn: (t: Tenancy) => T): Promise<T> {
     const out = await inTransaction(this.#pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1)', [TENANCY_LOCK]);
-      const scratch = new Tenancy(':memory:', { plainSecrets: true });
+      const scratch = new Tenancy(':memory:', { secretBox: this.#box });
       try {
         replaceRows(scratch, await readRows(c));
+        scratch.sealPlainSecrets();
         const result = fn(scratch);
         await writeRows(c, dumpRows(scratch));
         return result;
@@ -165,6 +184,24 @@ async function writeRows(c: pg.ClientBase, rows: Rows): Promise<void> {
 }
 
 // ------------------------------------------------------------ installation secrets
+
+const SEALED = /^enc1:/;
+
+/**
+ * This node's secrets key, once it is known to be the installation's: the first node stores an HMAC
+ * of a fixed text under its key; a node whose key gives another value is refused with
+ * SECRET_KEY_INVALID (and a key file this call created for nothing is removed again).
+ */
+async function installationKey(pool: pg.Pool, keyFile: string): Promise<SecretBox> {
+  const { box, created } = loadSecretKey(keyFile);
+  const mine = box.fingerprint();
+  if ((await installationValue(pool, 'secrets_key_check', mine)) === mine) return box;
+  if (created) rmSync(keyFile, { force: true });
+  throw voxdexError(
+    'SECRET_KEY_INVALID',
+    `The secrets key in ${keyFile} is not this installation's: every node needs the same key file. Copy secrets.key from a node that already runs (or point VOXDEX_SECRETS_KEY_FILE at it) and start again.`,
+  );
+}
 
 /** The HMAC key of signed result links, shared by every node (created by the first one). */
 export async function sharedUrlSecret(pool: pg.Pool): Promise<string> {

@@ -4,7 +4,7 @@
  * the additional authenticated data: a sealed secret moved to another company's row does not open.
  * Stored form: `enc1:` + base64(12-byte IV | ciphertext | 16-byte tag).
  */
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { voxdexError } from '../errors.js';
 
 const PREFIX = 'enc1:';
@@ -23,6 +23,11 @@ export class SecretBox {
   /** A key that lives only in this process (in-memory databases in tests). */
   static ephemeral(): SecretBox {
     return new SecretBox(randomBytes(32), 'memory');
+  }
+
+  /** A value that identifies the key without revealing it (HMAC of a fixed text), to check that nodes share one key. */
+  fingerprint(): string {
+    return createHmac('sha256', this.#key).update('voxdex secrets key check v1').digest('hex');
   }
 
   static isSealed(value: string): boolean {

@@ -44,9 +44,9 @@ export function tenancyDbPath(dataDir: string): string {
   return path.join(dataDir, 'tenancy.sqlite');
 }
 
-/** The key that seals callback secrets: `secrets.key` beside the root token file. */
-export function secretKeyPath(config: { rootTokenFile: string }): string {
-  return path.join(path.dirname(config.rootTokenFile), 'secrets.key');
+/** The key that seals callback secrets: VOXDEX_SECRETS_KEY_FILE, else `secrets.key` beside the root token file. */
+export function secretKeyPath(config: { rootTokenFile: string; secretsKeyFile?: string }): string {
+  return config.secretsKeyFile ?? path.join(path.dirname(config.rootTokenFile), 'secrets.key');
 }
 
 export interface TenancyOptions {
@@ -55,15 +55,11 @@ export interface TenancyOptions {
   /** The secret key file (default: `secrets.key` beside the database; ':memory:' databases use a key in memory). */
   keyFile?: string;
   /**
-   * Keep callback secrets as given, unsealed: only for the in-memory copies of PostgreSQL's tenancy
-   * rows (pg-tenancy.ts), which every node must read alike; see docs/service.md on the distributed mode.
+   * The key to seal and open callback secrets with, already loaded (instead of `keyFile`): the
+   * in-memory copies of PostgreSQL's tenancy rows (pg-tenancy.ts) use the installation's key.
    */
-  plainSecrets?: boolean;
+  secretBox?: SecretBox;
 }
-
-/** What seals and opens the stored callback secrets (SecretBox, or nothing in plain mode). */
-type SecretStore = Pick<SecretBox, 'seal' | 'open'>;
-const PLAIN: SecretStore = { seal: (plain) => plain, open: (stored) => stored };
 
 /** Throws BAD_NAME (400) unless `value` is a short name per API.md §1. */
 export function checkShortName(what: string, value: unknown): string {
@@ -75,7 +71,7 @@ export class Tenancy {
   readonly db: Database.Database;
   #rootHash: Buffer | undefined;
 
-  readonly #box: SecretStore;
+  readonly #box: SecretBox;
 
   /** `file` is the SQLite path (or ':memory:'); a string second argument is the root token. */
   constructor(file: string, options: string | TenancyOptions = {}) {
@@ -94,19 +90,18 @@ export class Tenancy {
     `);
     if (o.rootToken !== undefined) this.#rootHash = sha256(o.rootToken);
     try {
-      if (o.plainSecrets) this.#box = PLAIN;
-      else {
-        this.#box = file === ':memory:' && o.keyFile === undefined ? SecretBox.ephemeral() : this.#openBox(o.keyFile ?? path.join(path.dirname(file), 'secrets.key'));
-        this.#sealPlainSecrets();
-      }
+      if (o.secretBox) this.#box = o.secretBox;
+      else if (file === ':memory:' && o.keyFile === undefined) this.#box = SecretBox.ephemeral();
+      else this.#box = this.#openBox(o.keyFile ?? path.join(path.dirname(file), 'secrets.key'));
+      this.sealPlainSecrets();
     } catch (err) {
       this.db.close();
       throw err;
     }
   }
 
-  /** Opens `<dataDir>/tenancy.sqlite` with the key beside the root token file, and loads (creating on first start) the root token. */
-  static open(config: { dataDir: string; rootTokenFile: string }): { tenancy: Tenancy; rootTokenCreated: boolean } {
+  /** Opens `<dataDir>/tenancy.sqlite` with the secrets key (beside the root token file by default), and loads (creating on first start) the root token. */
+  static open(config: { dataDir: string; rootTokenFile: string; secretsKeyFile?: string }): { tenancy: Tenancy; rootTokenCreated: boolean } {
     const { token, created } = ensureRootToken(config.rootTokenFile);
     return { tenancy: new Tenancy(tenancyDbPath(config.dataDir), { rootToken: token, keyFile: secretKeyPath(config) }), rootTokenCreated: created };
   }
@@ -122,19 +117,18 @@ export class Tenancy {
         );
       }
     }
-    const hex = existsSync(keyFile) ? readFileSync(keyFile, 'utf8').trim() : ensureRootToken(keyFile).token;
-    if (!/^[0-9a-f]{64}$/.test(hex)) throw voxdexError('SECRET_KEY_INVALID', `The key file ${keyFile} does not hold a key (64 hex characters); restore it from the backup of this data dir.`);
-    return new SecretBox(Buffer.from(hex, 'hex'), keyFile);
+    return loadSecretKey(keyFile).box;
   }
 
-  /** Migration: secrets stored in plain text by earlier versions are sealed, in one transaction. */
-  #sealPlainSecrets(): void {
+  /** Migration: secrets stored in plain text by earlier versions are sealed, in one transaction. Returns how many. */
+  sealPlainSecrets(): number {
     const plain = this.db.prepare("SELECT name, callback_secret FROM companies WHERE callback_secret NOT LIKE 'enc1:%'").all() as { name: string; callback_secret: string }[];
-    if (plain.length === 0) return;
+    if (plain.length === 0) return 0;
     const update = this.db.prepare('UPDATE companies SET callback_secret = ? WHERE name = ? AND callback_secret = ?');
     this.db.transaction(() => {
       for (const r of plain) update.run(this.#box.seal(r.callback_secret, r.name), r.name, r.callback_secret);
     })();
+    return plain.length;
   }
 
   setRootToken(token: string): void {
@@ -368,6 +362,14 @@ function sha256(value: string): Buffer {
  * Reads the root token file, creating it with a random value (mode 0600, fsynced) when missing.
  * The value is never logged; callers print only the path.
  */
+/** Reads the secrets key file (64 hex characters), creating it (0600) when it does not exist; `created` says which. */
+export function loadSecretKey(keyFile: string): { box: SecretBox; created: boolean } {
+  const created = !existsSync(keyFile);
+  const hex = created ? ensureRootToken(keyFile).token : readFileSync(keyFile, 'utf8').trim();
+  if (!/^[0-9a-f]{64}$/.test(hex)) throw voxdexError('SECRET_KEY_INVALID', `The key file ${keyFile} does not hold a key (64 hex characters); restore it from the backup of this data dir.`);
+  return { box: new SecretBox(Buffer.from(hex, 'hex'), keyFile), created };
+}
+
 export function ensureRootToken(file: string): { token: string; created: boolean } {
   if (existsSync(file)) {
     const token = readFileSync(file, 'utf8').trim();

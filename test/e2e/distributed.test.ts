@@ -74,6 +74,8 @@ dist('60 calls on 1 API node and 3 workers, a worker and an API node killed mid-
     AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? '',
     AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
     VOXDEX_ES_URL: ES_URL!,
+    // Every node holds the installation's secrets key (deployed like a TLS key); see docs/service.md.
+    VOXDEX_SECRETS_KEY_FILE: path.join(dir, 'secrets.key'),
     VOXDEX_ES_INDEX_PREFIX: `vxe2e-${run}`,
     VOXDEX_ASR_THREADS: '1',
     VOXDEX_LEASE_SEC: String(LEASE_SEC),

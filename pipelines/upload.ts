@@ -90,6 +90,8 @@ async function runFiles(job: Job, members: UnpackItem[], deps: UploadDeps, ctx: 
       const document = buildDocument({ requestid: job.id, source: member.name, started, metadata, warnings, result });
       const transcriptPath = blobKeys.transcript(job.id, item.idx);
       await deps.blobs.put(transcriptPath, JSON.stringify(document));
+      // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
+      if (job.kind === 'archive') await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.path);
       const { tid } = await index({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
       await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
       await deps.store.setProgress(job.id, (n + 1) / items.length);

@@ -16,6 +16,7 @@ TEST=(
   zip unzip maven default-jre-headless curl
   postgresql                               # the PostgreSQL server for the distributed-mode tests (scripts/postgres.sh)
   python3-venv                             # .cache/pyvenv: schemathesis (API fuzzer) and requests (a real client)
+  chromium                                 # the web UI's browser test (driven by playwright-core)
 )
 
 case "${1:-runtime}" in

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs voxdex on a Debian 12 machine: system packages, npm dependencies, the native ASR addon,
-# the TypeScript build, the telephony model and the Moonshine model. Idempotent: a second run only redoes what changed.
+# the TypeScript build, the web UI, the telephony model and the Moonshine model. Idempotent: a second run only redoes what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -24,5 +24,7 @@ echo "voxdex: building the native ASR addon"
 npm run --silent build:native
 echo "voxdex: compiling TypeScript"
 npm run --silent build:ts
+echo "voxdex: building the web UI"
+npm run --silent build:ui
 bash models/build-telephony.sh
 bash models/fetch-moonshine.sh   # the default model: PyPI wheel, sha256-checked, cached in models/build/

@@ -30,4 +30,5 @@ eval "$s3_env"
 
 echo "voxdex: type-checking"
 npx tsc --noEmit -p tsconfig.json
+npx tsc -p ui/tsconfig.json
 node --import tsx test/run.ts "$@"

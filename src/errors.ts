@@ -23,7 +23,7 @@ export const ERRORS = {
   BAD_TOKEN: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },
   MODEL_NOT_AUTHORIZED: { status: 403, retryable: false },
-  // 404 / 405 / 413 / 415
+  // 404 / 405 / 413 / 415 / 416
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_MODEL: { status: 400, retryable: false },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false },
@@ -31,6 +31,7 @@ export const ERRORS = {
   TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_AUDIO: { status: 415, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
+  RANGE_NOT_SATISFIABLE: { status: 416, retryable: false },
   // 422 / 429 / 503 — no result, slow down, come back later
   REQUEST_FAILED: { status: 422, retryable: false },
   CANCELLED: { status: 422, retryable: false },
@@ -64,6 +65,8 @@ export interface HttpHints {
   allow?: string;
   /** Answer with `Connection: close` (the request body was not read). */
   closeConnection?: boolean;
+  /** The Content-Range header of a 416 (`bytes *\/<size>`). */
+  contentRange?: string;
 }
 
 export interface VoxdexErrorOptions extends HttpHints {
@@ -76,6 +79,7 @@ export class VoxdexError extends Error {
   readonly retryable: boolean;
   readonly retryAfterSec: number | undefined;
   readonly allow: string | undefined;
+  readonly contentRange: string | undefined;
   closeConnection: boolean;
 
   constructor(code: ErrorCode, message: string, options: VoxdexErrorOptions = {}) {
@@ -86,6 +90,7 @@ export class VoxdexError extends Error {
     this.retryable = ERRORS[code].retryable;
     this.retryAfterSec = options.retryAfterSec;
     this.allow = options.allow;
+    this.contentRange = options.contentRange;
     this.closeConnection = options.closeConnection ?? false;
   }
 

@@ -27,6 +27,8 @@ import { PACKAGE_ROOT, type Config } from './config.js';
 import { DropFolderWatcher } from './drop/drop-folder.js';
 import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
+import { mountAccountRoutes } from './http/account-routes.js';
+import { mountAudioRoutes } from './http/audio-routes.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { tenancyAccess } from './http/auth.js';
 import { PgRateLimiter } from './http/pg-rate-limit.js';
@@ -34,6 +36,7 @@ import { RateLimiter, type Limiter } from './http/rate-limit.js';
 import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
+import { mountUiRoutes } from './http/ui-routes.js';
 import { JobIntake } from './jobs/intake.js';
 import { JobRunner } from './jobs/runner.js';
 import { requestStatus } from './jobs/status.js';
@@ -43,7 +46,7 @@ import { elasticsearchIndexFromConfig } from './search/elasticsearch-index.js';
 import { SqliteTranscriptIndex } from './search/sqlite-index.js';
 import type { TranscriptIndex } from './search/transcript-index.js';
 import { lockDataDir } from './store/data-dir-lock.js';
-import type { JobStore } from './store/job-store.js';
+import type { Job, JobStore } from './store/job-store.js';
 import type { CallbackOutbox } from './store/outbox.js';
 import { JobPaths } from './store/paths.js';
 import { openPgStores, type PgStores } from './store/pg-stores.js';
@@ -185,10 +188,11 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
       sendText(res, 200, await metrics.registry.metrics(), metrics.registry.contentType);
     });
     if (!intake) return;
+    const status = (job: Job) => requestStatus(job, { config, store, outbox, metrics });
     mountTranscribeRoutes(routes, {
       intake,
       runner,
-      status: (job) => requestStatus(job, { config, store, outbox, metrics }),
+      status,
       store,
       blobs,
       access,
@@ -201,6 +205,10 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
       uploadSlots: new UploadSlots(config.maxConcurrentUploads),
     });
     mountSearchRoutes(routes, { index, access, rateLimit: limiter('/search'), log });
+    // The web UI and what it needs beyond the contract (docs/ui.md).
+    mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => registry.list() });
+    mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec });
+    mountUiRoutes(routes);
   });
 
   // Slow clients: a connection that sends a byte every few seconds is closed (408) once the request
@@ -315,7 +323,7 @@ async function openStorage(config: Readonly<Config>, node: string, log: Logger) 
   }
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;

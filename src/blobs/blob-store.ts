@@ -1,6 +1,7 @@
 /**
  * The blob store interface: where a request's bytes live — the accepted upload, one transcript
- * document per finished file (the pipeline's checkpoint) and the result file. Keys are relative,
+ * document per finished file (the pipeline's checkpoint), an archive member's audio (for playback)
+ * and the result file. Keys are relative,
  * `/`-separated paths (`uploads/<id>-<name>`, `jobs/<id>/transcripts/<n>.json`, `jobs/<id>/result.json`).
  *
  * Durability contract (what the job store relies on): every write has resolved only once the bytes
@@ -59,6 +60,8 @@ export const blobKeys = {
   upload: (id: string, safeName: string, dated?: Date) => (dated ? `uploads/${dated.toISOString().slice(0, 10)}/${id}-${safeName}` : `uploads/${id}-${safeName}`),
   job: (id: string) => `jobs/${id}/`,
   transcript: (id: string, idx: number) => `jobs/${id}/transcripts/${idx}.json`,
+  /** An archive member's audio, kept for playback (a single-file request plays its upload). */
+  memberAudio: (id: string, idx: number) => `jobs/${id}/audio/${idx}.wav`,
   result: (id: string, ext: string) => `jobs/${id}/result.${ext}`,
 };
 

@@ -3,13 +3,14 @@
  * `/search/*`; it parses the path itself (works whether or not the router strips the mount prefix),
  * validates options once for GET and POST alike, asks the auth edge who may do it, takes one request
  * from the principal's rate limit, queries the index and renders. Errors go to the app's onError,
- * rendered like search answers (text/html, or JSON when asked). The token comes only from the query
- * string or the POST body and is never logged.
+ * rendered like search answers (text/html, or JSON when asked). The token comes from the query
+ * string, the POST body or `Authorization: Bearer`, and is never logged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { voxdexError, VoxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import type { Logger } from '../log.js';
+import { requestToken } from './bearer.js';
 import {
   fromJsonBody,
   fromSearchParams,
@@ -137,7 +138,7 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     const scope = parseSearchPath(url.pathname);
     const raw = await collectOptions(req, url, limit);
     // Who is asking comes before what is asked: an unknown token learns nothing about option syntax.
-    const principal = await access.check(raw.token, () => scope);
+    const principal = await access.check(requestToken(req, raw.token), () => scope);
     await options.rateLimit?.take(principal);
     const where = { method: req.method, ...scope };
 

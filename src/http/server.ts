@@ -60,6 +60,7 @@ export function sendError(res: Res, err: unknown, log?: Logger, req?: Req, style
   const headers: Record<string, string | number> = {};
   if (e.status === 503 || e.status === 429) headers['Retry-After'] = e.retryAfterSec ?? 30;
   if (e.status === 405 && e.allow) headers.Allow = e.allow;
+  if (e.status === 416 && e.contentRange) headers['Content-Range'] = e.contentRange;
   if (e.closeConnection) headers.Connection = 'close';
   if (style && req) {
     const r = style.render(e, req);

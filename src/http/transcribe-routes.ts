@@ -15,6 +15,7 @@ import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
+import { requestToken } from './bearer.js';
 import { checkParamNames, readFields, readUpload } from './multipart.js';
 import type { Limiter } from './rate-limit.js';
 import type { UploadSlots } from './upload-slots.js';
@@ -62,7 +63,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     };
     try {
       await d.intake.checkCapacity();
-      const queryToken = queryValue(req, 'token');
+      const queryToken = requestToken(req, queryValue(req, 'token'));
       if (queryToken) await admit(queryToken);
       form = await readUpload(req, {
         tmpDir: d.incomingDir,
@@ -80,7 +81,8 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     const p = form.params;
     try {
       let company = '';
-      const principal = await d.access.check(early && early.token === p.token ? early.principal : p.token, (who) => {
+      const token = requestToken(req, p.token);
+      const principal = await d.access.check(early && early.token === token ? early.principal : token, (who) => {
         if (path.company !== undefined) company = checkShortName('company', path.company);
         else if (who.kind === 'company') company = who.company;
         else throw voxdexError('BAD_ARGUMENT', 'The root token must name the destination: POST /transcribe/{CO_SHORT}/{ORG_SHORT}/{FOLDERNAME}');
@@ -127,7 +129,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     const params = await readFields(req, RESULT_PARAMS);
     const id = pathId ?? params.requestid;
     let job: Job | undefined;
-    const principal = await d.access.check(params.token, async () => {
+    const principal = await d.access.check(requestToken(req, params.token), async () => {
       if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id ?? '')}`);
       job = await d.store.get(id);
       if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);

@@ -79,6 +79,8 @@ export interface JobStore {
   get(id: string): Promise<Job | undefined>;
   /** Queued and running jobs in acceptance order. */
   listUnfinished(): Promise<Job[]>;
+  /** The most recently accepted jobs first, of one company or of all; `offset` skips that many. */
+  listRecent(filter: { company?: string; limit: number; offset: number }): Promise<Job[]>;
   /** Jobs waiting to run (checked on every submission: keep it cheap). */
   countQueued(): Promise<number>;
   /** queued|running → running (attempts + 1). False when the job is final or missing. */

@@ -111,6 +111,14 @@ export class PgJobStore implements JobStore {
     return (await this.#q<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE state IN ('queued', 'running') ORDER BY seq`)).rows.map(toJob);
   }
 
+  async listRecent(filter: { company?: string; limit: number; offset: number }): Promise<Job[]> {
+    const rows =
+      filter.company === undefined
+        ? await this.#q<JobRow>(`SELECT ${COLUMNS} FROM jobs ORDER BY seq DESC LIMIT $1 OFFSET $2`, [filter.limit, filter.offset])
+        : await this.#q<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE company = $1 ORDER BY seq DESC LIMIT $2 OFFSET $3`, [filter.company, filter.limit, filter.offset]);
+    return rows.rows.map(toJob);
+  }
+
   async countQueued(): Promise<number> {
     return (await this.#q<{ n: number }>(`SELECT COUNT(*)::int AS n FROM jobs WHERE state = 'queued'`)).rows[0]!.n;
   }

@@ -109,4 +109,10 @@ CREATE TRIGGER tokens_notify AFTER INSERT OR UPDATE OR DELETE ON tokens FOR EACH
 CREATE TRIGGER aliases_notify AFTER INSERT OR UPDATE OR DELETE ON model_aliases FOR EACH STATEMENT EXECUTE FUNCTION voxdex_notify('voxdex_tenancy');
 `;
 
-export const PG_SCHEMA: readonly Migration[] = [{ version: 1, name: 'jobs, items, callback outbox, submission ledger, tenancy, rate limits', sql: V1 }];
+/** GET /transcribe/requests: a company's most recent requests. */
+const V2 = `CREATE INDEX jobs_company ON jobs (company, seq);`;
+
+export const PG_SCHEMA: readonly Migration[] = [
+  { version: 1, name: 'jobs, items, callback outbox, submission ledger, tenancy, rate limits', sql: V1 },
+  { version: 2, name: 'jobs by company, newest first (the web UI\'s recent requests)', sql: V2 },
+];

@@ -73,6 +73,7 @@ export class SqliteJobStore implements JobStore {
         state TEXT NOT NULL, created TEXT NOT NULL, started TEXT, finished TEXT,
         progress REAL NOT NULL DEFAULT 0, attempts INTEGER NOT NULL DEFAULT 0, error TEXT, result_path TEXT);
       CREATE INDEX IF NOT EXISTS jobs_state ON jobs (state, seq);
+      CREATE INDEX IF NOT EXISTS jobs_company ON jobs (company, seq);
       CREATE TABLE IF NOT EXISTS items (
         request_id TEXT NOT NULL, member TEXT NOT NULL, idx INTEGER NOT NULL, state TEXT NOT NULL,
         attempts INTEGER NOT NULL DEFAULT 0, error TEXT, tid TEXT, audiosecs REAL, transcript_path TEXT,
@@ -159,6 +160,14 @@ export class SqliteJobStore implements JobStore {
 
   async listUnfinished(): Promise<Job[]> {
     return (this.#sql("SELECT * FROM jobs WHERE state IN ('queued', 'running') ORDER BY seq").all() as JobRow[]).map(toJob);
+  }
+
+  async listRecent(filter: { company?: string; limit: number; offset: number }): Promise<Job[]> {
+    const rows =
+      filter.company === undefined
+        ? this.#sql('SELECT * FROM jobs ORDER BY seq DESC LIMIT ? OFFSET ?').all(filter.limit, filter.offset)
+        : this.#sql('SELECT * FROM jobs WHERE company = ? ORDER BY seq DESC LIMIT ? OFFSET ?').all(filter.company, filter.limit, filter.offset);
+    return (rows as JobRow[]).map(toJob);
   }
 
   async markRunning(id: string): Promise<boolean> {

@@ -163,6 +163,24 @@ function jobsSuite(name: string, openStores: ConformanceOptions['open']) {
     await stores.close();
   });
 
+  s('lists the most recent jobs first, of one company or of all, with limit and offset', async () => {
+    const stores = await openStores(dirOf());
+    const store = stores.jobs;
+    await store.create(job('a1'));
+    await store.create(job('g1', { destination: { company: 'globex', org: 'ops', folder: 'inbox' } }));
+    await store.create(job('a2'));
+    await store.create(job('a3'));
+    await store.settle('a2', { state: 'done' });
+    const ids = (jobs: { id: string }[]) => jobs.map((j) => j.id);
+    assert.equal(ids(await store.listRecent({ company: 'acme', limit: 10, offset: 0 })), ['a3', 'a2', 'a1']);
+    assert.equal(ids(await store.listRecent({ company: 'acme', limit: 2, offset: 1 })), ['a2', 'a1']);
+    assert.equal(ids(await store.listRecent({ company: 'globex', limit: 10, offset: 0 })), ['g1']);
+    assert.equal(ids(await store.listRecent({ limit: 10, offset: 0 })), ['a3', 'a2', 'g1', 'a1']);
+    assert.equal(ids(await store.listRecent({ company: 'nobody', limit: 10, offset: 0 })), []);
+    assert.is((await store.listRecent({ company: 'acme', limit: 1, offset: 1 }))[0]!.state, 'done');
+    await stores.close();
+  });
+
   s('deletes a job with its items', async () => {
     const stores = await openStores(dirOf());
     const store = stores.jobs;

@@ -81,6 +81,9 @@ fuzz('schemathesis finds no 5xx and no response that differs from the document',
   const link = await waitResult(child.url, token, up.body.requestid);
   assert.is(link.status, 200);
   const signed = new URL(link.body as string).searchParams;
+  const audio = await fetch(`${child.url}/transcribe/${up.body.requestid}/audio?channel=all`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.is(audio.status, 200);
+  const audioSigned = new URL((await audio.json()) as string).searchParams;
 
   const args = [
     '--config-file', path.join(ROOT, 'test/e2e/api-fuzz.toml'),
@@ -108,6 +111,8 @@ fuzz('schemathesis finds no 5xx and no response that differs from the document',
         VOXDEX_FUZZ_REQUESTID: up.body.requestid,
         VOXDEX_FUZZ_EXPIRES: signed.get('expires')!,
         VOXDEX_FUZZ_SIG: signed.get('sig')!,
+        VOXDEX_FUZZ_AUDIO_EXPIRES: audioSigned.get('expires')!,
+        VOXDEX_FUZZ_AUDIO_SIG: audioSigned.get('sig')!,
       },
     });
     let text = '';

@@ -1,0 +1,166 @@
+/**
+ * First render of a 100-result search page in the web UI, in Debian's Chromium (playwright-core),
+ * measured with the browser's own performance timings, against a named peer in the same browser:
+ * the API's raw summary page for the same search (GET /search/… as served, JSON in text/html).
+ *
+ *   nice node --import tsx bench/ui-render.ts [--count 1500] [--runs 15]
+ *
+ * A voxdex service runs in this process on a synthetic corpus (bench/lib/corpus.ts) in the embedded
+ * index. Each run is a cold load (browser cache disabled): HTML, CSS, JS, GET /account, POST /search,
+ * building the list. "rendered" is the UI's performance mark right after the 100 results are in the
+ * DOM; "painted" the mark it sets in the frame after (requestAnimationFrame + task), both from the
+ * navigation start. Correctness first: the page must show exactly the API's first 100 rows, in its
+ * order, each with its hit count; the peer page must hold the same rows.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../src/config.js';
+import { silentLogger } from '../src/log.js';
+import { createService } from '../src/service.js';
+import type { IndexedTranscript } from '../src/search/transcript-index.js';
+import { buildUi } from '../ui/build.js';
+import { launchChromium } from '../test/fixtures/browser.js';
+import { generateCorpus } from './lib/corpus.js';
+
+const arg = (name: string, def: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : def;
+};
+const COUNT = arg('count', 1500);
+const RUNS = arg('runs', 15);
+const BUDGET_MS = 300;
+/** Two pages of 100 results: one hit per call (a phrase), and many hits per call (common words). */
+const QUERIES = [
+  { name: 'phrase, ~1 hit per call', terms: '"refund request"' },
+  { name: 'common words, many hits per call', terms: 'please | account | order' },
+];
+
+console.log(`command: node --import tsx bench/ui-render.ts ${process.argv.slice(2).join(' ')}`.trim());
+console.log(`node ${process.version}, ${os.cpus()[0]?.model} × ${os.cpus().length} cores, ${os.platform()} ${os.release()}`);
+console.log(`load average at start: ${os.loadavg().map((x) => x.toFixed(1)).join(' ')} (a shared machine: treat times as direction)`);
+
+await buildUi();
+const dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-bench-ui-'));
+const config = loadConfig({ VOXDEX_DATA_DIR: dir, VOXDEX_PORT: '0', VOXDEX_LOG_LEVEL: 'silent', VOXDEX_MIN_FREE_DISK_MIB: '0', VOXDEX_ASR_THREADS: '1', VOXDEX_RATE_LIMIT_PER_MIN: '0' });
+const svc = await createService(config, { log: silentLogger });
+const token = svc.tenancy.addCompany('bench', { org: 'calls', folder: 'f0' }).token;
+for (const f of ['f1', 'f2', 'f3']) svc.tenancy.addFolder('bench', 'calls', f);
+let batch: IndexedTranscript[] = [];
+for (const t of generateCorpus({ count: COUNT, wordsPerDoc: 300 })) {
+  batch.push(t);
+  if (batch.length === 500) {
+    await svc.index.index(batch);
+    batch = [];
+  }
+}
+if (batch.length) await svc.index.index(batch);
+console.log(`corpus: ${COUNT} transcripts × 300 words, 2 channels, embedded index`);
+
+const browser = await launchChromium({ width: 1280, height: 900 });
+console.log(`browser: ${browser.version} (${process.env.VOXDEX_TEST_CHROMIUM ?? '/usr/bin/chromium'}), viewport 1280×900`);
+const page = browser.context.pages()[0] ?? (await browser.context.newPage());
+const cdp = await browser.context.newCDPSession(page);
+await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+
+const pct = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length - 1) * p))]!;
+const fmt = (xs: number[]) => `p50 ${pct(xs, 0.5).toFixed(0)} / p90 ${pct(xs, 0.9).toFixed(0)} / max ${Math.max(...xs).toFixed(0)} ms`;
+let failed = false;
+
+try {
+  // Sign in once, as a person would; each run then opens a search link in this tab.
+  await page.goto(`${svc.url}/ui/`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.locator('.signed-in').waitFor();
+  for (const q of QUERIES) {
+    // The API's answer is the reference.
+    const res = await fetch(`${svc.url}/search/bench/calls`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${token}`, Accept: 'application/json', 'Content-Type': 'application/json' },
+      body: JSON.stringify({ terms: q.terms, size: 100 }),
+    });
+    const rows = (await res.json()) as { tid: string; score: number; hits: unknown[] }[];
+    const total = Number(res.headers.get('x-total-count'));
+    const hits = rows.reduce((n, r) => n + r.hits.length, 0);
+    if (rows.length !== 100 || rows.some((r) => r.score < 1)) throw new Error(`${q.terms}: the API gave ${rows.length} rows; the bench needs 100 with hits`);
+    console.log(`\nquery ${q.terms} (${q.name}): ${total} matches; first page 100 calls, ${hits} hits`);
+
+    const ui: Record<'rendered' | 'painted' | 'search' | 'build' | 'wait' | 'searchStart' | 'html' | 'js' | 'dcl', number[]> = { rendered: [], painted: [], search: [], build: [], wait: [], searchStart: [], html: [], js: [], dcl: [] };
+    const peer: { fcp: number[]; load: number[] } = { fcp: [], load: [] };
+    const hash = `#/search?${new URLSearchParams({ org: 'calls', terms: q.terms, size: '100' })}`;
+    for (let run = 0; run < RUNS + 1; run++) {
+      // ---- the UI: a cold load of a search link in a tab that signed in before
+      await page.goto('about:blank');
+      await page.goto(`${svc.url}/ui/${hash}`);
+      await page.waitForFunction(() => performance.getEntriesByName('voxdex:results-painted').length > 0, undefined, { timeout: 30_000 });
+      const m = await page.evaluate(() => {
+        // (no named helpers in here: tsx would wrap them in a __name() the page does not have)
+        const rendered = performance.getEntriesByName('voxdex:results-rendered')[0]!.startTime;
+        const search = performance.getEntriesByType('resource').find((e) => e.name.includes('/search/')) as PerformanceResourceTiming;
+        return {
+          rendered,
+          painted: performance.getEntriesByName('voxdex:results-painted')[0]!.startTime,
+          search: search.responseEnd - search.startTime,
+          build: rendered - performance.getEntriesByName('voxdex:results-received')[0]!.startTime,
+          wait: performance.getEntriesByName('voxdex:results-received')[0]!.startTime - search.responseEnd,
+          searchStart: search.startTime,
+          html: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).responseEnd,
+          js: (performance.getEntriesByType('resource').find((e) => e.name.endsWith('/app.js')) as PerformanceResourceTiming).responseEnd,
+          dcl: (performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming).domContentLoadedEventEnd,
+          tids: [...document.querySelectorAll('.result')].map((el) => (el as HTMLElement).dataset.tid),
+          scores: [...document.querySelectorAll('.result .score')].map((el) => el.textContent),
+          links: document.querySelectorAll('.result a.hit').length,
+        };
+      });
+      const want = rows.map((r) => r.tid);
+      if (JSON.stringify(m.tids) !== JSON.stringify(want)) throw new Error(`the UI shows other rows than the API (${m.tids.length} shown)`);
+      if (m.scores.some((s, i) => s !== `${rows[i]!.score} hit${rows[i]!.score === 1 ? '' : 's'}`)) throw new Error('the UI shows other hit counts than the API');
+      if (m.links !== hits) throw new Error(`the UI has ${m.links} hit links; the API gave ${hits} hits`);
+
+      // ---- the peer: the API's own summary page for the same search, in the same browser
+      await page.goto('about:blank');
+      await page.setExtraHTTPHeaders({ Authorization: `Bearer ${token}` });
+      await page.goto(`${svc.url}/search/bench/calls?${new URLSearchParams({ terms: q.terms, size: '100' })}`, { waitUntil: 'load' });
+      await page.setExtraHTTPHeaders({});
+      await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, undefined, { timeout: 5_000 }).catch(() => {});
+      const p = await page.evaluate(() => {
+        const nav = performance.getEntriesByType('navigation')[0] as PerformanceNavigationTiming;
+        const fcp = performance.getEntriesByName('first-contentful-paint')[0];
+        return { fcp: fcp ? fcp.startTime : NaN, load: nav.loadEventEnd, tids: (JSON.parse(document.body.innerText) as { tid: string }[]).map((r) => r.tid) };
+      });
+      if (JSON.stringify(p.tids) !== JSON.stringify(want)) throw new Error('the peer page holds other rows than the API');
+      if (run === 0) continue; // warm-up: first start of the page's code paths and of the server's
+      ui.rendered.push(m.rendered);
+      ui.painted.push(m.painted);
+      ui.search.push(m.search);
+      ui.build.push(m.build);
+      ui.wait.push(m.wait);
+      ui.searchStart.push(m.searchStart);
+      ui.html.push(m.html);
+      ui.js.push(m.js);
+      ui.dcl.push(m.dcl);
+      peer.fcp.push(p.fcp);
+      peer.load.push(p.load);
+    }
+    console.log(`  correct: the UI shows the API's 100 calls in order with their hit counts and ${hits} hit links; the peer page holds the same rows`);
+    console.log(`  web UI   first render (results in the DOM) ${fmt(ui.rendered)}`);
+    console.log(`           painted (next frame)              ${fmt(ui.painted)}`);
+    console.log(`           HTML received                     ${fmt(ui.html)}`);
+    console.log(`           app.js received                   ${fmt(ui.js)}`);
+    console.log(`           DOMContentLoaded (app.js ran)     ${fmt(ui.dcl)}`);
+    console.log(`           POST /search sent at              ${fmt(ui.searchStart)}`);
+    console.log(`           POST /search took                 ${fmt(ui.search)}`);
+    console.log(`           answer read (JSON, event loop)    ${fmt(ui.wait)}`);
+    console.log(`           building the list (JS)            ${fmt(ui.build)}`);
+    console.log(`  peer     API summary page, first paint     ${fmt(peer.fcp)};  load event ${fmt(peer.load)}`);
+    const verdict = pct(ui.painted, 0.5) < BUDGET_MS;
+    console.log(`  budget   painted p50 < ${BUDGET_MS} ms: ${verdict ? 'met' : 'NOT MET'} (${RUNS} cold loads)`);
+    if (!verdict) failed = true;
+  }
+} finally {
+  await browser.close();
+  await svc.close();
+  rmSync(dir, { recursive: true, force: true });
+}
+process.exit(failed ? 1 : 0);

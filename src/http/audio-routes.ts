@@ -1,0 +1,211 @@
+/**
+ * The stored recording of a request, as a browser-playable 16-bit PCM WAV converted on the fly
+ * (src/audio/wav-stream.ts), with HTTP range requests (docs/ui.md, "Audio"):
+ *
+ *   GET /transcribe/{requestid}/audio?token&file&channel          → 200 JSON string: a signed link
+ *   GET /transcribe/{requestid}/audio?token&file&channel&inline=true → the audio itself
+ *   GET|HEAD /transcribe/download/{requestid}/audio?file&channel&expires&sig → the audio (no token)
+ *
+ * The signed link is how an <audio> element plays it: the element cannot send a header, and the
+ * token must not be in a URL. `file` names an archive member (single-file requests: optional);
+ * `channel` is `all` (default: as recorded), `mix` (mono mean of all) or a channel number.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { openPlayableWav, type ChannelSelection } from '../audio/wav-stream.js';
+import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js';
+import { VoxdexError, voxdexError } from '../errors.js';
+import { invalidParameter, isUuid, parseInteger } from '../is.js';
+import type { Job, JobStore } from '../store/job-store.js';
+import type { Access } from './auth.js';
+import { requestToken } from './bearer.js';
+import { checkParamNames, readFields } from './multipart.js';
+import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
+
+export interface AudioRouteDeps {
+  access: Access;
+  store: JobStore;
+  /** Where the recordings are: the upload, and archive members' audio kept for playback. */
+  blobs: BlobStore;
+  /** Where a blob from object storage is copied to be read (the local store reads its own file). */
+  scratchDir: string;
+  /** HMAC key of signed links (the one of result links; audio links sign a different message). */
+  urlSecret: string;
+  /** How long a signed audio link is valid. */
+  linkTtlSec: number;
+}
+
+const AUDIO_PARAMS = ['token', 'file', 'channel', 'inline'];
+const SIGNED_PARAMS = ['file', 'channel', 'expires', 'sig'];
+const INLINE: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
+
+export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
+  routes.add('GET', '/transcribe/:id/audio', async (req, res) => {
+    const params = await readFields(req, AUDIO_PARAMS);
+    const id = req.params.id!;
+    let job: Job | undefined;
+    await d.access.check(requestToken(req, params.token), async () => {
+      if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id)}`);
+      job = await d.store.get(id);
+      if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
+      return { company: job.destination.company };
+    });
+    const channel = parseChannel(params.channel);
+    const inline = params.inline === undefined ? false : INLINE[params.inline];
+    if (inline === undefined) throw invalidParameter('inline', 'true or false', params.inline);
+    const file = await audioFile(d, job!, params.file);
+    if (inline) return sendAudio(req, res, file, channel, params.file ?? job!.source);
+    try {
+      openPlayableWav(file.path, channel); // a channel the recording lacks is refused now, not when the link is used
+    } finally {
+      await file.release();
+    }
+    const expires = Math.floor(Date.now() / 1000) + d.linkTtlSec;
+    const query = new URLSearchParams();
+    if (params.file !== undefined) query.set('file', params.file);
+    query.set('channel', String(channel));
+    query.set('expires', String(expires));
+    query.set('sig', signAudio(d.urlSecret, id, params.file ?? '', String(channel), expires));
+    const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
+    sendJson(res, 200, `${proto}://${req.headers.host ?? 'localhost'}/transcribe/download/${id}/audio?${query}`);
+  });
+
+  const signed = async (req: Req, res: Res) => {
+    checkParamNames(Object.keys(req.query ?? {}), SIGNED_PARAMS, []);
+    const id = req.params.id;
+    const expires = Number(queryValue(req, 'expires'));
+    const file = queryValue(req, 'file');
+    const channelRaw = queryValue(req, 'channel') ?? 'all';
+    const sig = queryValue(req, 'sig') ?? '';
+    const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqual(sig, signAudio(d.urlSecret, id, file ?? '', channelRaw, expires));
+    if (!good) throw voxdexError('BAD_TOKEN', 'This audio link is not valid; ask GET /transcribe/{requestid}/audio for a new one');
+    if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This audio link has expired; ask GET /transcribe/{requestid}/audio for a new one');
+    const job = await d.store.get(id!);
+    if (!job) throw voxdexError('NOT_FOUND', `Request ${id} no longer exists`);
+    const channel = parseChannel(channelRaw);
+    return sendAudio(req, res, await audioFile(d, job, file), channel, file ?? job.source);
+  };
+  routes.add(['GET', 'HEAD'], '/transcribe/download/:id/audio', signed);
+}
+
+/** `all` | `mix` | a channel number 0–255 (absent: all). */
+export function parseChannel(raw: string | undefined): ChannelSelection {
+  if (raw === undefined || raw === 'all') return 'all';
+  if (raw === 'mix') return 'mix';
+  if (!/^\d{1,3}$/.test(raw)) throw invalidParameter('channel', 'all, mix or a channel number', raw);
+  return parseInteger('channel', raw, 0, 255);
+}
+
+/**
+ * The stored WAV of a request's file as a local file (the upload itself, or an archive member's kept
+ * audio): the blob's own file in the embedded store, a copy in scratchDir from object storage.
+ * The caller releases it.
+ */
+async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): Promise<LocalCopy> {
+  if (job.kind === 'audio') {
+    if (file !== undefined && file !== job.source) {
+      throw voxdexError('NOT_FOUND', `Request ${job.id} holds one file, ${JSON.stringify(job.source)}, not ${JSON.stringify(file)}`);
+    }
+    const copy = await local(d, job.uploadPath);
+    if (!copy) throw voxdexError('NOT_FOUND', `The recording of request ${job.id} no longer exists`);
+    return copy;
+  }
+  if (file === undefined || file === '') {
+    throw voxdexError('BAD_ARGUMENT', `Request ${job.id} is an archive: name the member to play in file= (the transcript's "source")`);
+  }
+  const item = (await d.store.items(job.id)).find((i) => i.member === file);
+  if (!item) throw voxdexError('NOT_FOUND', `Request ${job.id} has no file ${JSON.stringify(file)}`);
+  const stored = await local(d, blobKeys.memberAudio(job.id, item.idx));
+  if (stored) return stored;
+  if (item.state === 'failed') throw voxdexError('NOT_FOUND', `${file} failed (${item.error?.code ?? 'REQUEST_FAILED'}); its audio was not kept`);
+  if (item.state !== 'done') throw voxdexError('NOT_FOUND', `${file} has not been transcribed yet; its audio can be played once it is done`);
+  throw voxdexError('NOT_FOUND', `The audio of ${file} was not kept (it was transcribed before voxdex kept archive members for playback)`);
+}
+
+async function local(d: AudioRouteDeps, key: string): Promise<LocalCopy | undefined> {
+  try {
+    return await d.blobs.localCopy(key, d.scratchDir);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'NOT_FOUND') return undefined;
+    throw err;
+  }
+}
+
+/** Sends the converted WAV (then releases the file): the whole file (200) or one byte range (206); 416 for a range outside it. */
+function sendAudio(req: Req, res: Res, file: LocalCopy, channel: ChannelSelection, name: string): void {
+  let released = false;
+  const release = () => {
+    if (!released) void file.release();
+    released = true;
+  };
+  try {
+    streamAudio(req, res, file.path, channel, name, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+function streamAudio(req: Req, res: Res, file: string, channel: ChannelSelection, name: string, done: () => void): void {
+  const wav = openPlayableWav(file, channel);
+  const base = `${name.split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'audio'}-${channel}.wav`;
+  const headers: Record<string, string | number> = {
+    'Content-Type': 'audio/wav',
+    'Accept-Ranges': 'bytes',
+    'Cache-Control': 'private, no-store',
+    'X-Content-Type-Options': 'nosniff',
+    'Content-Disposition': `inline; filename="${base}"`,
+  };
+  const range = parseRange(req.headers.range, wav.size);
+  if (range === 'unsatisfiable') {
+    throw new VoxdexError('RANGE_NOT_SATISFIABLE', `The requested range is outside the ${wav.size} bytes of this audio; ask for bytes=0-${wav.size - 1} or less`, {
+      contentRange: `bytes */${wav.size}`,
+    });
+  }
+  const [start, end] = range ?? [0, wav.size - 1];
+  headers['Content-Length'] = end - start + 1;
+  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${wav.size}`;
+  res.writeHead(range ? 206 : 200, headers);
+  if (req.method === 'HEAD') {
+    res.end();
+    done();
+    return;
+  }
+  const body = wav.stream(start, end);
+  body.on('error', () => res.destroy());
+  res.on('close', () => {
+    body.destroy();
+    done();
+  });
+  body.pipe(res);
+}
+
+/**
+ * One `bytes=` range (RFC 9110 §14.1.2) → [start, end] inclusive, clamped to the size. Absent,
+ * malformed or several ranges → undefined (the whole file, 200); a first byte past the end →
+ * 'unsatisfiable'.
+ */
+export function parseRange(header: string | undefined, size: number): [number, number] | 'unsatisfiable' | undefined {
+  if (header === undefined) return undefined;
+  const m = /^bytes=(\d*)-(\d*)$/.exec(header.trim());
+  if (!m || (m[1] === '' && m[2] === '')) return undefined;
+  if (m[1] === '') {
+    const suffix = Number(m[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return [Math.max(0, size - suffix), size - 1];
+  }
+  const start = Number(m[1]);
+  const end = m[2] === '' ? size - 1 : Math.min(Number(m[2]), size - 1);
+  if (!Number.isSafeInteger(start) || start >= size) return 'unsatisfiable';
+  if (end < start) return undefined;
+  return [start, end];
+}
+
+function signAudio(secret: string, id: string, file: string, channel: string, expires: number): string {
+  return createHmac('sha256', secret).update(`audio\n${id}\n${file}\n${channel}\n${expires}`).digest('hex');
+}
+
+function safeEqual(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'utf8');
+  const y = Buffer.from(b, 'utf8');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

@@ -1,0 +1,275 @@
+/**
+ * Search: scope (company for the root token, organization, folder), the `terms` language with its
+ * errors shown at the position, the filters the API has, paged results with hits, CSV/zip export
+ * of the current search. What is searched lives in the URL hash (#/search?terms=…), never the token.
+ */
+import { ApiError, call, search, searchPath, type Account, type Scope } from './api.js';
+import { announce, field, h, option, replace } from './dom.js';
+import { renderResults } from './results.js';
+import { errorPosition } from './snippet.js';
+
+/** Search options kept in the hash, by their hash names. */
+const KEYS = ['co', 'org', 'folder', 'terms', 'from', 'to', 'channel', 'model', 'dmin', 'dmax', 'sort', 'sortdir', 'size', 'offset', 'requestid'] as const;
+type State = Partial<Record<(typeof KEYS)[number], string>>;
+
+export const PAGE_SIZES = ['25', '50', '100'];
+const DEFAULT_SIZE = '50';
+/** The API's largest page: what one export holds. */
+const EXPORT_MAX = 1000;
+
+export function stateFrom(params: URLSearchParams): State {
+  const s: State = {};
+  for (const k of KEYS) {
+    const v = params.get(k);
+    if (v !== null && v !== '') s[k] = v;
+  }
+  return s;
+}
+
+export function hashOf(view: string, s: Record<string, string | undefined>): string {
+  const q = new URLSearchParams();
+  for (const [k, v] of Object.entries(s)) if (v !== undefined && v !== '') q.set(k, v);
+  return `#/${view}?${q}`;
+}
+
+/** The API options of a search (without paging). */
+export function apiOptions(s: State): Record<string, unknown> {
+  const o: Record<string, unknown> = {};
+  if (s.terms?.trim()) o.terms = s.terms;
+  if (s.from) o.from = s.from;
+  if (s.to) o.to = s.to;
+  if (s.channel) o.channel = Number(s.channel);
+  if (s.model) o.model = s.model;
+  if (s.dmin || s.dmax) o.duration = `${s.dmin ?? ''}-${s.dmax ?? ''}`;
+  if (s.requestid) o.requestid = s.requestid;
+  o.sort = s.sort ?? 'datetime';
+  o.sortdir = s.sortdir ?? 'desc';
+  return o;
+}
+
+export function scopeOf(s: State, account: Account): Scope {
+  const company = account.companies.find((c) => c.company === s.co) ?? account.companies[0];
+  if (!company) throw new Error('This token has no company to search in.');
+  const org = company.orgs.find((o) => o.org === s.org)?.org ?? company.defaultDestination.org;
+  const folders = company.orgs.find((o) => o.org === org)?.folders ?? [];
+  return { company: company.company, org, folder: s.folder && folders.includes(s.folder) ? s.folder : undefined };
+}
+
+export async function renderSearch(main: HTMLElement, params: URLSearchParams, account: Account): Promise<void> {
+  const state = stateFrom(params);
+  if (account.companies.length === 0) {
+    replace(main, h('h1', {}, 'Search calls'), h('p', {}, 'There is no company yet: create one with voxdex company add.'));
+    return;
+  }
+  const scope = scopeOf(state, account);
+  // The search goes out first; the form is built while the server answers.
+  const pageSize = Number(state.size ?? DEFAULT_SIZE);
+  const offset = Math.max(0, Number(state.offset ?? 0) || 0);
+  const options = apiOptions(state);
+  const pending = search(scope, { ...options, offset, size: pageSize });
+  pending.catch(() => {}); // handled below, once the form is there to show it
+
+  // ---------------------------------------------------------------- the form
+  const company = h('select', { name: 'co' }, account.companies.map((c) => option(c.company, c.company, c.company === scope.company)));
+  const org = h('select', { name: 'org' });
+  const folder = h('select', { name: 'folder' });
+  const fillScope = () => {
+    const c = account.companies.find((x) => x.company === company.value)!;
+    const wantOrg = org.value || scope.org;
+    replace(org, c.orgs.map((o) => option(o.org, o.org, o.org === wantOrg)));
+    if (!c.orgs.some((o) => o.org === wantOrg)) org.value = c.defaultDestination.org;
+    const wantFolder = folder.value || scope.folder || '';
+    const folders = c.orgs.find((o) => o.org === org.value)?.folders ?? [];
+    replace(folder, option('', 'All folders', wantFolder === ''), folders.map((f) => option(f, f, f === wantFolder)));
+  };
+  org.value = scope.org;
+  fillScope();
+  company.addEventListener('change', () => {
+    org.value = '';
+    folder.value = '';
+    fillScope();
+  });
+  org.addEventListener('change', () => {
+    folder.value = '';
+    fillScope();
+  });
+
+  const terms = h('input', {
+    type: 'search',
+    name: 'terms',
+    value: state.terms ?? '',
+    placeholder: 'refund "cancel my subscription" -test',
+    autocomplete: 'off',
+    spellcheck: 'false',
+  });
+  const queryError = h('div', { class: 'query-error', id: 'query-error', role: 'alert' });
+  terms.setAttribute('aria-describedby', 'query-error terms-help');
+  const help = h(
+    'details',
+    { class: 'syntax', id: 'terms-help' },
+    h('summary', {}, 'Search syntax'),
+    h(
+      'ul',
+      {},
+      h('li', {}, h('code', {}, 'refund cancel'), ' both words (AND)'),
+      h('li', {}, h('code', {}, 'refund | credit'), ' either word (OR)'),
+      h('li', {}, h('code', {}, '-test'), ' calls without the word'),
+      h('li', {}, h('code', {}, '"cancel my subscription"'), ' the words in order, on one channel'),
+      h('li', {}, h('code', {}, '"refund order"~3'), ' the words within 3 words of each other'),
+      h('li', {}, h('code', {}, 'cancel*'), ', ', h('code', {}, 'col?r'), ' wildcards inside a word'),
+      h('li', {}, h('code', {}, '(refund | credit) account'), ' grouping'),
+    ),
+  );
+
+  const date = (name: 'from' | 'to') => h('input', { type: 'date', name, value: state[name] ?? '' });
+  const from = date('from');
+  const to = date('to');
+  const maxChannels = 4;
+  const channel = h('select', { name: 'channel' }, option('', 'Any channel', !state.channel), Array.from({ length: maxChannels }, (_, i) => option(String(i), `Channel ${i}`, state.channel === String(i))));
+  const model = h('select', { name: 'model' }, option('', 'Any model', !state.model), account.installedModels.map((m) => option(m, m, m === state.model)));
+  if (state.model && !account.installedModels.includes(state.model)) model.append(option(state.model, state.model, true));
+  const num = (name: 'dmin' | 'dmax', label: string) => h('input', { type: 'number', name, min: 0, step: 'any', inputmode: 'decimal', value: state[name] ?? '', 'aria-label': label, placeholder: label });
+  const dmin = num('dmin', 'min');
+  const dmax = num('dmax', 'max');
+  const sort = h('select', { name: 'sort' }, [['datetime', 'Call date'], ['score', 'Hits'], ['duration', 'Duration'], ['filename', 'File name'], ['confidence', 'Confidence']].map(([v, t]) => option(v!, t!, (state.sort ?? 'datetime') === v)));
+  const sortdir = h('select', { name: 'sortdir' }, option('desc', 'Descending', (state.sortdir ?? 'desc') === 'desc'), option('asc', 'Ascending', state.sortdir === 'asc'));
+  const size = h('select', { name: 'size' }, PAGE_SIZES.map((n) => option(n, `${n} per page`, (state.size ?? DEFAULT_SIZE) === n)));
+  const durationGroup = h('fieldset', { class: 'field duration' }, h('legend', {}, 'Duration (seconds)'), h('div', { class: 'pair' }, dmin, h('span', { 'aria-hidden': 'true' }, '–'), dmax));
+
+  const requestChip = state.requestid
+    ? h('p', { class: 'chip' }, `Only request ${state.requestid} `, h('button', { type: 'button', class: 'link', onclick: () => go({ ...read(), requestid: undefined, offset: undefined }) }, 'Show all requests'))
+    : null;
+
+  const form = h(
+    'form',
+    { role: 'search', class: 'search-form', 'aria-label': 'Search calls' },
+    h(
+      'div',
+      { class: 'row scope' },
+      account.principal === 'root' ? field('Company', company) : null,
+      field('Organization', org),
+      field('Folder', folder),
+    ),
+    h('div', { class: 'row terms' }, field('Words or phrases', terms), h('button', { type: 'submit', class: 'primary' }, 'Search')),
+    queryError,
+    help,
+    h(
+      'details',
+      { class: 'filters', open: hasFilters(state) },
+      h('summary', {}, 'Filters and order'),
+      h('div', { class: 'row' }, field('From', from), field('To', to), field('Channel', channel), field('Model', model), durationGroup),
+      h('div', { class: 'row' }, field('Sort by', sort), field('Order', sortdir), field('Page size', size)),
+    ),
+    requestChip,
+  );
+
+  const read = (): State => ({
+    co: account.principal === 'root' ? company.value : undefined,
+    org: org.value,
+    folder: folder.value || undefined,
+    terms: terms.value.trim() || undefined,
+    from: from.value || undefined,
+    to: to.value || undefined,
+    channel: channel.value || undefined,
+    model: model.value || undefined,
+    dmin: dmin.value || undefined,
+    dmax: dmax.value || undefined,
+    sort: sort.value === 'datetime' ? undefined : sort.value,
+    sortdir: sortdir.value === 'desc' ? undefined : sortdir.value,
+    size: size.value === DEFAULT_SIZE ? undefined : size.value,
+    requestid: state.requestid,
+  });
+  const go = (s: State) => {
+    location.hash = hashOf('search', s);
+  };
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    go(read());
+  });
+
+  // ---------------------------------------------------------------- results
+  const results = h('section', { class: 'results', 'aria-labelledby': 'results-title', 'aria-live': 'polite' });
+  replace(main, h('h1', { tabindex: '-1' }, 'Search calls'), form, results);
+
+  results.setAttribute('aria-busy', 'true');
+  replace(results, h('p', { class: 'muted' }, 'Searching…'));
+  let answer: { total: number; rows: Awaited<ReturnType<typeof search>>['rows'] };
+  try {
+    answer = await pending;
+  } catch (err) {
+    results.removeAttribute('aria-busy');
+    replace(results);
+    showError(err, terms, queryError);
+    return;
+  }
+  results.removeAttribute('aria-busy');
+  performance.mark('voxdex:results-received');
+
+  const exportButton = (label: string, extra: Record<string, unknown>, accept: string, name: string) =>
+    h('button', {
+      type: 'button',
+      class: 'secondary',
+      onclick: async (e: Event) => {
+        const b = e.currentTarget as HTMLButtonElement;
+        b.disabled = true;
+        try {
+          const res = await call(searchPath(scope), { body: { ...options, ...extra, offset: 0, size: EXPORT_MAX }, accept });
+          download(await res.blob(), name);
+          announce(`${label}: download started`);
+        } catch (err) {
+          showError(err, terms, queryError);
+        } finally {
+          b.disabled = false;
+        }
+      },
+    }, label);
+  const exports = h(
+    'div',
+    { class: 'exports' },
+    exportButton('Export CSV', { output: 'summary', format: 'csv' }, 'text/csv', 'voxdex-search.csv'),
+    exportButton('Export ZIP', { output: 'zip' }, 'application/zip', 'voxdex-search.zip'),
+    answer.total > EXPORT_MAX ? h('small', { class: 'hint' }, `Exports hold the first ${EXPORT_MAX} of ${answer.total} calls.`) : null,
+  );
+  const callState = { co: scope.company, org: scope.org, folder: scope.folder, terms: state.terms, channel: state.channel, back: location.hash };
+  renderResults(results, answer, { offset, pageSize, terms: state.terms ?? '', callState, exports, page: (o) => go({ ...state, offset: o ? String(o) : undefined }) });
+  announce(answer.total === 1 ? '1 call matches' : `${answer.total} calls match`);
+  // For bench/ui-render.ts: results in the DOM, and the frame after (they are on screen).
+  performance.mark('voxdex:results-rendered');
+  requestAnimationFrame(() => setTimeout(() => performance.mark('voxdex:results-painted'), 0));
+}
+
+function hasFilters(s: State): boolean {
+  return Boolean(s.from || s.to || s.channel || s.model || s.dmin || s.dmax || s.sort || s.sortdir || s.size);
+}
+
+/** A search error: a BAD_QUERY is shown under the box with the position marked; others as they are. */
+function showError(err: unknown, terms: HTMLInputElement, box: HTMLElement): void {
+  const message = (err as Error).message;
+  const pos = err instanceof ApiError && err.code === 'BAD_QUERY' ? errorPosition(message, terms.value) : undefined;
+  if (pos === undefined) {
+    replace(box, h('p', { class: 'error' }, message));
+    return;
+  }
+  const q = terms.value;
+  replace(
+    box,
+    h('p', { class: 'error' }, message),
+    h(
+      'pre',
+      { class: 'caret', 'aria-label': `Position ${pos} of the search terms` },
+      h('code', {}, q.slice(0, pos), h('mark', { class: 'at' }, q.slice(pos, pos + 1) || ' '), q.slice(pos + 1)),
+    ),
+  );
+  terms.setAttribute('aria-invalid', 'true');
+  terms.focus();
+  terms.setSelectionRange(pos, Math.min(q.length, pos + 1));
+}
+
+function download(blob: Blob, name: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = h('a', { href: url, download: name, hidden: true });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

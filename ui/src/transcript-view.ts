@@ -1,0 +1,296 @@
+/**
+ * One call: its facts, the recording (mixed, one channel, or all channels) through a signed audio
+ * link, its hits, and the transcript by channel with the word being spoken highlighted during
+ * playback. A click (or Enter) on a word plays from there; low-confidence words are marked.
+ * Opened from a hit it starts playing at the hit.
+ */
+import { ApiError, audioLink, details, search, type Account, type Hit, type Scope } from './api.js';
+import { announce, h, replace } from './dom.js';
+import { clock, dateTime, duration } from './format.js';
+import { hitWordTest, markSnippet } from './snippet.js';
+
+/** Words below this confidence are shown as uncertain. */
+export const LOW_CONFIDENCE = 0.5;
+const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
+
+interface Word {
+  start: number;
+  end: number;
+  channel: number;
+  el: HTMLElement;
+}
+
+export async function renderTranscript(main: HTMLElement, params: URLSearchParams, account: Account): Promise<() => void> {
+  const company = params.get('co') ?? account.companies[0]?.company ?? '';
+  const scope: Scope = { company, org: params.get('org') ?? '', folder: params.get('folder') ?? undefined };
+  const tid = params.get('tid') ?? undefined;
+  const file = params.get('file') ?? undefined;
+  const dt = params.get('dt') ?? undefined;
+  const terms = params.get('terms') ?? '';
+  const at = params.get('t') === null ? undefined : Number(params.get('t'));
+  const back = params.get('back');
+  const filter: Record<string, unknown> = { size: 1000 };
+  if (file) filter.filename = file;
+  if (dt) Object.assign(filter, { from: dt, to: dt });
+  if (params.get('rid')) filter.requestid = params.get('rid');
+
+  replace(main, h('p', { class: 'muted' }, 'Loading the call…'));
+  const [docs, found] = await Promise.all([
+    details(scope, filter),
+    terms ? search(scope, { ...filter, terms, ...(params.get('channel') ? { channel: Number(params.get('channel')) } : {}) }) : Promise.resolve(undefined),
+  ]);
+  const doc = docs.find((d) => (tid ? d.tid === tid : d.source === file));
+  const backLink = h('a', { class: 'back', href: back ?? '#/search' }, '\u2190 Back to the results');
+  if (!doc) {
+    replace(main, backLink, h('h1', { tabindex: '-1' }, file ?? 'Call'), h('p', { class: 'error', role: 'alert' }, 'This call is no longer in the index (it may have been deleted).'));
+    return () => {};
+  }
+  const row = found?.rows.find((r) => r.tid === doc.tid);
+
+  // ---------------------------------------------------------------- player
+  const audio = h('audio', { id: 'player', controls: true, preload: 'metadata' });
+  const status = h('p', { class: 'audio-status', role: 'status' });
+  const channelChoices: [string, string][] = [['mix', 'Mixed']];
+  for (let c = 0; c < doc.nchannels; c++) channelChoices.push([String(c), `Channel ${c}`]);
+  if (doc.nchannels > 1) channelChoices.push(['all', doc.nchannels === 2 ? 'Both (stereo)' : 'All channels']);
+  let channel = doc.nchannels > 1 ? 'mix' : 'all';
+  const radios = h(
+    'fieldset',
+    { class: 'channels' },
+    h('legend', {}, 'Listen to'),
+    channelChoices.map(([value, label]) => {
+      const input = h('input', { type: 'radio', name: 'listen', value, checked: value === channel });
+      input.addEventListener('change', () => void setChannel(value));
+      return h('label', { class: 'radio' }, input, label);
+    }),
+  );
+  if (doc.nchannels === 1) radios.hidden = true;
+
+  let linkFor = '';
+  let retried = false;
+  const load = async (startAt: number | undefined, play: boolean) => {
+    let url: string;
+    try {
+      url = await audioLink(doc.requestid, doc.source, channel);
+    } catch (err) {
+      status.textContent = err instanceof ApiError && err.status === 404 ? `The recording cannot be played: ${err.message}` : (err as Error).message;
+      return;
+    }
+    linkFor = channel;
+    audio.src = url;
+    audio.addEventListener(
+      'loadedmetadata',
+      () => {
+        if (startAt !== undefined) audio.currentTime = Math.min(startAt, audio.duration || startAt);
+        if (play) {
+          audio.play().catch(() => {
+            status.textContent = `Press play to listen from ${clock(startAt ?? 0)}.`;
+          });
+        }
+      },
+      { once: true },
+    );
+  };
+  const setChannel = async (value: string) => {
+    if (value === linkFor) return;
+    channel = value;
+    const wasPlaying = !audio.paused;
+    await load(audio.currentTime, wasPlaying);
+    announce(`Listening to ${channelChoices.find(([v]) => v === value)?.[1] ?? value}`);
+  };
+  audio.addEventListener('playing', () => {
+    if (!audio.dataset.startedAt) audio.dataset.startedAt = String(audio.currentTime);
+    status.textContent = '';
+  });
+  audio.addEventListener('error', () => {
+    if (retried) {
+      status.textContent = 'The recording could not be played.';
+      return;
+    }
+    retried = true; // an expired link: ask for a new one once
+    void load(audio.currentTime, false);
+  });
+
+  // ---------------------------------------------------------------- transcript
+  const isHit = hitWordTest(terms);
+  const hits = row?.hits ?? [];
+  const words: Word[] = [];
+  const lanes = h('div', { class: `lanes lanes-${Math.min(doc.nchannels, 4)}`, role: 'list' });
+  const utts = [...doc.utterances].sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel);
+  for (const u of utts) {
+    const ch = u.metadata.channel;
+    const ws = u.events.filter((e) => !FILLER.test(e.word));
+    if (ws.length === 0) continue;
+    const p = h('p', { class: 'words' });
+    ws.forEach((e, i) => {
+      const low = e.confidence < LOW_CONFIDENCE;
+      const inHit = hits.some((x) => x.channel === ch && e.start >= x.start - 0.001 && e.end <= x.end + 0.001);
+      const el = h(
+        'span',
+        {
+          class: `w${low ? ' low' : ''}${inHit ? ' w-hit' : ''}`,
+          role: 'button',
+          tabindex: '-1',
+          'data-start': e.start,
+          title: `${clock(e.start)}${low ? ` \u00b7 low confidence (${e.confidence.toFixed(2)})` : ''}`,
+          'aria-label': low ? `${e.word} (uncertain)` : undefined,
+        },
+        e.word,
+      );
+      words.push({ start: e.start, end: e.end, channel: ch, el });
+      if (i > 0) p.append(' ');
+      p.append(el);
+    });
+    const time = h('button', { type: 'button', class: 'utt-time', 'aria-label': `Play channel ${ch} from ${clock(u.start)}` }, clock(u.start));
+    time.addEventListener('click', () => seek(u.start));
+    lanes.append(h('div', { class: `utt ch-${ch}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, `Channel ${ch}`), time), p));
+  }
+  if (words[0]) words[0].el.tabIndex = 0;
+  const byChannel = new Map<number, Word[]>();
+  for (const w of words) {
+    if (!byChannel.has(w.channel)) byChannel.set(w.channel, []);
+    byChannel.get(w.channel)!.push(w);
+  }
+  for (const list of byChannel.values()) list.sort((a, b) => a.start - b.start);
+  const order = new Map(words.map((w, i) => [w.el, i]));
+
+  const seek = (t: number) => {
+    audio.currentTime = t;
+    if (audio.paused) void audio.play().catch(() => {});
+    highlight();
+  };
+  lanes.addEventListener('click', (e) => {
+    const el = (e.target as HTMLElement).closest('.w') as HTMLElement | null;
+    if (el && order.has(el)) {
+      focusWord(order.get(el)!);
+      seek(Number(el.dataset.start));
+    }
+  });
+  lanes.addEventListener('keydown', (e) => {
+    const i = order.get(document.activeElement as HTMLElement);
+    if (i === undefined) return;
+    const move: Record<string, number> = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: words.length - 1 };
+    if (e.key in move) {
+      e.preventDefault();
+      focusWord(Math.max(0, Math.min(words.length - 1, move[e.key]!)));
+    } else if (e.key === 'Enter' || e.key === ' ') {
+      e.preventDefault();
+      seek(words[i]!.start);
+    }
+  });
+  const focusWord = (i: number) => {
+    for (const w of words) if (w.el.tabIndex === 0) w.el.tabIndex = -1;
+    words[i]!.el.tabIndex = 0;
+    words[i]!.el.focus();
+  };
+
+  // Highlight the word being spoken on each channel, following playback.
+  const follow = h('input', { type: 'checkbox', checked: true });
+  let lit: HTMLElement[] = [];
+  const highlight = () => {
+    const t = audio.currentTime;
+    const now: HTMLElement[] = [];
+    for (const list of byChannel.values()) {
+      const w = lastStartingBefore(list, t);
+      if (w && t < w.end + 0.05) now.push(w.el);
+    }
+    if (now.length === lit.length && now.every((el, i) => el === lit[i])) return;
+    for (const el of lit) el.classList.remove('now');
+    for (const el of now) el.classList.add('now');
+    if (follow.checked && now[0] && now[0] !== lit[0] && !audio.paused) now[0].closest('.utt')?.scrollIntoView({ block: 'nearest' });
+    lit = now;
+  };
+  let frame = 0;
+  const tick = () => {
+    highlight();
+    frame = audio.paused ? 0 : requestAnimationFrame(tick);
+  };
+  audio.addEventListener('play', () => {
+    if (!frame) frame = requestAnimationFrame(tick);
+  });
+  audio.addEventListener('seeked', highlight);
+  audio.addEventListener('timeupdate', highlight);
+
+  // ---------------------------------------------------------------- the page
+  const meta = doc.streamtags?.metadata ?? {};
+  const facts = h(
+    'dl',
+    { class: 'facts' },
+    fact('Call date', dateTime(row?.datetime ?? dt)),
+    fact('Duration', duration(doc.audiosecs)),
+    fact('Channels', String(doc.nchannels)),
+    fact('Model', doc.model),
+    doc.confidence !== undefined ? fact('Confidence', doc.confidence.toFixed(2)) : null,
+    fact('Request', doc.requestid),
+    Object.entries(meta).map(([k, v]) => fact(k, typeof v === 'string' ? v : JSON.stringify(v))),
+  );
+  const hitList = hits.length
+    ? h(
+        'section',
+        { class: 'call-hits', 'aria-labelledby': 'hits-title' },
+        h('h2', { id: 'hits-title' }, hits.length === 1 ? '1 hit' : `${hits.length} hits`),
+        h('ul', { class: 'hits' }, hits.map((x) => h('li', {}, hitButton(x, isHit, seek)))),
+      )
+    : null;
+  replace(
+    main,
+    backLink,
+    h('h1', { tabindex: '-1' }, doc.source),
+    facts,
+    h('section', { class: 'player', 'aria-label': 'Recording' }, audio, radios, status),
+    hitList,
+    h(
+      'section',
+      { class: 'transcript', 'aria-labelledby': 'transcript-title' },
+      h('div', { class: 'transcript-head' }, h('h2', { id: 'transcript-title' }, 'Transcript'), h('label', { class: 'check' }, follow, 'Follow playback')),
+      h(
+        'p',
+        { class: 'legend hint', id: 'transcript-legend' },
+        'Click a word to play from it (keyboard: arrow keys move between words, Enter plays). ',
+        h('span', { class: 'w low' }, 'Dotted'),
+        ' words are uncertain; ',
+        h('span', { class: 'w w-hit' }, 'marked'),
+        ' words are hits.',
+      ),
+      words.length ? lanes : h('p', { class: 'muted' }, 'No speech was recognized in this call.'),
+    ),
+  );
+  lanes.setAttribute('aria-describedby', 'transcript-legend');
+  lanes.setAttribute('aria-label', 'Transcript by channel');
+  void load(at, at !== undefined);
+  (main.querySelector('h1') as HTMLElement).focus();
+  return () => {
+    cancelAnimationFrame(frame);
+    audio.pause();
+    audio.removeAttribute('src');
+    audio.load();
+  };
+}
+
+function fact(name: string, value: string): HTMLElement {
+  return h('div', {}, h('dt', {}, name), h('dd', {}, value));
+}
+
+function hitButton(hit: Hit, isHit: (w: string) => boolean, seek: (t: number) => void): HTMLButtonElement {
+  const b = h(
+    'button',
+    { type: 'button', class: 'hit', 'aria-label': `Play from ${clock(hit.start)}, channel ${hit.channel}: ${hit.text}` },
+    h('span', { class: 'at' }, '\u25b6\u00a0', clock(hit.start)),
+    h('span', { class: 'ch' }, `ch\u00a0${hit.channel}`),
+    h('span', { class: 'snip' }, markSnippet(hit.text, isHit)),
+  );
+  b.addEventListener('click', () => seek(hit.start));
+  return b;
+}
+
+/** The last word starting at or before t (binary search over one channel's words by start time). */
+function lastStartingBefore(words: Word[], t: number): Word | undefined {
+  let lo = 0;
+  let hi = words.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (words[mid]!.start <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? words[lo - 1] : undefined;
+}

@@ -178,7 +178,7 @@ test('JSON served as text/html cannot inject markup; responses carry a sandbox C
 type H = Record<string, string>;
 const errorCases: Array<[string, (c: { base: string; acme: string; other: string }, h: H) => Promise<Response>, number, string, string]> = [
   ['a missing token is 401', ({ base }, h) => get(base, '/search/acme/sales', {}, h), 401, 'BAD_TOKEN',
-    'A token is required: pass token=&lt;your company token&gt; as a form field or query parameter'],
+    'A token is required: pass token=&lt;your company token&gt; as a form field or query parameter, or send the header Authorization: Bearer &lt;token&gt;'],
   ['an unknown token is 401', ({ base }, h) => get(base, '/search/acme/sales', { token: '0'.repeat(32) }, h), 401, 'BAD_TOKEN',
     'The token is not valid: check it, or ask the operator for a new one (voxdex token rotate)'],
   ["another company's token is 403", ({ base, other }, h) => get(base, '/search/acme/sales', { token: other }, h), 403, 'FORBIDDEN',

@@ -263,7 +263,7 @@ export class Tenancy {
   /** Who holds `token`: the root, or a company. Missing or unknown → BAD_TOKEN (401). */
   authenticate(token: string | undefined | null): Principal {
     if (typeof token !== 'string' || token.length === 0) {
-      throw voxdexError('BAD_TOKEN', 'A token is required: pass token=<your company token> as a form field or query parameter');
+      throw voxdexError('BAD_TOKEN', 'A token is required: pass token=<your company token> as a form field or query parameter, or send the header Authorization: Bearer <token>');
     }
     const hash = sha256(token);
     if (this.#rootHash && timingSafeEqual(hash, this.#rootHash)) return { kind: 'root' };

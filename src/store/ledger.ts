@@ -31,3 +31,31 @@ export interface SubmissionLedger {
   /** Forgets an attempt that will be retried as if it never happened (the service was busy). */
   release(d: Destination, sha256: string): Promise<void>;
 }
+
+/** A row of the `intake_files` table, as both SQL adapters read it. */
+export interface LedgerRow {
+  sha256: string;
+  state: LedgerState;
+  requestid: string | null;
+  source: 'drop' | 'import';
+  company: string;
+  org: string;
+  folder: string;
+  path: string;
+  updated_at: string;
+  error: string | null;
+}
+
+export function ledgerEntry(r: LedgerRow): LedgerEntry {
+  const e: LedgerEntry = {
+    sha256: r.sha256,
+    state: r.state,
+    source: r.source,
+    destination: { company: r.company, org: r.org, folder: r.folder },
+    path: r.path,
+    at: r.updated_at,
+  };
+  if (r.requestid) e.requestid = r.requestid;
+  if (r.error) e.error = JSON.parse(r.error) as ErrorInfo;
+  return e;
+}

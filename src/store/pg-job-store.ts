@@ -9,51 +9,12 @@
  * a running job (a worker that lost its lease cannot overwrite the one that took over).
  */
 import type pg from 'pg';
-import type { ErrorInfo } from '../errors.js';
 import { JOB_STATES, type ClaimOptions, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type LeaseState, type NewJob, type Settlement } from './job-store.js';
 import type { EnqueueInput } from './outbox.js';
 import type { PgCallbackOutbox } from './pg-outbox.js';
 import { inTransaction, pgQuery } from './pg-pool.js';
+import { toItem, toJob, type ItemRow, type JobRow } from './job-rows.js';
 
-interface JobRow {
-  seq: number;
-  id: string;
-  company: string;
-  org: string;
-  folder: string;
-  model: string;
-  output: string;
-  callback: string | null;
-  callback_error: string | null;
-  metadata: string | null;
-  datetime: string;
-  source: string;
-  kind: string;
-  upload_path: string;
-  zpass: string | null;
-  warning: string | null;
-  size_bytes: number;
-  state: string;
-  created: Date;
-  started: Date | null;
-  finished: Date | null;
-  progress: number;
-  attempts: number;
-  error: string | null;
-  result_path: string | null;
-}
-
-interface ItemRow {
-  request_id: string;
-  member: string;
-  idx: number;
-  state: string;
-  attempts: number;
-  error: string | null;
-  tid: string | null;
-  audiosecs: number | null;
-  transcript_path: string | null;
-}
 
 const COLUMNS = `seq, id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source, kind,
   upload_path, zpass, warning, size_bytes, state, created, started, finished, progress, attempts, error, result_path`;
@@ -299,40 +260,3 @@ function escapeLiteral(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-function toJob(r: JobRow): Job {
-  const job: Job = {
-    id: r.id,
-    seq: r.seq,
-    destination: { company: r.company, org: r.org, folder: r.folder },
-    model: r.model,
-    output: r.output as Job['output'],
-    datetime: r.datetime,
-    source: r.source,
-    kind: r.kind as Job['kind'],
-    uploadPath: r.upload_path,
-    sizeBytes: r.size_bytes,
-    state: r.state as JobState,
-    created: r.created.toISOString(),
-    progress: r.progress,
-    attempts: r.attempts,
-  };
-  if (r.callback !== null) job.callback = r.callback;
-  if (r.callback_error !== null) job.callbackError = r.callback_error;
-  if (r.metadata !== null) job.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
-  if (r.zpass !== null) job.zpass = r.zpass;
-  if (r.warning !== null) job.warning = r.warning;
-  if (r.started !== null) job.started = r.started.toISOString();
-  if (r.finished !== null) job.finished = r.finished.toISOString();
-  if (r.error !== null) job.error = JSON.parse(r.error) as ErrorInfo;
-  if (r.result_path !== null) job.resultPath = r.result_path;
-  return job;
-}
-
-function toItem(r: ItemRow): JobItem {
-  const item: JobItem = { requestId: r.request_id, member: r.member, idx: r.idx, state: r.state as JobItem['state'], attempts: r.attempts };
-  if (r.error !== null) item.error = JSON.parse(r.error) as ErrorInfo;
-  if (r.tid !== null) item.tid = r.tid;
-  if (r.audiosecs !== null) item.audiosecs = r.audiosecs;
-  if (r.transcript_path !== null) item.transcriptPath = r.transcript_path;
-  return item;
-}

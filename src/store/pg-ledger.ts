@@ -2,21 +2,9 @@
 import type pg from 'pg';
 import type { ErrorInfo } from '../errors.js';
 import type { Destination } from '../types.js';
-import type { LedgerEntry, LedgerState, SubmissionLedger } from './ledger.js';
+import { ledgerEntry, type LedgerEntry, type LedgerRow, type SubmissionLedger } from './ledger.js';
 import { pgQuery } from './pg-pool.js';
 
-interface Row {
-  sha256: string;
-  state: LedgerState;
-  requestid: string | null;
-  source: 'drop' | 'import';
-  company: string;
-  org: string;
-  folder: string;
-  path: string;
-  updated_at: string;
-  error: string | null;
-}
 
 const KEY = 'company = $1 AND org = $2 AND folder = $3 AND sha256 = $4';
 
@@ -28,19 +16,8 @@ export class PgSubmissionLedger implements SubmissionLedger {
   }
 
   async get(d: Destination, sha256: string): Promise<LedgerEntry | undefined> {
-    const r = (await pgQuery<Row>(this.#pool, `SELECT * FROM intake_files WHERE ${KEY}`, [d.company, d.org, d.folder, sha256])).rows[0];
-    if (!r) return undefined;
-    const e: LedgerEntry = {
-      sha256: r.sha256,
-      state: r.state,
-      source: r.source,
-      destination: { company: r.company, org: r.org, folder: r.folder },
-      path: r.path,
-      at: r.updated_at,
-    };
-    if (r.requestid) e.requestid = r.requestid;
-    if (r.error) e.error = JSON.parse(r.error) as ErrorInfo;
-    return e;
+    const r = (await pgQuery<LedgerRow>(this.#pool, `SELECT * FROM intake_files WHERE ${KEY}`, [d.company, d.org, d.folder, sha256])).rows[0];
+    return r ? ledgerEntry(r) : undefined;
   }
 
   async begin(d: Destination, sha256: string, source: 'drop' | 'import', path: string): Promise<void> {

@@ -6,50 +6,11 @@
  */
 import type Database from 'better-sqlite3';
 import path from 'node:path';
-import type { ErrorInfo } from '../errors.js';
 import type { EnqueueInput } from './outbox.js';
 import type { SqliteCallbackOutbox } from './sqlite-outbox.js';
 import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob, type Settlement } from './job-store.js';
+import { toItem, toJob, type ItemRow, type JobRow } from './job-rows.js';
 
-interface JobRow {
-  seq: number;
-  id: string;
-  company: string;
-  org: string;
-  folder: string;
-  model: string;
-  output: string;
-  callback: string | null;
-  callback_error: string | null;
-  metadata: string | null;
-  datetime: string;
-  source: string;
-  kind: string;
-  upload_path: string;
-  zpass: string | null;
-  warning: string | null;
-  size_bytes: number;
-  state: string;
-  created: string;
-  started: string | null;
-  finished: string | null;
-  progress: number;
-  attempts: number;
-  error: string | null;
-  result_path: string | null;
-}
-
-interface ItemRow {
-  request_id: string;
-  member: string;
-  idx: number;
-  state: string;
-  attempts: number;
-  error: string | null;
-  tid: string | null;
-  audiosecs: number | null;
-  transcript_path: string | null;
-}
 
 export function jobStorePath(dataDir: string): string {
   return path.join(dataDir, 'jobs.sqlite');
@@ -276,40 +237,3 @@ export class SqliteJobStore implements JobStore {
   }
 }
 
-function toJob(r: JobRow): Job {
-  const job: Job = {
-    id: r.id,
-    seq: r.seq,
-    destination: { company: r.company, org: r.org, folder: r.folder },
-    model: r.model,
-    output: r.output as Job['output'],
-    datetime: r.datetime,
-    source: r.source,
-    kind: r.kind as Job['kind'],
-    uploadPath: r.upload_path,
-    sizeBytes: r.size_bytes,
-    state: r.state as JobState,
-    created: r.created,
-    progress: r.progress,
-    attempts: r.attempts,
-  };
-  if (r.callback !== null) job.callback = r.callback;
-  if (r.callback_error !== null) job.callbackError = r.callback_error;
-  if (r.metadata !== null) job.metadata = JSON.parse(r.metadata) as Record<string, unknown>;
-  if (r.zpass !== null) job.zpass = r.zpass;
-  if (r.warning !== null) job.warning = r.warning;
-  if (r.started !== null) job.started = r.started;
-  if (r.finished !== null) job.finished = r.finished;
-  if (r.error !== null) job.error = JSON.parse(r.error) as ErrorInfo;
-  if (r.result_path !== null) job.resultPath = r.result_path;
-  return job;
-}
-
-function toItem(r: ItemRow): JobItem {
-  const item: JobItem = { requestId: r.request_id, member: r.member, idx: r.idx, state: r.state as JobItem['state'], attempts: r.attempts };
-  if (r.error !== null) item.error = JSON.parse(r.error) as ErrorInfo;
-  if (r.tid !== null) item.tid = r.tid;
-  if (r.audiosecs !== null) item.audiosecs = r.audiosecs;
-  if (r.transcript_path !== null) item.transcriptPath = r.transcript_path;
-  return item;
-}

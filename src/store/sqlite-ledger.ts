@@ -2,20 +2,8 @@
 import type Database from 'better-sqlite3';
 import type { ErrorInfo } from '../errors.js';
 import type { Destination } from '../types.js';
-import type { LedgerEntry, LedgerState, SubmissionLedger } from './ledger.js';
+import { ledgerEntry, type LedgerEntry, type LedgerRow, type SubmissionLedger } from './ledger.js';
 
-interface Row {
-  sha256: string;
-  state: LedgerState;
-  requestid: string | null;
-  source: 'drop' | 'import';
-  company: string;
-  org: string;
-  folder: string;
-  path: string;
-  updated_at: string;
-  error: string | null;
-}
 
 export class SqliteSubmissionLedger implements SubmissionLedger {
   readonly #db: Database.Database;
@@ -34,19 +22,8 @@ export class SqliteSubmissionLedger implements SubmissionLedger {
   async get(d: Destination, sha256: string): Promise<LedgerEntry | undefined> {
     const r = this.#db
       .prepare('SELECT * FROM intake_files WHERE company = ? AND org = ? AND folder = ? AND sha256 = ?')
-      .get(d.company, d.org, d.folder, sha256) as Row | undefined;
-    if (!r) return undefined;
-    const e: LedgerEntry = {
-      sha256: r.sha256,
-      state: r.state,
-      source: r.source,
-      destination: { company: r.company, org: r.org, folder: r.folder },
-      path: r.path,
-      at: r.updated_at,
-    };
-    if (r.requestid) e.requestid = r.requestid;
-    if (r.error) e.error = JSON.parse(r.error) as ErrorInfo;
-    return e;
+      .get(d.company, d.org, d.folder, sha256) as LedgerRow | undefined;
+    return r ? ledgerEntry(r) : undefined;
   }
 
   async begin(destination: Destination, sha256: string, source: 'drop' | 'import', path: string): Promise<void> {

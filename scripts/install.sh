@@ -28,3 +28,4 @@ echo "voxdex: building the web UI"
 npm run --silent build:ui
 bash models/build-telephony.sh
 bash models/fetch-moonshine.sh   # the default model: PyPI wheel, sha256-checked, cached in models/build/
+bash models/fold-moonshine.sh    # its folded graphs, derived from those files with pinned tools, sha256-checked

@@ -9,12 +9,20 @@
  * decoder (self-attention) caches — the encoder (cross-attention) caches computed at step 0 stay.
  * The abort flag is polled between steps.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { voxdexError } from '../../errors.js';
 import { BOS, EOS, loadTokenizer, type Tokenizer } from './tokenizer.js';
 
-export const MOONSHINE_FILES = ['encoder_model.ort', 'decoder_model_merged.ort', 'tokenizer.bin'] as const;
+/**
+ * The two graphs of a model directory: the folded ONNX files (models/fold-moonshine.sh; weights
+ * dequantized once, offline) when present, else the official ORT-format files.
+ */
+export function moonshineGraphs(dir: string): { encoder: string; decoder: string } {
+  const ext = existsSync(path.join(dir, 'encoder_model.onnx')) ? 'onnx' : 'ort';
+  return { encoder: path.join(dir, `encoder_model.${ext}`), decoder: path.join(dir, `decoder_model_merged.${ext}`) };
+}
 export const MOONSHINE_RATE = 16000;
 
 const LAYERS = 8;
@@ -73,8 +81,9 @@ export async function loadMoonshine(dir: string, opts: MoonshineOptions = {}): P
   let encoder: ort.InferenceSession | undefined;
   try {
     const tokenizer = loadTokenizer(path.join(dir, 'tokenizer.bin'));
-    encoder = await ort.InferenceSession.create(path.join(dir, 'encoder_model.ort'), sessionOptions);
-    const decoder = await ort.InferenceSession.create(path.join(dir, 'decoder_model_merged.ort'), sessionOptions);
+    const files = moonshineGraphs(dir);
+    encoder = await ort.InferenceSession.create(files.encoder, sessionOptions);
+    const decoder = await ort.InferenceSession.create(files.decoder, sessionOptions);
     return createModel(tokenizer, encoder, decoder);
   } catch (err) {
     await encoder?.release().catch(() => {});

@@ -263,6 +263,8 @@ def convert(src, dst):
     graph = folder.to_proto(main, {}, 0)
     for k, v in folder.outer.items():
         graph.initializer.append(numpy_helper.from_array(np.asarray(v, order='C'), k))
+    if 'encoder_hidden_states' in main.inputs:
+        add_cross_attention_bias(graph)
     model = helper.make_model(graph, opset_imports=[o for o in opsets if o.domain in ('', 'com.microsoft')], ir_version=m.IrVersion(),
                               producer_name='voxdex fold-moonshine.py')
     onnx.checker.check_model(model, full_check=False)
@@ -270,6 +272,43 @@ def convert(src, dst):
     onnx.save_model(model, tmp)
     os.replace(tmp, dst)
     return len(main.nodes), len(graph.node), folder.folded
+
+
+BIAS = 'encoder_attention_bias'
+
+
+def add_cross_attention_bias(graph):
+    """Gives the decoder an input added to its cross-attention scores before their softmax.
+
+    The model has no attention mask, so utterances of different lengths cannot share a batch as they
+    are. With this input ([batch, 1, 1, encoder frames], float32) a batch pads every utterance's
+    encoder output to the longest one and puts a large negative number on the padded frames: their
+    softmax weight is exactly 0, and each row computes what it computes alone. Zeros change nothing
+    (x + 0 = x), so a single utterance gives the same values as the graph without the input.
+    """
+    graph.input.append(helper.make_tensor_value_info(BIAS, TensorProto.FLOAT, ['batch_size', 1, 1, 'encoder_sequence_length_out']))
+    added = 0
+
+    def patch(g):
+        nonlocal added
+        nodes = list(g.node)
+        out = []
+        for n in nodes:
+            for a in n.attribute:
+                if a.type == onnx.AttributeProto.GRAPH:
+                    patch(a.g)
+            if n.op_type == 'Softmax' and '/encoder_attn/' in n.name:
+                biased = n.input[0] + '_biased'
+                out.append(helper.make_node('Add', [n.input[0], BIAS], [biased], name=n.name.replace('/Softmax', '/AddBias')))
+                n.input[0] = biased
+                added += 1
+            out.append(n)
+        del g.node[:]
+        g.node.extend(out)
+
+    patch(graph)
+    if added != 16:  # 8 layers, in each branch of the If
+        raise SystemExit(f'expected 16 cross-attention softmaxes in the decoder, found {added}')
 
 
 class _GraphAttr:

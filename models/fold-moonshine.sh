@@ -14,7 +14,7 @@ OUT=${VOXDEX_MOONSHINE_FOLDED_DIR:-models/build/moonshine-folded}
 VENV=${VOXDEX_FOLD_VENV:-.cache/fold-venv}
 FILES=(
   "encoder_model.onnx 30001b8ceab96083e37237d78401740461813b3a42397aad77713f5677f6799f"
-  "decoder_model_merged.onnx a32bc72704a44ac3cd86a3a62c495da81d46095829b9a5c47e46caea73f8b412"
+  "decoder_model_merged.onnx fcee885b6f0e6d9a8fe6c30f3112f138bd98e6f79f2ae2d8db4152a13b9b2a33"
   "tokenizer.bin 04670d78994d030185c3dd843c60591788fed0a56cc6750747bd326825f13ca9"
 )
 

@@ -39,6 +39,8 @@ export interface EngineResult {
 
 export interface WorkerEngine {
   decode(req: EngineRequest): EngineResult | Promise<EngineResult>;
+  /** Several utterances at once (Moonshine: their decoder steps batched); results in the same order. */
+  decodeBatch?(reqs: EngineRequest[]): Promise<EngineResult[]>;
 }
 
 /** A stable cache key for a descriptor (one engine per key per thread). */

@@ -67,6 +67,13 @@ export interface MoonshineOutput {
 export interface MoonshineModel {
   readonly tokenizer: Tokenizer;
   decode(pcm: Float32Array, opts: DecodeOptions): Promise<MoonshineOutput>;
+  /**
+   * Decodes several utterances together: each is encoded alone, then their decoder steps run as one
+   * batch (the encoder outputs padded to the longest and masked through the folded decoder's
+   * `encoder_attention_bias`, so each row computes what it would alone). A row leaves the batch when
+   * it ends. Without that input (the official .ort files) the utterances are decoded one by one.
+   */
+  decodeBatch(pcms: Float32Array[], opts: DecodeOptions[]): Promise<MoonshineOutput[]>;
   release(): Promise<void>;
 }
 
@@ -136,81 +143,145 @@ export function trailingRepeat(ids: readonly number[], times = 4): number {
   return 0;
 }
 
+/** A bias far below any attention score: the padded frames' softmax weights are exactly 0. */
+const MASKED = -1e9;
+const BIAS = 'encoder_attention_bias';
+
+/** Rows `keep` of a tensor whose first dimension is the batch. */
+function selectRows(t: ort.Tensor, keep: number[]): ort.Tensor {
+  const b = t.dims[0]!;
+  const data = t.data as Float32Array;
+  const row = data.length / b;
+  const out = new Float32Array(row * keep.length);
+  keep.forEach((r, i) => out.set(data.subarray(r * row, (r + 1) * row), i * row));
+  return new ort.Tensor('float32', out, [keep.length, ...t.dims.slice(1)]);
+}
+
+/** One utterance's decoding state inside a batch. */
+interface Row {
+  index: number;
+  opts: DecodeOptions;
+  tokens: DecodedToken[];
+  last: number;
+  ended: boolean;
+  repetition: boolean;
+  done: boolean;
+  firstEosLogprob: number;
+  encodeMs: number;
+}
+
 function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decoder: ort.InferenceSession): MoonshineModel {
-  const emptyCache = new ort.Tensor('float32', new Float32Array(0), [1, HEADS, 0, HEAD_DIM]);
   const cacheOff = new ort.Tensor('bool', new Uint8Array([0]), [1]);
   const cacheOn = new ort.Tensor('bool', new Uint8Array([1]), [1]);
   const cancelled = () => voxdexError('CANCELLED', 'cancelled');
+  const masks = decoder.inputNames.includes(BIAS);
+
+  async function decodeTogether(pcms: Float32Array[], opts: DecodeOptions[]): Promise<MoonshineOutput[]> {
+    const aborted = () => opts.some((o) => o.abort !== undefined && Atomics.load(o.abort, 0) !== 0);
+    if (aborted()) throw cancelled();
+    const hiddens: ort.Tensor[] = [];
+    const rows: Row[] = [];
+    let feeds: Record<string, ort.Tensor> = {};
+    const owned = new Set<ort.Tensor>();
+    try {
+      for (const [i, pcm] of pcms.entries()) {
+        const e0 = performance.now();
+        hiddens.push((await encoder.run({ input_values: new ort.Tensor('float32', pcm, [1, pcm.length]) })).last_hidden_state!);
+        rows.push({ index: i, opts: opts[i]!, tokens: [], last: BOS, ended: false, repetition: false, done: false, firstEosLogprob: 0, encodeMs: performance.now() - e0 });
+        if (aborted()) throw cancelled();
+      }
+      const t1 = performance.now();
+      // The batch's encoder output: each row's frames, zeros after them, masked in the bias.
+      const dim = hiddens[0]!.dims[2]!;
+      const frames = Math.max(...hiddens.map((h) => h.dims[1]!));
+      const hidden = new Float32Array(rows.length * frames * dim);
+      const bias = new Float32Array(rows.length * frames);
+      hiddens.forEach((h, r) => {
+        hidden.set(h.data as Float32Array, r * frames * dim);
+        bias.fill(MASKED, r * frames + h.dims[1]!, (r + 1) * frames);
+      });
+      for (const h of hiddens) h.dispose();
+      hiddens.length = 0;
+      feeds.encoder_hidden_states = new ort.Tensor('float32', hidden, [rows.length, frames, dim]);
+      if (masks) feeds[BIAS] = new ort.Tensor('float32', bias, [rows.length, 1, 1, frames]);
+      for (const n of PAST) feeds[n] = new ort.Tensor('float32', new Float32Array(0), [rows.length, HEADS, 0, HEAD_DIM]);
+
+      let active = rows.slice();
+      for (let step = 0; active.length > 0; step++) {
+        if (aborted()) throw cancelled();
+        feeds.input_ids = new ort.Tensor('int64', BigInt64Array.from(active, (r) => BigInt(r.last)), [active.length, 1]);
+        feeds.use_cache_branch = step === 0 ? cacheOff : cacheOn;
+        const out = await decoder.run(feeds);
+        const logits = out.logits!;
+        const size = logits.dims[2]!;
+        const data = logits.data as Float32Array;
+        const perRow = data.length / active.length;
+        for (const [k, row] of active.entries()) {
+          const offset = k * perRow + perRow - size;
+          let choice = pick(data, offset, size, -1);
+          if (step === 0) {
+            row.firstEosLogprob = choice.eosLogprob;
+            if (choice.id === EOS && row.opts.forcePastEos) choice = pick(data, offset, size, EOS);
+          }
+          if (choice.id === EOS) {
+            row.ended = row.done = true;
+            continue;
+          }
+          if (step === row.opts.maxTokens) {
+            row.done = true; // the bound was reached without end-of-sequence
+            continue;
+          }
+          row.tokens.push({ id: choice.id, logprob: choice.logprob });
+          row.last = choice.id;
+          const rep = trailingRepeat(row.tokens.map((x) => x.id));
+          if (rep > 0) {
+            row.tokens.length -= rep * 3; // a decoding loop: keep one copy of the pattern
+            row.repetition = row.done = true;
+          }
+        }
+        logits.dispose();
+        // Keep the new caches (all of them after step 0, only the decoder's afterwards).
+        const next: Record<string, ort.Tensor> = { ...feeds };
+        for (let i = 0; i < PAST.length; i++) {
+          const present = out[PRESENT[i]!]!;
+          if (step === 0 || i % 4 < 2) {
+            next[PAST[i]!] = present;
+            owned.add(present);
+          } else present.dispose();
+        }
+        const still = active.map((r, k) => (r.done ? -1 : k)).filter((k) => k >= 0);
+        if (still.length < active.length && still.length > 0) {
+          // Rows that ended leave the batch: every batch-shaped input keeps the others' rows.
+          for (const name of [...PAST, 'encoder_hidden_states', ...(masks ? [BIAS] : [])]) next[name] = selectRows(next[name]!, still);
+        }
+        for (const [name, old] of Object.entries(feeds)) {
+          if (next[name] !== old && owned.has(old)) {
+            owned.delete(old);
+            old.dispose();
+          }
+        }
+        for (const name of PAST) owned.add(next[name]!);
+        feeds = next;
+        active = still.map((k) => active[k]!);
+      }
+      const decodeMs = (performance.now() - t1) / rows.length;
+      return rows.map((r) => ({ tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, encodeMs: r.encodeMs, decodeMs }));
+    } finally {
+      for (const h of hiddens) h.dispose();
+      for (const x of owned) x.dispose();
+    }
+  }
 
   return {
     tokenizer,
     async decode(pcm, opts) {
-      const aborted = () => opts.abort !== undefined && Atomics.load(opts.abort, 0) !== 0;
-      if (aborted()) throw cancelled();
-      const t0 = performance.now();
-      const enc = await encoder.run({ input_values: new ort.Tensor('float32', pcm, [1, pcm.length]) });
-      const hidden = enc.last_hidden_state!;
-      const t1 = performance.now();
-      const feeds: Record<string, ort.Tensor> = { encoder_hidden_states: hidden };
-      for (const n of PAST) feeds[n] = emptyCache;
-      const tokens: DecodedToken[] = [];
-      let last = BOS;
-      let ended = false;
-      let repetition = false;
-      let firstEosLogprob = 0;
-      const owned: ort.Tensor[] = [];
-      try {
-        for (let step = 0; step < opts.maxTokens + 1; step++) {
-          if (aborted()) throw cancelled();
-          feeds.input_ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(last)), [1, 1]);
-          feeds.use_cache_branch = step === 0 ? cacheOff : cacheOn;
-          const out = await decoder.run(feeds);
-          const logits = out.logits!;
-          const size = logits.dims[2]!;
-          const data = logits.data as Float32Array;
-          const row = data.length - size;
-          let choice = pick(data, row, size, -1);
-          if (step === 0) {
-            firstEosLogprob = choice.eosLogprob;
-            if (choice.id === EOS && opts.forcePastEos) choice = pick(data, row, size, EOS);
-          }
-          logits.dispose();
-          // Keep the new caches (all of them after step 0, only the decoder's afterwards).
-          for (let i = 0; i < PAST.length; i++) {
-            const isDecoderCache = i % 4 < 2;
-            const present = out[PRESENT[i]!]!;
-            if (step === 0 || isDecoderCache) {
-              const old = feeds[PAST[i]!]!;
-              if (old !== emptyCache && owned.includes(old)) {
-                owned.splice(owned.indexOf(old), 1);
-                old.dispose();
-              }
-              feeds[PAST[i]!] = present;
-              owned.push(present);
-            } else {
-              present.dispose();
-            }
-          }
-          if (choice.id === EOS) {
-            ended = true;
-            break;
-          }
-          if (step === opts.maxTokens) break; // the bound was reached without end-of-sequence
-          tokens.push({ id: choice.id, logprob: choice.logprob });
-          last = choice.id;
-          const rep = trailingRepeat(tokens.map((t) => t.id));
-          if (rep > 0) {
-            // A decoding loop: keep one copy of the pattern.
-            tokens.length -= rep * 3;
-            repetition = true;
-            break;
-          }
-        }
-      } finally {
-        for (const t of owned) t.dispose();
-        hidden.dispose();
-      }
-      return { tokens, ended, repetition, firstEosLogprob, encodeMs: t1 - t0, decodeMs: performance.now() - t1 };
+      return (await decodeTogether([pcm], [opts]))[0]!;
+    },
+    async decodeBatch(pcms, opts) {
+      if (masks) return decodeTogether(pcms, opts);
+      const out: MoonshineOutput[] = [];
+      for (const [i, pcm] of pcms.entries()) out.push((await decodeTogether([pcm], [opts[i]!]))[0]!);
+      return out;
     },
     async release() {
       await encoder.release();

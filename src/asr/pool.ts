@@ -24,6 +24,8 @@ export interface DecodeOptions {
   wholeUtterance?: boolean;
   /** For a text-only engine: the model that aligns its words (ModelRegistry.aligner()). */
   aligner?: ModelSpec;
+  /** Custom vocabulary (phrases) to bias the decoder towards (Moonshine). */
+  vocab?: string[];
 }
 
 export interface AsrPool {
@@ -102,6 +104,7 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
         abort,
         wholeUtterance: o.wholeUtterance,
         aligner: o.aligner ? toNativeDesc(o.aligner) : undefined,
+        vocab: o.vocab?.length ? o.vocab : undefined,
       };
       const running = pool.run(task, { transferList: samples.map((s) => s.buffer as ArrayBuffer) });
       inflight.set(running, abort);

@@ -20,6 +20,11 @@ export interface TranscribeOptions {
   signal?: AbortSignal;
   /** Fraction of the audio decoded, 0..1, called as utterances finish. */
   onProgress?(fraction: number): void;
+  /**
+   * Custom vocabulary: words and phrases (product names, jargon) the decoder is biased towards and
+   * writes as spelled here. Moonshine only; other engines ignore it. Validated by the caller.
+   */
+  vocab?: string[];
 }
 
 export interface TranscribeResult {
@@ -146,7 +151,7 @@ async function transcribe(
       // Each PCM owns its buffer, so it can be transferred.
       const pcms = batch.map((task) => task.samples.slice(task.segment.start, task.segment.end));
       try {
-        const outs = await pool.decodeBatch(spec, pcms, abort, { aligner });
+        const outs = await pool.decodeBatch(spec, pcms, abort, { aligner, vocab: opts.vocab });
         for (const [k, task] of batch.entries()) {
           const out = outs[k]!;
           const { start, end } = task.segment;

@@ -28,6 +28,8 @@ export interface DecodeTask {
   wholeUtterance?: boolean;
   /** The PocketSphinx model (no language model) that aligns a text-only engine's words. */
   aligner?: PocketSphinxDesc;
+  /** Custom vocabulary the decoder is biased towards. */
+  vocab?: string[];
 }
 
 export type WorkerTask = LoadTask | DecodeTask;
@@ -87,7 +89,7 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
   try {
     const e = await engine(task.model);
     const t0 = performance.now();
-    const reqs = task.samples.map((samples) => ({ samples, abort: task.abort, wholeUtterance: task.wholeUtterance, aligner: task.aligner }));
+    const reqs = task.samples.map((samples) => ({ samples, abort: task.abort, wholeUtterance: task.wholeUtterance, aligner: task.aligner, vocab: task.vocab }));
     const segments: WorkerSegment[] = [];
     if (e.decodeBatch && reqs.length > 1) segments.push(...(await e.decodeBatch(reqs)));
     else for (const r of reqs) segments.push(await e.decode(r));

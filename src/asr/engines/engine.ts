@@ -27,6 +27,8 @@ export interface EngineRequest {
   wholeUtterance?: boolean;
   /** For engines that write text only: the PocketSphinx model that aligns it (no language model). */
   aligner?: PocketSphinxDesc;
+  /** Custom vocabulary (phrases) the decoder is biased towards; engines without biasing ignore it. */
+  vocab?: string[];
 }
 
 export interface EngineResult {

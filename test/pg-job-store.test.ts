@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import { randomUUID } from 'node:crypto';
-import { openPgStores, type PgStores } from '../src/store/pg-stores.js';
+import { openPgStores, type PgStores } from '../src/store/pg/pg-stores.js';
 import type { Stores } from '../src/store/stores.js';
 import { jobLeasesConformance } from './conformance/job-leases.conformance.js';
 import { jobStoreConformance } from './conformance/job-store.conformance.js';

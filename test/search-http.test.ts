@@ -15,7 +15,7 @@ import { createHttpApp } from '../src/http/server.js';
 import { tenancyAccess, type Access } from '../src/http/auth.js';
 import { createSearchHandler, mountSearchRoutes, SEARCH_ERRORS } from '../src/http/search-routes.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
-import { Tenancy } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import { CORPUS, makeTranscript, SPECS } from './conformance/transcript-corpus.js';
 
 const ROOT = 'root-token-for-tests-0123456789abcdef';
@@ -23,7 +23,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'voxdex-search-http-'));
 const test = suite<{ base: string; acme: string; other: string; logs: string[]; close: () => Promise<void> }>('search-http');
 
 test.before(async (ctx) => {
-  const tenancy = new Tenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
+  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
   ctx.acme = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
   tenancy.addFolder('acme', 'sales', 'f2');
   tenancy.addFolder('acme', 'support', 'f1');

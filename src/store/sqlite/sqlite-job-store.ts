@@ -6,10 +6,10 @@
  */
 import type Database from 'better-sqlite3';
 import path from 'node:path';
-import type { EnqueueInput } from './outbox.js';
+import type { EnqueueInput } from '../outbox.js';
 import type { SqliteCallbackOutbox } from './sqlite-outbox.js';
-import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob, type Settlement } from './job-store.js';
-import { toItem, toJob, type ItemRow, type JobRow } from './job-rows.js';
+import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob, type Settlement } from '../job-store.js';
+import { toItem, toJob, type ItemRow, type JobRow } from '../job-rows.js';
 
 
 export function jobStorePath(dataDir: string): string {

@@ -5,7 +5,7 @@
  * (the tests use a schema per run).
  */
 import pg from 'pg';
-import { voxdexError } from '../errors.js';
+import { voxdexError } from '../../errors.js';
 
 const INT8_OID = 20;
 

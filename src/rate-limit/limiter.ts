@@ -34,6 +34,7 @@ export function rateLimited(what: string, perMin: number, principal: Principal, 
   );
 }
 
+/** The bucket's key: the company's name, or `(root)`, which no short name can be (and, unlike a NUL, PostgreSQL's text takes). */
 export function keyOf(p: Principal): string {
-  return p.kind === 'root' ? '\0root' : p.company;
+  return p.kind === 'root' ? '(root)' : p.company;
 }

@@ -48,8 +48,9 @@ jobLeasesConformance('postgres', {
   },
 });
 
-const cleanup = suite('pg job store: cleanup');
-cleanup('drops every test schema', async () => {
+// Not a test (it asserts nothing): a hook, after the suites above, that drops every test schema.
+const cleanup = suite('pg job store: drop the test schemas');
+cleanup.after(async () => {
   for (const s of schemas.values()) await s.drop();
   schemas.clear();
 });

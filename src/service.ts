@@ -310,7 +310,7 @@ const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metri
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;
-export function openApiDocument(): string {
+function openApiDocument(): string {
   return (openApiText ??= readFileSync(path.join(PACKAGE_ROOT, 'docs', 'openapi.json'), 'utf8'));
 }
 

@@ -10,7 +10,7 @@
 import pg from 'pg';
 import type { Logger } from '../../log.js';
 
-export const CHANNELS = ['voxdex_jobs', 'voxdex_callbacks', 'voxdex_cancel', 'voxdex_tenancy'] as const;
+const CHANNELS = ['voxdex_jobs', 'voxdex_callbacks', 'voxdex_cancel', 'voxdex_tenancy'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export class PgNotifier {

@@ -138,24 +138,7 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const drop = intake ? await watchDropFolder(config, intake, ports, log) : undefined;
   const port = listen ? await startListening(server, config, log, { node, storage: ports.storage, blobs: blobs.kind }) : config.port;
 
-  let closing: Promise<void> | undefined;
-  const close = () =>
-    (closing ??= (async () => {
-      const t0 = Date.now();
-      models.stopping = true;
-      log.info('stopping: no new requests; finishing running work');
-      server.close();
-      server.closeIdleConnections();
-      await drop?.close();
-      intake?.stopAccepting();
-      disconnect();
-      await runner.stop(Math.max(0, config.shutdownGraceMs - 3_000));
-      await dispatcher?.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
-      server.closeAllConnections();
-      await transcriber?.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
-      await ports.close();
-      log.info({ ms: Date.now() - t0 }, 'stopped');
-    })());
+  const close = gracefulStop({ config, log, server, models, drop, intake, disconnect, runner, dispatcher, transcriber, ports });
 
   return {
     config,
@@ -177,6 +160,47 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
     ready: models.ready,
     close,
   };
+}
+
+interface Running {
+  config: Readonly<Config>;
+  log: Logger;
+  server: Server;
+  models: { stopping: boolean };
+  drop: DropFolderWatcher | undefined;
+  intake: JobIntake | undefined;
+  disconnect: () => void;
+  runner: JobRunner;
+  dispatcher: CallbackDispatcher | undefined;
+  transcriber: Transcriber | undefined;
+  ports: Ports;
+}
+
+/**
+ * The graceful stop (once, however often it is called): no new requests or drops, running jobs
+ * finish within the grace period (the rest are given back), callbacks in flight get what is left,
+ * then the ASR pool and the ports close.
+ */
+function gracefulStop(r: Running): () => Promise<void> {
+  const { config, log } = r;
+  let closing: Promise<void> | undefined;
+  return () =>
+    (closing ??= (async () => {
+      const t0 = Date.now();
+      r.models.stopping = true;
+      log.info('stopping: no new requests; finishing running work');
+      r.server.close();
+      r.server.closeIdleConnections();
+      await r.drop?.close();
+      r.intake?.stopAccepting();
+      r.disconnect();
+      await r.runner.stop(Math.max(0, config.shutdownGraceMs - 3_000));
+      await r.dispatcher?.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
+      r.server.closeAllConnections();
+      await r.transcriber?.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
+      await r.ports.close();
+      log.info({ ms: Date.now() - t0 }, 'stopped');
+    })());
 }
 
 /** Whether the ASR models are loaded (at once where no ASR runs); a failure to load is logged unless the node is stopping. */

@@ -1,7 +1,7 @@
 /**
  * JobStore over SQLite (better-sqlite3), WAL with synchronous=FULL: a committed row survives
  * kill -9 and power loss. Lives at `<dataDir>/jobs.sqlite`, with the callback outbox and the
- * submission ledger (src/store/sqlite-stores.ts opens the three on one connection). better-sqlite3
+ * submission ledger (src/store/sqlite/sqlite-stores.ts opens the three on one connection). better-sqlite3
  * is synchronous: each method does its work before it returns its (already settled) promise.
  */
 import type Database from 'better-sqlite3';

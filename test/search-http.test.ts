@@ -247,6 +247,14 @@ test('errors: a method other than GET, POST, DELETE is 405 with Allow', async ({
   void base;
 });
 
+test('errors: a POST body over the limit is answered 413 TOO_LARGE, then the connection closes', async ({ base, acme }) => {
+  const body = JSON.stringify({ token: acme, terms: 'x'.repeat(1100 * 1024) });
+  const res = await fetch(`${base}/search/acme/sales`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json' } });
+  assert.is(res.status, 413);
+  assert.is(res.headers.get('connection'), 'close');
+  assert.equal(await res.json(), { error: { code: 'TOO_LARGE', message: 'The search request body is larger than 1048576 bytes; send fewer options.' } });
+});
+
 test('errors: an index that is not available is 503 with Retry-After', async () => {
   const closed = new SqliteTranscriptIndex({ file: path.join(dir, 'never-opened.sqlite') });
   const handler = createSearchHandler({ index: closed, access: anyone, log: pino({ level: 'silent' }) });

@@ -124,6 +124,17 @@ test('POST: numbers, booleans, a nested meta object and the token in the body', 
   assert.is(await b.text(), await a.text());
 });
 
+test('meta.__proto__ filters like any other field name, in GET and POST alike (nothing has it: 0)', async ({ base, acme }) => {
+  const all = await get(base, '/search/acme/sales/f1', { token: acme, output: 'count' });
+  assert.not.equal(await all.text(), '0');
+  const a = await get(base, '/search/acme/sales/f1', { token: acme, output: 'count', 'meta.__proto__': 'x' });
+  assert.is(await a.text(), '0');
+  const b = await post(base, '/search/acme/sales/f1', JSON.parse(`{"token":${JSON.stringify(acme)},"output":"count","meta":{"__proto__":"x"}}`));
+  assert.is(await b.text(), '0');
+  const c = await post(base, '/search/acme/sales/f1', JSON.parse(`{"token":${JSON.stringify(acme)},"output":"count","meta.__proto__":"x"}`));
+  assert.is(await c.text(), '0');
+});
+
 test('details: the full documents as a JSON array', async ({ base, acme }) => {
   const res = await get(base, '/search/acme/sales/f1', { token: acme, output: 'details', terms: 'colour' });
   assert.is(res.headers.get('content-type'), 'text/html; charset=utf-8');

@@ -54,7 +54,7 @@ prints a new company token on stdout (earlier tokens stay valid).`,
     options: [
       ['--org ORG_SHORT', 'default organization (created when missing)'],
       ['--folder FOLDERNAME', 'default folder (created when missing)'],
-      ['--model NAME', 'an authorized model, repeatable; the first is the default (none: every installed model)'],
+      ['--model NAME', 'an authorized installed model, repeatable; the first is the default (none: every installed model, also on a re-run)'],
       ['--show-secret', "also print the company's callback signing secret on a second line"],
     ],
     positional: [1, 1],
@@ -129,6 +129,25 @@ Every command takes --help. ${ENVIRONMENT}`;
  * beside root.token), or PostgreSQL (VOXDEX_DATABASE_URL), where a change is made with the same code
  * on a copy and written back in one transaction (pg-tenancy.ts); every running node picks it up at once.
  */
+/** The names, each checked against the installed models (an alias of the registry counts); UNKNOWN_MODEL names the installed ones. */
+function installedModels(config: Readonly<Config>, names: string[]): string[] {
+  const registry = loadModelRegistry(config.modelsFile);
+  const installed = registry.list();
+  for (const name of names) {
+    if (installed.includes(name)) continue;
+    let spec: ReturnType<typeof registry.resolve> | undefined;
+    try {
+      spec = registry.resolve(name, 8000);
+    } catch {
+      spec = undefined;
+    }
+    if (!spec || !registry.isAvailable(spec)) {
+      throw voxdexError('UNKNOWN_MODEL', `Unknown model ${JSON.stringify(name)}: --model takes an installed model (${installed.join(', ')}); leave it out for all of them`);
+    }
+  }
+  return names;
+}
+
 async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): Promise<T> {
   if (!config.databaseUrl) {
     const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
@@ -200,7 +219,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return serve(config);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
-      const r = await withTenancy(config, (t) => t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model }));
+      const models = installedModels(config, opts.model ?? []);
+      const r = await withTenancy(config, (t) => {
+        const added = t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models });
+        t.setModels(p[0]!, models); // no --model: every installed model, also for a company that had a list
+        return added;
+      });
       out(r.token);
       if (flags.has('show-secret')) out(r.callbackSecret);
       return 0;

@@ -198,6 +198,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
       access,
       tenancy,
       urlSecret,
+      publicUrl: config.publicUrl,
       resultUrlTtlSec: config.resultUrlTtlSec,
       maxUploadBytes: config.maxUploadBytes,
       incomingDir: paths.incoming,
@@ -207,7 +208,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
     mountSearchRoutes(routes, { index, access, rateLimit: limiter('/search'), log });
     // The web UI and what it needs beyond the contract (docs/ui.md).
     mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => registry.list() });
-    mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec });
+    mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
     mountUiRoutes(routes);
   });
 

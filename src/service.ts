@@ -29,6 +29,7 @@ import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
+import { COMPAT_PARAMS } from './http/multipart.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { tenancyAccess } from './http/auth.js';
 import { PgRateLimiter } from './http/pg-rate-limit.js';
@@ -340,6 +341,8 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
         file: { path: input.path, name: input.originalName, size: statSync(input.path).size },
         move: false,
         metadata: input.metadata,
+        options: input.options,
+        ignored: Object.keys(input.options ?? {}).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n)),
       });
       return { requestid };
     },

@@ -8,6 +8,7 @@ import type { BlobStore } from '../blobs/blob-store.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
 import type { JobIntake } from '../jobs/intake.js';
+import { pickRequestOptions } from '../jobs/request-options.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { StatusBody } from '../jobs/status.js';
 import { resultMime } from '../stages/result-file.js';
@@ -105,6 +106,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
         metadata: p.metadata,
         datetime: p.datetime,
         zpass: p.zpass,
+        options: pickRequestOptions(p),
         ignored: form.ignored,
       });
       await d.rateLimit?.charge(principal);

@@ -112,7 +112,11 @@ CREATE TRIGGER aliases_notify AFTER INSERT OR UPDATE OR DELETE ON model_aliases 
 /** GET /transcribe/requests: a company's most recent requests. */
 const V2 = `CREATE INDEX jobs_company ON jobs (company, seq);`;
 
+/** The request's options after company policy (JSON), read by the post-ASR stages. */
+const V3 = `ALTER TABLE jobs ADD COLUMN options TEXT;`;
+
 export const PG_SCHEMA: readonly Migration[] = [
   { version: 1, name: 'jobs, items, callback outbox, submission ledger, tenancy, rate limits', sql: V1 },
   { version: 2, name: 'jobs by company, newest first (the web UI\'s recent requests)', sql: V2 },
+  { version: 3, name: 'request options per job (numtrans, scrubtext, diarize, ...)', sql: V3 },
 ];

@@ -87,7 +87,7 @@ export interface CompanySettings {
   vocab?: string[];
 }
 
-// ---------------------------------------------------------------- transcript document (API.md §4)
+// ---------------------------------------------------------------- transcript document (docs/service.md, "Results")
 
 export interface WordEvent {
   word: string;

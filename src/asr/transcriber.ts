@@ -1,5 +1,5 @@
 /**
- * The Transcriber the service calls: decoded audio in, utterances (API.md §4) out.
+ * The Transcriber the service calls: decoded audio in, utterances (TranscriptDocument in src/types.ts) out.
  * resample → segment per channel → one pool task per utterance (a few in flight per job, so short
  * jobs pass long ones) → utterances in time order.
  */

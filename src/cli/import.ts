@@ -12,7 +12,7 @@ import { voxdexError, type ErrorInfo } from '../errors.js';
 import { isShortName } from '../is.js';
 import type { Destination } from '../types.js';
 import { isCandidateName } from '../drop/files.js';
-import { intakeFile } from '../drop/intake.js';
+import { intakeFile } from '../drop/submit-once.js';
 import type { Submitter } from '../drop/submitter.js';
 import type { RequestOptionValues } from '../jobs/request-options.js';
 import type { SubmissionLedger } from '../store/ledger.js';

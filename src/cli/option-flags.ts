@@ -3,7 +3,7 @@
  * names and values as the HTTP fields (--diarize, --diarize=false, --speakers 2, --vocab LIST, …),
  * validated by the same resolveRequestOptions.
  */
-import { COMPAT_PARAMS } from '../http/multipart.js';
+import { COMPAT_PARAMS } from '../http/upload-form.js';
 import type { RequestOptionValues } from '../jobs/request-options.js';
 
 /** `--name` alone is true; `--name=false` (or 0) turns it off. */

@@ -1,5 +1,5 @@
 /**
- * The `voxdex` command (API.md §9):
+ * The `voxdex` command (docs/service.md, "Running it"):
  *   voxdex serve [--role all|api|worker]
  *   voxdex company add CO --org ORG --folder FOLDER [--model NAME]... [--show-secret]
  *   voxdex company list
@@ -16,7 +16,7 @@ import path from 'node:path';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
-import { JobIntake } from '../jobs/intake.js';
+import { JobIntake } from '../jobs/job-intake.js';
 import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
 import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
@@ -33,7 +33,7 @@ import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
-import { runTranscribe, transcribeCommand } from './transcribe.js';
+import { runTranscribe, transcribeCommand } from './transcribe-command.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;

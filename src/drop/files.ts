@@ -91,8 +91,3 @@ export async function moveInto(file: string, dir: string): Promise<string> {
 export async function writeJson(file: string, value: unknown): Promise<void> {
   await writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
 }
-
-/** Creates `<dropDir>/<CO>/<ORG>/<FOLDER>/` for each destination (so operators see where to drop). */
-export async function ensureDropFolders(dropDir: string, destinations: Iterable<{ company: string; org: string; folder: string }>): Promise<void> {
-  for (const d of destinations) await mkdir(path.join(dropDir, d.company, d.org, d.folder), { recursive: true });
-}

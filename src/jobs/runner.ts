@@ -23,7 +23,7 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { CANCEL, SHUTDOWN, Scheduler } from '../scheduler.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
-import { resultMime } from '../stages/result-file.js';
+import { resultMime } from '../render/output.js';
 import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } from '../store/job-store.js';
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 import type { JobPaths } from '../store/paths.js';

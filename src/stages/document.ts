@@ -1,4 +1,4 @@
-/** Builds the transcript document (API.md §4) of one file from the transcriber's result. */
+/** Builds the transcript document (TranscriptDocument in src/types.ts; docs/service.md, "Results") of one file from the transcriber's result. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../config.js';

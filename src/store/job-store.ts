@@ -12,7 +12,6 @@ export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 export type ItemState = 'queued' | 'running' | 'done' | 'failed';
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
 export type FinalState = 'done' | 'failed' | 'cancelled';
-export const FINAL_STATES: readonly FinalState[] = ['done', 'failed', 'cancelled'];
 
 export interface NewJob {
   id: string;

@@ -6,7 +6,7 @@
  *   api     accepts uploads, answers results, status and search; runs no ASR;
  *   worker  claims jobs from the shared queue, transcribes them, delivers callbacks; its HTTP
  *           listener answers only /status, /health and /metrics.
- * close() is the graceful stop (API.md §9): stop accepting, let running work finish within the grace
+ * close() is the graceful stop (docs/service.md, "Graceful stop (SIGTERM)"): stop accepting, let running work finish within the grace
  * period, give the rest back (embedded: resumed after the next start; distributed: by any worker).
  */
 import { randomBytes } from 'node:crypto';
@@ -26,12 +26,13 @@ import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
 import { tenancyAccess } from './http/auth.js';
+import { COMPAT_PARAMS } from './http/upload-form.js';
 import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res, type RouteTable } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { mountUiRoutes } from './http/ui-routes.js';
 import { UploadSlots } from './http/upload-slots.js';
-import { JobIntake } from './jobs/intake.js';
+import { JobIntake } from './jobs/job-intake.js';
 import { JobRunner } from './jobs/runner.js';
 import { requestStatus } from './jobs/status.js';
 import { createLogger, type Logger } from './log.js';
@@ -261,7 +262,7 @@ function mountRoutes(routes: RouteTable, d: RouteDeps): void {
   if (d.intake) mountApiRoutes(routes, d, d.intake);
 }
 
-/** The API (rate limits, API.md §8: per company and for the root token, taken once the token is known good) and the web UI. */
+/** The API (rate limits, docs/service.md "Rate limits (429)": per company and for the root token, taken once the token is known good) and the web UI. */
 function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): void {
   const { config, ports, paths, urlSecret } = d;
   const { jobs: store, outbox, tenancy, blobs, index } = ports;
@@ -276,6 +277,7 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     access,
     tenancy,
     urlSecret,
+    publicUrl: config.publicUrl,
     resultUrlTtlSec: config.resultUrlTtlSec,
     maxUploadBytes: config.maxUploadBytes,
     incomingDir: paths.incoming,
@@ -285,7 +287,7 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
   mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
-  mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec });
+  mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
 }
 
@@ -347,6 +349,8 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
         file: { path: input.path, name: input.originalName, size: statSync(input.path).size },
         move: false,
         metadata: input.metadata,
+        options: input.options,
+        ignored: Object.keys(input.options ?? {}).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n)),
       });
       return { requestid };
     },

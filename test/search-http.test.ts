@@ -124,6 +124,17 @@ test('POST: numbers, booleans, a nested meta object and the token in the body', 
   assert.is(await b.text(), await a.text());
 });
 
+test('meta.__proto__ filters like any other field name, in GET and POST alike (nothing has it: 0)', async ({ base, acme }) => {
+  const all = await get(base, '/search/acme/sales/f1', { token: acme, output: 'count' });
+  assert.not.equal(await all.text(), '0');
+  const a = await get(base, '/search/acme/sales/f1', { token: acme, output: 'count', 'meta.__proto__': 'x' });
+  assert.is(await a.text(), '0');
+  const b = await post(base, '/search/acme/sales/f1', JSON.parse(`{"token":${JSON.stringify(acme)},"output":"count","meta":{"__proto__":"x"}}`));
+  assert.is(await b.text(), '0');
+  const c = await post(base, '/search/acme/sales/f1', JSON.parse(`{"token":${JSON.stringify(acme)},"output":"count","meta.__proto__":"x"}`));
+  assert.is(await c.text(), '0');
+});
+
 test('details: the full documents as a JSON array', async ({ base, acme }) => {
   const res = await get(base, '/search/acme/sales/f1', { token: acme, output: 'details', terms: 'colour' });
   assert.is(res.headers.get('content-type'), 'text/html; charset=utf-8');
@@ -245,6 +256,14 @@ test('errors: a method other than GET, POST, DELETE is 405 with Allow', async ({
     await new Promise((resolve) => app.server!.close(resolve));
   }
   void base;
+});
+
+test('errors: a POST body over the limit is answered 413 TOO_LARGE, then the connection closes', async ({ base, acme }) => {
+  const body = JSON.stringify({ token: acme, terms: 'x'.repeat(1100 * 1024) });
+  const res = await fetch(`${base}/search/acme/sales`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json' } });
+  assert.is(res.status, 413);
+  assert.is(res.headers.get('connection'), 'close');
+  assert.equal(await res.json(), { error: { code: 'TOO_LARGE', message: 'The search request body is larger than 1048576 bytes; send fewer options.' } });
 });
 
 test('errors: an index that is not available is 503 with Retry-After', async () => {

@@ -15,7 +15,7 @@ import { AUTO_MODEL, checkShortName, type Tenancy } from '../tenancy/tenancy.js'
 import type { CompanySettings, Destination } from '../types.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
-import { readFields } from './multipart.js';
+import { readFields } from './upload-form.js';
 import { sendJson, type RouteTable } from './server.js';
 
 export interface AccountRouteDeps {
@@ -93,6 +93,7 @@ export function mountAccountRoutes(routes: RouteTable, d: AccountRouteDeps): voi
     if (params.company !== undefined) {
       company = checkShortName('company', params.company);
       await d.access.check(token, () => ({ company: company! }));
+      d.tenancy.getCompany(company); // an unknown company is 404, not an empty list
     } else {
       const principal = d.access.authenticate(token);
       if (principal.kind === 'company') company = principal.company;

@@ -1,5 +1,5 @@
 /**
- * Tenancy (API.md §1): companies → organizations → folders, company tokens, the root token,
+ * Tenancy (docs/service.md, "Tenancy choices"): companies → organizations → folders, company tokens, the root token,
  * per-company callback secrets, authorized models with aliases, the default destination, and each
  * company's settings (company-settings.ts).
  *
@@ -103,7 +103,7 @@ export function secretKeyPath(config: { rootTokenFile: string; secretsKeyFile?: 
   return config.secretsKeyFile ?? path.join(path.dirname(config.rootTokenFile), 'secrets.key');
 }
 
-/** Throws BAD_NAME (400) unless `value` is a short name per API.md §1. */
+/** Throws BAD_NAME (400) unless `value` is a short name: [A-Za-z0-9_.-]{1,64}, not . or .. (docs/service.md, "Tenancy choices"). */
 export function checkShortName(what: string, value: unknown): string {
   if (!isShortName(value)) throw invalidParameter(what, 'a short name of 1-64 characters A-Z a-z 0-9 _ . -', value, 'BAD_NAME');
   return value;

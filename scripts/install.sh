@@ -15,7 +15,8 @@ want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "voxdex: installing npm dependencies (better-sqlite3 compiles from source: about 2 minutes)"
   # onnxruntime-node's postinstall downloads extras from a host we cannot reach; its CPU binaries are in
-  # the npm tarball, so the install step is skipped (.npmrc says the same for plain `npm install`).
+  # the npm tarball, so the install step is skipped. Only here, in the install's environment: a project
+  # .npmrc key would make npm warn "Unknown project config" on every `npx voxdex` (README: plain npm install).
   ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 fi

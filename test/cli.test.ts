@@ -1,4 +1,4 @@
-/** The `voxdex` command line (API.md §9), run as scripts run it: bin/voxdex.js in a child process. */
+/** The `voxdex` command line (docs/service.md, "Running it"), run as scripts run it: bin/voxdex.js in a child process. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/voxdex.js';
-import { Tenancy, tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = suite('cli');
@@ -53,7 +54,7 @@ cli('company add prints only the new token; --show-secret adds the callback secr
   const rotated = voxdex('token', 'rotate', 'acme');
   assert.is(rotated.code, 0);
   assert.match(rotated.stdout, /^[0-9a-f]{32}\n$/);
-  const t = new Tenancy(tenancyDbPath(path.join(dir, 'data')));
+  const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')));
   try {
     assert.equal(t.authenticate(rotated.stdout.trim()), { kind: 'company', company: 'acme' });
     assert.throws(() => t.authenticate(token), /not valid/);
@@ -62,7 +63,7 @@ cli('company add prints only the new token; --show-secret adds the callback secr
     t.close();
   }
   const list = voxdex('company', 'list');
-  assert.is(list.stdout, 'acme\tsales/calls\ten-us\t\nglobex\tops/inbound\t*\t\n');
+  assert.is(list.stdout, 'acme\tsales/calls\ten-us\t\tdefaults\nglobex\tops/inbound\t*\t\tdefaults\n');
 });
 
 cli('models lists installed names one per line, the default first', () => {
@@ -102,6 +103,7 @@ cli('serve --help prints its usage and exits 0 without starting a server; an unk
 cli('every command and subcommand takes --help (exit 0) and refuses unknown options and extra arguments with its usage line', async () => {
   const commands = [
     ['serve'], ['company', 'add'], ['company', 'list'], ['company', 'alias'], ['org', 'add'], ['folder', 'add'], ['token', 'rotate'], ['models'], ['import'], ['transcribe'],
+    ['company', 'set'], ['vocab', 'list'],
   ];
   for (const words of commands) {
     for (const help of ['--help', '-h']) {
@@ -116,7 +118,7 @@ cli('every command and subcommand takes --help (exit 0) and refuses unknown opti
     const extra = await inProcess(...words, 'a', 'b', 'c', 'd');
     assert.match(extra.error ?? '', /^Unexpected argument "[a-d]"\nUsage: voxdex /, words.join(' '));
   }
-  for (const group of ['company', 'org', 'folder', 'token']) {
+  for (const group of ['company', 'org', 'folder', 'token', 'vocab']) {
     const r = await inProcess(group, '--help');
     assert.is(r.code, 0);
     assert.match(r.stdout, new RegExp(`^Usage:\n  voxdex ${group} `));
@@ -146,6 +148,45 @@ cli('org add, folder add and company alias say what they did; folder add names a
   assert.is(typo.code, 0);
   assert.is(typo.stdout, 'initech: model eng2 now means en-uk\n');
   assert.match(typo.stderr, /^voxdex: warning: en-uk is not an installed model \(installed: auto, en-us/);
+});
+
+cli('company add refuses a model that is not installed, naming the installed ones; no --model on a re-run means every model (issue 21.10)', () => {
+  const bad = voxdex('company', 'add', 'umbrella', '--org', 'o', '--folder', 'f', '--model', 'nosuchmodel');
+  assert.is(bad.code, 1);
+  assert.is(bad.stdout, '');
+  assert.match(bad.stderr, /^voxdex: Unknown model "nosuchmodel": --model takes an installed model \(auto, [^)]*en-us[^)]*\); leave it out for all of them\n$/);
+  const models = () => {
+    const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')));
+    try {
+      return t.hasCompany('umbrella') ? t.getCompany('umbrella').models : undefined;
+    } finally {
+      t.close();
+    }
+  };
+  assert.is(models(), undefined); // nothing was created
+  assert.is(voxdex('company', 'add', 'umbrella', '--org', 'o', '--folder', 'f', '--model', 'en-us').code, 0);
+  assert.equal(models(), ['en-us']);
+  assert.is(voxdex('company', 'add', 'umbrella', '--org', 'o', '--folder', 'f').code, 0);
+  assert.equal(models(), []);
+  assert.match(voxdex('company', 'list').stdout, /^umbrella\to\/f\t\*\t\tdefaults$/m);
+});
+
+cli('company set and vocab say what they did; an unknown kind names the accepted values', async () => {
+  assert.is(voxdex('company', 'add', 'hooli', '--org', 'hq', '--folder', 'inbox').code, 0);
+  assert.equal(voxdex('company', 'set', 'hooli', '--scrub', 'text,audio', '--redact', 'card,ssn', '--diarize', 'on', '--numtrans', 'off'), {
+    code: 0,
+    stdout: 'hooli: scrub=text,audio redact=card,ssn diarize=on numtrans=off\n',
+    stderr: '',
+  });
+  assert.is((await inProcess('company', 'set', 'hooli', '--scrub', 'none', '--sentiment', 'on')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,pin')).error, 'Unknown redaction kind "pin"; accepted: card, cvv, expiry, ssn, digits');
+  assert.is((await inProcess('company', 'set', 'hooli', '--gender', 'maybe')).error, '--gender takes on or off, not "maybe"');
+  assert.match((await inProcess('company', 'set', 'hooli')).error ?? '', /^company set needs at least one of --scrub, --redact/);
+  assert.is((await inProcess('vocab', 'add', 'hooli', 'Pied Piper', 'middle out')).stdout, 'hooli: added 2 phrases\n');
+  assert.is((await inProcess('vocab', 'add', 'hooli', 'middle out')).stdout, 'hooli: added 0 phrases (1 already there)\n');
+  assert.is((await inProcess('vocab', 'list', 'hooli')).stdout, 'Pied Piper\nmiddle out\n');
+  assert.is((await inProcess('vocab', 'remove', 'hooli', 'Pied Piper', 'nucleus')).stdout, 'hooli: removed 1 phrase (1 not in the vocabulary)\n');
+  assert.match(voxdex('company', 'list').stdout, /\nhooli\thq\/inbox\t\*\t\tredact=card,ssn diarize=on sentiment=on numtrans=off vocab=1 phrase\n/);
 });
 
 cli.run();

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { DropFolderWatcher, type DropEvent } from '../src/drop/drop-folder.js';
 import type { SubmitInput, Submitter } from '../src/drop/submitter.js';
 import { voxdexError } from '../src/errors.js';
-import { openSqliteStores } from '../src/store/sqlite-stores.js';
+import { openSqliteStores } from '../src/store/sqlite/sqlite-stores.js';
 
 /** Accepts RIFF/WAVE files for known folders, like the service's checks before answering. */
 class RecordingSubmitter implements Submitter {
@@ -199,6 +199,19 @@ d('passes the <name>.json sidecar as metadata and moves it along', async () => {
     assert.equal(h.submitter.calls[0]!.metadata, { agent: 'Ana', campaign: 'renewals' });
     assert.equal(ls(path.join(folder(), '.done')), ['c1.json', 'c1.wav']);
     assert.equal(ls(folder()), ['.done']);
+  } finally {
+    await h.stop();
+  }
+});
+
+d('a sidecar\'s "options" object is the request\'s options, not metadata', async () => {
+  const h = await harness();
+  try {
+    writeFileSync(path.join(folder(), 'c3.json'), JSON.stringify({ agent: 'Ana', options: { diarize: true, speakers: 2, vocab: 'Acme Gold' } }));
+    writeFileSync(path.join(folder(), 'c3.wav'), wav(1, 850));
+    await waitFor(h.events, 1);
+    assert.equal(h.submitter.calls[0]!.metadata, { agent: 'Ana' });
+    assert.equal(h.submitter.calls[0]!.options, { diarize: true, speakers: 2, vocab: 'Acme Gold' });
   } finally {
     await h.stop();
   }

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { NewJob } from '../src/store/job-store.js';
-import { openSqliteStores, type SqliteStores } from '../src/store/sqlite-stores.js';
+import { openSqliteStores, type SqliteStores } from '../src/store/sqlite/sqlite-stores.js';
 import type { Stores } from '../src/store/stores.js';
 import { jobStoreConformance } from './conformance/job-store.conformance.js';
 
@@ -71,6 +71,21 @@ group('setProgress commits the progress and leaves the connection at synchronous
   await store.setProgress('p', 0.25);
   assert.is((await store.get('p'))!.progress, 0.25);
   assert.is(store.db.pragma('synchronous', { simple: true }), 2);
+  await stores.close();
+});
+
+group('a jobs table from before request options gains the column; its jobs read back without options', async () => {
+  const file = path.join(gdir, 'jobs.sqlite');
+  const old = openSqliteStores(file);
+  await old.jobs.create(newJob('old'));
+  old.jobs.db.exec('ALTER TABLE jobs DROP COLUMN options');
+  await old.close();
+  const stores = openSqliteStores(file);
+  const job = (await stores.jobs.get('old'))!;
+  assert.is(job.source, 'old.wav');
+  assert.is(job.options, undefined);
+  const options = { numtrans: false, scrubtext: false, scrubaudio: false, redact: [], diarize: false, gender: false, sentiment: true, vocab: [] };
+  assert.equal((await stores.jobs.create({ ...newJob('new'), options })).options, options);
   await stores.close();
 });
 

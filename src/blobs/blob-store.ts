@@ -10,7 +10,7 @@
  * Writes are atomic: a reader sees the whole object or none.
  *
  * Adapters: LocalBlobStore (a directory, the embedded default) and S3BlobStore (any S3-compatible
- * object store). Both run one conformance suite (test/blob-store.test.ts).
+ * object store). Both run one conformance suite (test/conformance/blob-store.test.ts).
  */
 import type { Readable } from 'node:stream';
 
@@ -30,6 +30,8 @@ export interface LocalCopy {
 export interface BlobStore {
   /** `local` or `s3`, for logs and /health. */
   readonly kind: 'local' | 's3';
+  /** The key a newly accepted upload is stored under (each adapter's layout: blobKeys.upload). */
+  uploadKey(id: string, safeName: string): string;
   /** Takes over a local file received by this process (it is moved or uploaded, then gone) as `key`, durably. */
   putFile(key: string, file: string): Promise<void>;
   /** Writes `data` as `key`, durably and atomically (replacing what was there). */

@@ -1,5 +1,5 @@
 /**
- * `/transcribe` (API.md §2, §3): submit, status/result, signed download, cancel, delete.
+ * `/transcribe` (docs/service.md, "Accepting a request" and "Results"): submit, status/result, signed download, cancel, delete.
  * Validation at the edge; accepting is the intake's, cancelling and deleting the runner's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -7,18 +7,20 @@ import { rmSync } from 'node:fs';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
-import type { JobIntake } from '../jobs/intake.js';
+import type { JobIntake } from '../jobs/job-intake.js';
+import { pickRequestOptions } from '../jobs/request-options.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { StatusBody } from '../jobs/status.js';
-import { resultMime } from '../stages/result-file.js';
+import { resultMime } from '../render/output.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { requestToken } from './bearer.js';
-import { checkParamNames, readFields, readUpload } from './multipart.js';
-import type { Limiter } from './rate-limit.js';
+import { checkParamNames, readFields, readUpload } from './upload-form.js';
+import type { Limiter } from '../rate-limit/limiter.js';
 import type { UploadSlots } from './upload-slots.js';
+import { linkOrigin } from './public-url.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface TranscribeRouteDeps {
@@ -32,6 +34,8 @@ export interface TranscribeRouteDeps {
   tenancy: Pick<Tenancy, 'defaultDestination'>;
   /** Secret for signed result URLs. */
   urlSecret: string;
+  /** VOXDEX_PUBLIC_URL: where result links point (else the request's validated Host). */
+  publicUrl?: string;
   resultUrlTtlSec: number;
   maxUploadBytes: number;
   incomingDir: string;
@@ -105,6 +109,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
         metadata: p.metadata,
         datetime: p.datetime,
         zpass: p.zpass,
+        options: pickRequestOptions(p),
         ignored: form.ignored,
       });
       await d.rateLimit?.charge(principal);
@@ -150,9 +155,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     }
     if (mode === 'file' || inline) return sendFile(res, job, d.blobs);
     const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
-    const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-    const host = req.headers.host ?? 'localhost';
-    const url = `${proto}://${host}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;
+    const url = `${linkOrigin(req, d.publicUrl)}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;
     sendJson(res, 200, url);
   };
 

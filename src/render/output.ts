@@ -1,11 +1,12 @@
 /**
- * Renders a transcript document in the requested output (API.md §4):
+ * Renders a transcript document in the requested output (docs/service.md, "Results"):
  * - `json`: the document, null/undefined fields omitted;
  * - `jsontop`: the top-level fields only, utterance detail collapsed into one `text` field
  *   (one channel: the words in order on one line; several channels: one `[channel] text` line per utterance);
  * - `text`: one line per utterance in time order, prefixed `[channel] ` when there are several channels;
  * - `srt`, `vtt`: subtitles (SubRip, WebVTT), see subtitles.ts.
  */
+import { setOwn } from '../is.js';
 import type { OutputFormat, TranscriptDocument, Utterance } from '../types.js';
 import { renderSrt, renderVtt } from './subtitles.js';
 
@@ -24,13 +25,14 @@ export function outputExtension(output: OutputFormat): string {
   return EXTENSION[output];
 }
 
-export function outputMime(output: OutputFormat): string {
-  return MIME[EXTENSION[output]]!;
+/** The media type of a result file by its extension (json, txt, srt, vtt, zip). */
+function mimeForExtension(ext: string): string {
+  return MIME[ext] ?? 'application/octet-stream';
 }
 
-/** The media type of a result file by its extension (json, txt, srt, vtt, zip). */
-export function mimeForExtension(ext: string): string {
-  return MIME[ext] ?? 'application/octet-stream';
+/** The media type of a result file (a blob key or file name) by its extension. */
+export function resultMime(file: string): string {
+  return mimeForExtension(file.slice(file.lastIndexOf('.') + 1));
 }
 
 /** Utterances in time order (ties: channel, then uttid). */
@@ -59,7 +61,7 @@ function omitNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(omitNulls);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = omitNulls(v);
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) setOwn(out, k, omitNulls(v));
     return out;
   }
   return value;

@@ -1,5 +1,5 @@
 /**
- * The accept path's durable writes (API.md §2: requestid only once the upload and the job record are
+ * The accept path's durable writes (docs/service.md, "Accepting a request": requestid only once the upload and the job record are
  * on disk): the upload is fsynced, renamed into the flat uploads/ directory and that directory fsynced
  * — nothing else from JS (the job row is one SQLite WAL commit with synchronous=FULL). DELETE removes
  * the upload; an upload with no job row (the process died before the commit) is removed at start.
@@ -25,7 +25,7 @@ ad.before(async () => {
   dir = makeTempDir('voxdex-accept-');
   dataDir = path.join(dir, 'data');
   svc = await startInProcess(dataDir, { VOXDEX_ASR_THREADS: '1' });
-  token = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
+  token = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
   call = await makeCall(dir, { seconds: 1, encoding: 'mulaw', name: 'call.wav' });
 });
 

@@ -52,8 +52,8 @@ async function link(id: string, query: Record<string, string>, token = acme): Pr
 au.before(async () => {
   dir = makeTempDir('voxdex-audio-http-');
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
-  globex = svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbox' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
+  globex = (await svc.tenancy.change((t) => t.addCompany('globex', { org: 'ops', folder: 'inbox' }))).token;
   root = readFileSync(path.join(dir, 'data', 'root.token'), 'utf8').trim();
   call = await makePromptCall(dir, { name: 'call.wav' });
   toneA = await makeWav(dir, { name: 'member-a.wav', rate: 16000, channels: 2, encoding: 'pcm_s24', tone: 440, seconds: 1 });
@@ -243,6 +243,7 @@ au('GET /account lists what the token may see: its own company, or every company
   assert.equal(a.body.companies[0].defaultDestination, { org: 'sales', folder: 'calls' });
   assert.equal(a.body.companies[0].orgs, [{ org: 'sales', folders: ['calls'] }]);
   assert.equal(a.body.companies[0].models, ['auto', ...svc.transcriber!.registry.list().filter((m) => m !== 'auto')]);
+  assert.equal(a.body.companies[0].settings, {});
   assert.equal(a.body.installedModels, svc.transcriber!.registry.list());
   const r = await getJson(`${svc.url}/account`, { headers: bearer(root) });
   assert.is(r.body.principal, 'root');

@@ -1,5 +1,5 @@
 /**
- * API.md §1: "Token in the query string or form only" — every /transcribe route that takes a token
+ * The interface contract: "Token in the query string or form only" (docs/service.md, "Token and parameters in a form body") — every /transcribe route that takes a token
  * also takes it (and the requestid) from a urlencoded or multipart form body: cancel, delete, result.
  */
 import { suite } from 'uvu';
@@ -19,7 +19,7 @@ let call = '';
 ft.before(async () => {
   dir = makeTempDir('voxdex-formtoken-');
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
   call = await makeCall(dir, { seconds: 1, encoding: 'mulaw', name: 'call.wav' });
 });
 

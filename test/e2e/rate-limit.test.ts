@@ -1,5 +1,5 @@
 /**
- * Rate limits (API.md §8): a per-company token bucket (and one for the root token) on POST /transcribe
+ * Rate limits (docs/service.md, "Rate limits (429)"): a per-company token bucket (and one for the root token) on POST /transcribe
  * and on /search. Over it: 429 RATE_LIMITED with Retry-After; other companies, bad tokens and accepted
  * requests are not affected. Runs with VOXDEX_RATE_LIMIT_PER_MIN=2 (one token every 30 s).
  */
@@ -21,8 +21,8 @@ let call = '';
 rl.before(async () => {
   dir = makeTempDir('voxdex-ratelimit-');
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1', VOXDEX_RATE_LIMIT_PER_MIN: '2' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
-  beta = svc.tenancy.addCompany('beta', { org: 'ops', folder: 'calls' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
+  beta = (await svc.tenancy.change((t) => t.addCompany('beta', { org: 'ops', folder: 'calls' }))).token;
   root = (await import('node:fs')).readFileSync(svc.config.rootTokenFile, 'utf8').trim();
   call = await makeCall(dir, { seconds: 1, encoding: 'mulaw', name: 'call.wav' });
 });

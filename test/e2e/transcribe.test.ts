@@ -13,8 +13,8 @@ import { verifySignature } from '../../src/callbacks/signature.js';
 import type { Service } from '../../src/service.js';
 import { ASTERISK_PROMPT, make7z, makeCall, makeTempDir, makeWav, makeZip, removeDir, run } from '../fixtures/make-audio.js';
 import { getJson, startInProcess, startReceiver, upload, waitResult } from './harness.js';
-import { openSqlite } from '../../src/store/sqlite.js';
-import { jobStorePath } from '../../src/store/sqlite-job-store.js';
+import { openSqlite } from '../../src/store/sqlite/sqlite.js';
+import { jobStorePath } from '../../src/store/sqlite/sqlite-job-store.js';
 
 const e2e = suite('e2e: transcribe');
 
@@ -38,12 +38,12 @@ e2e.before(async () => {
   ctx.dir = makeTempDir('voxdex-e2e-');
   ctx.svc = await startInProcess(path.join(ctx.dir, 'data'), { VOXDEX_MAX_UPLOAD_MIB: '1', VOXDEX_ASR_THREADS: '2' });
   ctx.url = ctx.svc.url;
-  const a = ctx.svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' });
+  const a = await ctx.svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }));
   ctx.acme = a.token;
   ctx.acmeSecret = a.callbackSecret;
-  ctx.svc.tenancy.addFolder('acme', 'support', 'q4');
-  ctx.globex = ctx.svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbound' }).token;
-  ctx.tight = ctx.svc.tenancy.addCompany('tight', { org: 'o', folder: 'f', models: ['en-us'] }).token;
+  await ctx.svc.tenancy.change((t) => t.addFolder('acme', 'support', 'q4'));
+  ctx.globex = (await ctx.svc.tenancy.change((t) => t.addCompany('globex', { org: 'ops', folder: 'inbound' }))).token;
+  ctx.tight = (await ctx.svc.tenancy.change((t) => t.addCompany('tight', { org: 'o', folder: 'f', models: ['en-us'] }))).token;
   ctx.root = readFileSync(ctx.svc.config.rootTokenFile, 'utf8').trim();
   ctx.call = await makeCall(ctx.dir, { seconds: 6, encoding: 'mulaw', name: 'call-0042.wav' });
   ctx.pcm8 = await makeWav(ctx.dir, { rate: 8000, encoding: 'pcm_u8', text: 'please hold the line', name: 'hold-u8.wav' });
@@ -240,6 +240,9 @@ e2e('names not-implemented parameters in the warning and refuses unknown ones li
   const r = await waitResult(ctx.url, ctx.acme, up.body.requestid);
   const doc = (await (await fetch(r.body)).json()) as any;
   assert.is(doc.warning, 'parameters not implemented and ignored: diarize, sentiment');
+  // Validated and stored with the job already, for the stages that will read them.
+  const job = (await ctx.svc.store.get(up.body.requestid))!;
+  assert.equal(job.options, { numtrans: true, scrubtext: false, scrubaudio: false, redact: ['card', 'cvv', 'expiry', 'ssn', 'digits'], diarize: true, gender: false, sentiment: true, vocab: [] });
   const bad = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme, colour: 'blue' } });
   assert.is(bad.status, 400);
   assert.equal(bad.body, {
@@ -259,6 +262,9 @@ e2e('refuses bad requests with the contract status and code, queueing nothing', 
     ['wrong token', { file: ctx.pcm8, fields: { token: '0'.repeat(32) } }, 401, 'BAD_TOKEN'],
     ['no file', { fields: { token: ctx.acme } }, 400, 'BAD_ARGUMENT'],
     ['bad output', { file: ctx.pcm8, fields: { token: ctx.acme, output: 'xml' } }, 400, 'BAD_ARGUMENT'],
+    ['diarize not a boolean', { file: ctx.pcm8, fields: { token: ctx.acme, diarize: 'yes' } }, 400, 'BAD_ARGUMENT'],
+    ['speakers out of range', { file: ctx.pcm8, fields: { token: ctx.acme, speakers: '11' } }, 400, 'BAD_ARGUMENT'],
+    ['unknown redaction kind', { file: ctx.pcm8, fields: { token: ctx.acme, redact: 'iban' } }, 400, 'BAD_ARGUMENT'],
     ['ftp callback', { file: ctx.pcm8, fields: { token: ctx.acme, callback: 'ftp://example.com/x' } }, 400, 'BAD_CALLBACK_URL'],
     ['metadata not an object', { file: ctx.pcm8, fields: { token: ctx.acme, metadata: '[1,2]' } }, 400, 'BAD_ARGUMENT'],
     ['bad datetime', { file: ctx.pcm8, fields: { token: ctx.acme, datetime: 'yesterday' } }, 400, 'BAD_ARGUMENT'],

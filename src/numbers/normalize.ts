@@ -340,3 +340,13 @@ function clockPhrase(keys: readonly string[], i: number): { end: number; text: s
   const [h, m] = rel === 'to' ? [hour === 1 ? 12 : hour - 1, 60 - minutes] : [hour, minutes];
   return { end: j + 2, text: `${h}:${String(m).padStart(2, '0')}` };
 }
+
+/**
+ * The numeral form of typed words, for search: "forty two fifty" → ["4250"], "twenty five dollars"
+ * → ["$25"]; undefined when the words hold no number the normaliser would write as a numeral.
+ */
+export function numeralWords(words: readonly string[]): string[] | undefined {
+  const events = words.map((word, i) => ({ word, start: i, end: i + 1, confidence: 1 }));
+  const out = normalizeNumbers(events).map((e) => e.word);
+  return out.length === words.length && out.every((w, i) => w === words[i]) ? undefined : out;
+}

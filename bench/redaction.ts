@@ -129,7 +129,6 @@ const HARMLESS: Array<[string, string]> = [
   ['it arrived on the twenty first', 'it arrived on the 21st'],
 ];
 const SMALL_TALK = ['yes that is right', 'thanks for your help', 'I want to go ahead with that', 'okay sounds good', 'let me check for you'];
-const WORDS = ['zero', 'one', 'two', 'three', 'four', 'five', 'six', 'seven', 'eight', 'nine'];
 
 function rng(seed: number) {
   let s = seed;

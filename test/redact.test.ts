@@ -106,9 +106,26 @@ r('social security and phone numbers; ordinary "for" and "to" stay', () => {
 
 r('only the requested kinds are redacted; a card still counts as a run of digits', () => {
   assert.equal(redact(PAYMENT, true, ['cvv']).spans, ['cvv C1 30-31.4 3']);
-  assert.equal(redact(PAYMENT, true, ['digits']).spans, ['digits C1 6-18.4 16']);
+  // Asked for digits only, the expiry and code still go: 3+ digits answering a question count.
+  assert.equal(redact(PAYMENT, true, ['digits']).spans, ['digits C1 6-18.4 16', 'digits C1 22.5-24.4 4', 'digits C1 30-31.4 3']);
   assert.equal(parseKinds('card, CVV,card'), { kinds: ['card', 'cvv'] });
   assert.equal(parseKinds('card,pin'), { bad: 'pin' });
+});
+
+r('misheard digits answering a question are redacted with the answer', () => {
+  assert.equal(redact([
+    [0, 'and the expiry date'],
+    [1, 'oh nine'],
+    [1, 'two'],
+    [1, 'sakes'],
+    [0, 'and the security code on the back'],
+    [1, 'six'],
+    [1, 'the vero'],
+    [1, 'nine'],
+    [1, 'okay thanks for your help'],
+  ], true).text, [
+    'and the expiry date', '#<expiry> #<expiry>', '#<expiry>', '###<expiry>', 'and the security code on the back', '#<cvv>', '###<cvv> ###<cvv>', '#<cvv>', 'okay thanks for your help',
+  ]);
 });
 
 r('an expiry said with its month redacts the month too', () => {

@@ -109,6 +109,18 @@ function classify(tokens: StreamToken[]): void {
       if (tokens[j]!.kind === 'digit') tokens[j]!.kind = 'quantity';
     }
   });
+  // "one of them", "no one", "the one": a lone "one" among ordinary words is a word.
+  tokens.forEach((t, i) => {
+    if (t.key !== 'one') return;
+    const p = tokens[i - 1];
+    const n = tokens[i + 1];
+    const sameWord = (o: StreamToken | undefined) => o !== undefined && o.u === t.u && o.kind === 'word' && !FILLERS.has(o.key);
+    const notDigit = (o: StreamToken | undefined) => o === undefined || o.u !== t.u || o.kind !== 'digit';
+    if ((sameWord(n) && notDigit(p)) || (sameWord(p) && notDigit(n))) {
+      t.kind = 'word';
+      t.digits = '';
+    }
+  });
   // A year after a month or an ordinal ("march third twenty twenty five") is a date.
   tokens.forEach((t, i) => {
     const p = tokens[i - 1];
@@ -140,7 +152,16 @@ function inWords(t: readonly StreamToken[], i: number, dir: 1 | -1): boolean {
 }
 
 /** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow. */
-export function digitRuns(streams: readonly Stream[], breaks: readonly number[] = []): DigitRun[] {
+/** What the caller of digitRuns knows about context: where a topic word separates numbers, and the answer windows. */
+export interface RunHints {
+  /** A topic word said between `from` and `to` that separates this speaker's numbers. */
+  breaks(speaker: string, from: number, to: number): boolean;
+  /** The answer window (its id) this speaker's word at `time` falls in, if any. */
+  window(speaker: string, time: number): number | undefined;
+}
+const NO_HINTS: RunHints = { breaks: () => false, window: () => undefined };
+
+export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
   const runs: DigitRun[] = [];
   for (const stream of streams) {
     const t = stream.tokens;
@@ -166,10 +187,13 @@ export function digitRuns(streams: readonly Stream[], breaks: readonly number[] 
         // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
         // channel in between ("security code", "expiry") starts a new number.
         const wordUse = (g.digits.length < 2 && inWords(t, g.last, 1)) || (cur.digits.length < 2 && inWords(t, cur.first, -1));
+        // Inside the answer to "what's the card number?" digits join across misheard words too.
+        const w = hints.window(stream.speaker, t[cur.first]!.start);
+        const answer = w !== undefined && w === hints.window(stream.speaker, to);
         const joins = gap <= RUN_WINDOW_SEC && !wordUse &&
           !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
-          !breaks.some((b) => b > from && b < to) &&
-          (between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
+          !hints.breaks(stream.speaker, from, to) &&
+          (between.every((b) => FILLERS.has(b.key)) || (answer && between.length <= 6) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
         if (joins) {
           cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
           continue;

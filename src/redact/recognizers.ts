@@ -17,6 +17,8 @@ export interface RunContext {
   tags: ReadonlyArray<{ tag: ContextTag; time: number }>;
   /** The run's stream token just before it is a month name ("expires april twenty seven"). */
   monthBefore: boolean;
+  /** The run answers a question on this topic (it starts in the topic's answer window). */
+  answers?: ContextTag;
 }
 
 export interface Recognizer {
@@ -36,6 +38,7 @@ export function contextTag(prev: string | undefined, key: string): ContextTag | 
   if ((key === 'through' || key === 'thru') && prev === 'valid') return 'expiry';
   if (key === 'ssn' || key === 'social') return 'ssn';
   if (['phone', 'telephone', 'mobile', 'cell', 'account', 'reference', 'zip', 'postcode', 'order', 'policy', 'member', 'date', 'birth'].includes(key)) return 'other';
+  if (key === 'number' && prev !== 'card' && prev !== 'security') return 'other';
   return undefined;
 }
 
@@ -50,22 +53,22 @@ function luhnInside(d: string): boolean {
 
 export const cardRecognizer: Recognizer = {
   kind: 'card',
-  matches: (run, ctx) => run.digits.length >= 12 && (luhnInside(run.digits) || has(ctx, 'card')),
+  matches: (run, ctx) => (run.digits.length >= 12 && (luhnInside(run.digits) || has(ctx, 'card'))) || (ctx.answers === 'card' && run.digits.length >= 2),
 };
 export const ssnRecognizer: Recognizer = {
   kind: 'ssn',
-  matches: (run, ctx) => run.digits.length >= 8 && run.digits.length <= 10 && has(ctx, 'ssn'),
+  matches: (run, ctx) => (run.digits.length >= 8 && run.digits.length <= 10 && has(ctx, 'ssn')) || (ctx.answers === 'ssn' && run.digits.length >= 2),
 };
 export const expiryRecognizer: Recognizer = {
   kind: 'expiry',
-  matches: (run, ctx) => latest(ctx) === 'expiry' && run.digits.length <= 6 && (run.digits.length >= 3 || ctx.monthBefore),
+  matches: (run, ctx) => ctx.answers === 'expiry' || (latest(ctx) === 'expiry' && run.digits.length <= 6 && (run.digits.length >= 3 || ctx.monthBefore)),
 };
 export const cvvRecognizer: Recognizer = {
   kind: 'cvv',
-  matches: (run, ctx) => latest(ctx) === 'cvv' && run.digits.length >= 3 && run.digits.length <= 4,
+  matches: (run, ctx) => ctx.answers === 'cvv' || (latest(ctx) === 'cvv' && run.digits.length >= 3 && run.digits.length <= 4),
 };
 /** Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn). */
-export const digitsRecognizer: Recognizer = { kind: 'digits', matches: (run) => run.digits.length >= 6 };
+export const digitsRecognizer: Recognizer = { kind: 'digits', matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) };
 
 /** In order of precedence: the first one that matches and is asked for names the run. */
 export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, digitsRecognizer];

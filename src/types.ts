@@ -40,6 +40,53 @@ export interface ChannelPcm {
   samples: Int16Array;
 }
 
+// ---------------------------------------------------------------- request options (docs/service.md, "Request options")
+
+/** What redaction replaces: card numbers, card security codes, expiry dates, social security numbers, other runs of 6+ digits. */
+export type RedactKind = 'card' | 'cvv' | 'expiry' | 'ssn' | 'digits';
+
+/**
+ * A request's options after validation and company policy (src/jobs/request-options.ts): stored
+ * with the job and read by the post-ASR stages from `FileWork.options`.
+ */
+export interface RequestOptions {
+  /** Numbers written as numerals (default true). */
+  numtrans: boolean;
+  /** Sensitive spans replaced in every form the transcript takes. */
+  scrubtext: boolean;
+  /** The stored recording silenced over every redacted span. */
+  scrubaudio: boolean;
+  /** The kinds scrubtext/scrubaudio redact. */
+  redact: RedactKind[];
+  /** Utterances split where the speaker changes; `metadata.speaker`. */
+  diarize: boolean;
+  /** Number of speakers hinted by the request (1..10); absent: estimated. */
+  speakers?: number;
+  /** `metadata.gender` per utterance. */
+  gender: boolean;
+  /** `metadata.sentiment` per utterance, top-level `sentiment` (request field `sentiment` or `emotion`). */
+  sentiment: boolean;
+  /** Words or phrases recognition favours (the request's and the company's). */
+  vocab: string[];
+}
+
+/**
+ * A company's settings (stored by tenancy): its redaction policy and its defaults for request
+ * options. Every field is optional; absent means the product default.
+ */
+export interface CompanySettings {
+  /** Redaction policy: forces scrubtext / scrubaudio on for every request of the company. */
+  scrub?: Array<'text' | 'audio'>;
+  /** The kinds the company redacts (default: all kinds). */
+  redact?: RedactKind[];
+  numtrans?: boolean;
+  diarize?: boolean;
+  gender?: boolean;
+  sentiment?: boolean;
+  /** The company's vocabulary (voxdex vocab add). */
+  vocab?: string[];
+}
+
 // ---------------------------------------------------------------- transcript document (API.md §4)
 
 export interface WordEvent {

@@ -4,6 +4,8 @@
  *   voxdex company add CO --org ORG --folder FOLDER [--model NAME]... [--show-secret]
  *   voxdex company list
  *   voxdex company alias CO ALIAS MODEL
+ *   voxdex company set CO [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]
+ *   voxdex vocab add|list|remove CO PHRASE...
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
  *   voxdex token rotate CO
@@ -29,6 +31,10 @@ import { PgTenancy } from '../tenancy/pg-tenancy.js';
 import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
+import {
+  describeCompanySettings, parseKindList, parseOnOff, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
+} from '../tenancy/company-settings.js';
+import type { CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { runTranscribe, transcribeCommand } from './transcribe.js';
@@ -63,13 +69,44 @@ prints a new company token on stdout (earlier tokens stay valid).`,
   },
   'company list': {
     usage: 'voxdex company list',
-    about: 'One line per company: name, default destination, authorized models (* = all), model aliases; tab-separated.',
+    about: 'One line per company: name, default destination, authorized models (* = all), model aliases, settings; tab-separated.',
     positional: [0, 0],
   },
   'company alias': {
     usage: 'voxdex company alias CO_SHORT ALIAS MODEL',
     about: "Maps a client's model name (e.g. eng1:callcenter) to an installed model for this company.",
     positional: [3, 3],
+  },
+  'company set': {
+    usage: 'voxdex company set CO_SHORT [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]',
+    about: `Sets the company's redaction policy and its defaults for the request options; prints the settings.
+A scrub policy applies to every request of the company (a request may not turn it off); the other
+settings are defaults a request may override.`,
+    options: [
+      ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
+      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')} (none: every kind)`],
+      ['--diarize on|off', 'split mono recordings by speaker'],
+      ['--gender on|off', 'label utterances with the speaker\'s gender'],
+      ['--sentiment on|off', 'sentiment per utterance and per channel'],
+      ['--numtrans on|off', 'numbers written as numerals (default on)'],
+    ],
+    positional: [1, 1],
+    valued: ['scrub', 'redact', 'diarize', 'gender', 'sentiment', 'numtrans'],
+  },
+  'vocab add': {
+    usage: 'voxdex vocab add CO_SHORT PHRASE...',
+    about: `Adds words or phrases recognition favours for every request of the company (at most ${VOCAB_MAX_PHRASES} phrases of ${VOCAB_MAX_CHARS} characters).`,
+    positional: [2, Infinity],
+  },
+  'vocab list': {
+    usage: 'voxdex vocab list CO_SHORT',
+    about: "The company's vocabulary, one phrase per line.",
+    positional: [1, 1],
+  },
+  'vocab remove': {
+    usage: 'voxdex vocab remove CO_SHORT PHRASE...',
+    about: "Removes phrases from the company's vocabulary.",
+    positional: [2, Infinity],
   },
   'org add': {
     usage: 'voxdex org add CO_SHORT ORG_SHORT',
@@ -116,7 +153,7 @@ before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -206,11 +243,33 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return 0;
     }
     case 'company list':
-      for (const c of await withTenancy(config, (t) => t.listCompanies())) {
+      for (const c of await withTenancy(config, (t) => t.listCompanies().map((info) => ({ ...info, settings: t.companySettings(info.company) })))) {
         const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
+        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompanySettings(c.settings)].join('\t'));
       }
       return 0;
+    case 'company set': {
+      const patch = settingsPatch(opts);
+      if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans');
+      const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
+      out(`${p[0]}: ${describeCompanySettings(settings)}`);
+      return 0;
+    }
+    case 'vocab add': {
+      const [company, ...phrases] = p as [string, ...string[]];
+      const added = await withTenancy(config, (t) => t.addVocab(company, phrases));
+      out(`${company}: added ${added.length} phrase${added.length === 1 ? '' : 's'}${added.length < phrases.length ? ` (${phrases.length - added.length} already there)` : ''}`);
+      return 0;
+    }
+    case 'vocab list':
+      for (const phrase of (await withTenancy(config, (t) => t.companySettings(p[0]!))).vocab ?? []) out(phrase);
+      return 0;
+    case 'vocab remove': {
+      const [company, ...phrases] = p as [string, ...string[]];
+      const removed = await withTenancy(config, (t) => t.removeVocab(company, phrases));
+      out(`${company}: removed ${removed.length} phrase${removed.length === 1 ? '' : 's'}${removed.length < phrases.length ? ` (${phrases.length - removed.length} not in the vocabulary)` : ''}`);
+      return 0;
+    }
     case 'company alias': {
       const [company, alias, model] = p as [string, string, string];
       await withTenancy(config, (t) => t.setModelAlias(company, alias, model));
@@ -248,6 +307,18 @@ export async function main(argv: string[], env: Record<string, string | undefine
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
       return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!]);
   }
+}
+
+/** `voxdex company set`'s options as a settings patch (each checked; the last of a repeated option wins). */
+function settingsPatch(opts: Record<string, string[]>): CompanySettings {
+  const patch: CompanySettings = {};
+  const last = (name: string) => opts[name]?.at(-1);
+  if (last('scrub') !== undefined) patch.scrub = parseKindList('scrub target', last('scrub')!, SCRUB_TARGETS);
+  if (last('redact') !== undefined) patch.redact = parseKindList('redaction kind', last('redact')!, REDACT_KINDS);
+  for (const flag of ['diarize', 'gender', 'sentiment', 'numtrans'] as const) {
+    if (last(flag) !== undefined) patch[flag] = parseOnOff(flag, last(flag)!);
+  }
+  return patch;
 }
 
 async function serve(config: Readonly<Config>): Promise<number> {

@@ -4,7 +4,10 @@ import { luhn } from '../src/numbers/lexicon.js';
 import { normalizeNumbers } from '../src/numbers/normalize.js';
 import { parseKinds, redactUtterances } from '../src/redact/redact.js';
 import type { RedactionKind } from '../src/redact/recognizers.js';
-import { silenceAudio, silenceRanges } from '../src/redact/silence-audio.js';
+import { redactedWav, silenceAudio, silenceRanges } from '../src/redact/silence-audio.js';
+import { redactDocument } from '../src/redact/stage.js';
+import { numbersDocument } from '../src/numbers/stage.js';
+import { decodeWavBuffer } from '../src/stages/decode.js';
 import type { Utterance } from '../src/types.js';
 
 const r = suite('redact');
@@ -139,6 +142,31 @@ r('silences every channel over the spans plus the margin', () => {
   const quiet = silenceAudio(audio, [{ start: 1, end: 1.5 }], 0.2);
   assert.equal([...quiet.channels[1]!].map((x) => (x === 0 ? 0 : 1)).join(''), '1111111100000000011111111111111111111111');
   assert.is(audio.channels[0]![10], 0.5, 'the input is not changed');
+});
+
+r('the kept recording is a 16-bit WAV silent over the spans, the rest as it was', () => {
+  const ch = Float32Array.from({ length: 16000 }, (_, i) => ((i % 7) - 3) / 8);
+  const audio = { format: { encoding: 'mulaw' as const, sampleRate: 8000, channels: 2, bitsPerSample: 8 }, channels: [ch, ch.map((x) => -x)], durationSec: 2, warnings: [] };
+  const back = decodeWavBuffer(redactedWav(audio, [{ start: 0.5, end: 0.75 }]));
+  assert.equal(back.format, { encoding: 'pcm_s16', sampleRate: 8000, channels: 2, bitsPerSample: 16 });
+  for (const c of [0, 1]) {
+    const same = (i: number) => back.channels[c]![i] === audio.channels[c]![i];
+    assert.ok(back.channels[c]!.subarray(2000, 8000).every((x) => x === 0), 'silent from 0.25 s to 1.0 s');
+    assert.ok([...Array(2000).keys(), ...Array.from({ length: 8000 }, (_, i) => 8000 + i)].every(same), 'the rest unchanged');
+    assert.is(same(2002), false);
+  }
+});
+
+r('the stages: numbers then redaction; scrubaudio alone keeps the text and returns the spans', () => {
+  const doc = { asr: 'voxdex', model: 'm', audiosecs: 20, nchannels: 2, requestid: 'r', source: 's', chaninfo: [], utterances: call(PAYMENT) };
+  const numbered = numbersDocument(doc, { numtrans: true });
+  assert.is(numbered.utterances[1]!.events.map((e) => e.word).join(' '), 'sure it is 4111');
+  assert.is(numbersDocument(doc, { numtrans: false }), doc);
+  const text = redactDocument(numbered, { scrubtext: true, scrubaudio: false });
+  assert.is(text.document.utterances[1]!.events.map((e) => e.word).join(' '), 'sure it is ####');
+  const audioOnly = redactDocument(numbered, { scrubtext: false, scrubaudio: true, redact: ['card'] });
+  assert.is(audioOnly.document, numbered);
+  assert.equal(audioOnly.spans.map((s) => s.kind), ['card']);
 });
 
 r.run();

@@ -2,6 +2,7 @@
  * scrubaudio: the recording kept for playback, silent over every redacted span plus a margin, on
  * every channel (a caller's digits leak into the agent's channel as echo and crosstalk).
  */
+import { playableHeader } from '../audio/wav-stream.js';
 import type { DecodedAudio } from '../types.js';
 
 /** Seconds of silence added before and after each redacted span (word times are ±0.1 s). */
@@ -43,4 +44,20 @@ export function silenceAudio(audio: DecodedAudio, spans: readonly TimeSpan[], ma
   const channels = audio.channels.map((c) => c.slice());
   silenceChannels(channels, audio.format.sampleRate, spans, margin);
   return { ...audio, channels };
+}
+
+/**
+ * The kept recording for scrubaudio: a 16-bit PCM WAV (what playback serves) of `audio`, silent over
+ * the spans plus the margin. Nothing of the original encoding survives: every sample is re-written.
+ */
+export function redactedWav(audio: DecodedAudio, spans: readonly TimeSpan[], margin = SILENCE_MARGIN_SEC): Buffer {
+  const frames = audio.channels[0]?.length ?? 0;
+  const nch = audio.channels.length;
+  const pcm = new Int16Array(frames * nch);
+  audio.channels.forEach((ch, c) => {
+    for (let i = 0; i < frames; i++) pcm[i * nch + c] = Math.max(-32768, Math.min(32767, Math.round(ch[i]! * 32768)));
+  });
+  const inter = Array.from({ length: nch }, (_, c) => c);
+  for (const [a, b] of silenceRanges(spans, audio.format.sampleRate, frames, margin)) for (const c of inter) for (let i = a; i < b; i++) pcm[i * nch + c] = 0;
+  return Buffer.concat([playableHeader(audio.format.sampleRate, nch, frames), Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)]);
 }

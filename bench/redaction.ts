@@ -2,7 +2,7 @@
  * Numbers (numtrans) and redaction (scrubtext, scrubaudio) on generated payment calls through the
  * real ASR, against a naive per-utterance redactor (6+ digits in a row) in the same run.
  *
- *   node --import tsx bench/redaction.ts [--calls 50] [--threads N] [--model auto] [--show N]
+ *   node --import tsx bench/redaction.ts [--calls 50] [--threads N] [--model auto] [--show N] [--save FILE | --load FILE] [--dump DIR]
  *
  * Each call is stereo 8 kHz mu-law. Channel 0 is the agent, channel 1 the caller. The sensitive parts
  * (card numbers in four groups, sometimes one group per turn with the agent's "okay" between; expiry;
@@ -22,7 +22,7 @@
  * - CPU of numbers + redaction per audio second against the ASR's, same process.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { encodeG711, MULAW_TO_FLOAT } from '../src/audio/g711.js';
@@ -105,6 +105,11 @@ interface NumberItem {
   end: number;
   words: string;
   expected: string;
+}
+interface Saved {
+  call: Call;
+  words: Utterance[];
+  asrCpu: number;
 }
 interface Call {
   audio: DecodedAudio;
@@ -330,8 +335,12 @@ async function main() {
     return;
   }
   const config = loadConfig({ VOXDEX_ASR_THREADS: String(threads) });
-  const transcriber = createTranscriber({ config, log: silentLogger });
-  await transcriber.ready();
+  // --load FILE: the calls' references and ASR output saved by an earlier run with --save FILE
+  // (re-scores a change to numbers or redaction in seconds; the ASR CPU is the saved one).
+  const loaded = arg('load') ? (JSON.parse(readFileSync(arg('load')!, 'utf8')) as Saved[]) : undefined;
+  const saved: Saved[] = [];
+  const transcriber = loaded ? undefined : createTranscriber({ config, log: silentLogger });
+  await transcriber?.ready();
   const cpu = os.cpus();
   console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${process.argv.slice(2).join(' ')}`);
   console.log(`node ${process.version}; ${cpu[0]?.model} × ${cpu.length} cores; ${threads} ASR threads; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
@@ -349,14 +358,25 @@ async function main() {
   const kinds = new Map<string, number>();
   const wall0 = Date.now();
   for (let n = 0; n < calls; n++) {
-    const call = await makeCall(n);
+    let call: Call;
+    let words: Utterance[];
+    if (loaded) {
+      const l = loaded[n]!;
+      call = { ...l.call, audio: { ...l.call.audio, channels: [] } };
+      words = l.words;
+      audioSecs += call.audio.durationSec;
+      asrCpu += l.asrCpu;
+    } else {
+      call = await makeCall(n);
+      audioSecs += call.audio.durationSec;
+      const c0 = process.cpuUsage();
+      const r = await transcriber!.transcribe(call.audio, { source: `call-${n}`, model: arg('model') });
+      const c = process.cpuUsage(c0);
+      asrCpu += (c.user + c.system) / 1e6;
+      words = r.utterances;
+      saved.push({ call: { ...call, audio: { ...call.audio, channels: [] } }, words, asrCpu: (c.user + c.system) / 1e6 });
+    }
     for (const k of call.kinds) kinds.set(k, (kinds.get(k) ?? 0) + 1);
-    audioSecs += call.audio.durationSec;
-    const c0 = process.cpuUsage();
-    const r = await transcriber.transcribe(call.audio, { source: `call-${n}`, model: arg('model') });
-    const c = process.cpuUsage(c0);
-    asrCpu += (c.user + c.system) / 1e6;
-    const words = r.utterances;
 
     // numbers + redaction, timed over REPEAT runs (one run is below the clock's resolution).
     const o0 = process.cpuUsage();
@@ -394,7 +414,8 @@ async function main() {
     process.stderr.write(`\r${n + 1}/${calls} calls`);
   }
   process.stderr.write('\n');
-  await transcriber.close();
+  await transcriber?.close();
+  if (arg('save')) writeFileSync(arg('save')!, JSON.stringify(saved));
 
   console.log(`${calls} calls, ${(audioSecs / 60).toFixed(1)} min of stereo 8 kHz mu-law (${[...kinds].map(([k, v]) => `${v} with ${k}`).join(', ')}); model ${arg('model') ?? 'auto'}; wall ${((Date.now() - wall0) / 1000).toFixed(0)} s\n`);
   const rows: Array<[string, Score, number]> = [

@@ -1,4 +1,4 @@
-/** The `voxdex` command line (API.md §9), run as scripts run it: bin/voxdex.js in a child process. */
+/** The `voxdex` command line (docs/service.md, "Running it"), run as scripts run it: bin/voxdex.js in a child process. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';

@@ -1,5 +1,5 @@
 /**
- * The `voxdex` command (API.md §9):
+ * The `voxdex` command (docs/service.md, "Running it"):
  *   voxdex serve [--role all|api|worker]
  *   voxdex company add CO --org ORG --folder FOLDER [--model NAME]... [--show-secret]
  *   voxdex company list
@@ -10,15 +10,16 @@
  *   voxdex folder add CO ORG FOLDER
  *   voxdex token rotate CO
  *   voxdex models
- *   voxdex import DIR --to CO/ORG/FOLDER
- *   voxdex transcribe FILE... [--model NAME] [--output FORMAT] [--channels LIST]
+ *   voxdex import DIR --to CO/ORG/FOLDER [request options]
+ *   voxdex transcribe FILE... [--model NAME] [--output FORMAT] [--channels LIST] [request options]
  * Admin commands work while the service runs (same data dir; SQLite WAL).
  */
 import path from 'node:path';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
-import { JobIntake } from '../jobs/intake.js';
+import { JobIntake } from '../jobs/job-intake.js';
+import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
 import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
@@ -37,7 +38,8 @@ import {
 import type { CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
-import { runTranscribe, transcribeCommand } from './transcribe.js';
+import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
+import { runTranscribe, transcribeCommand } from './transcribe-command.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -138,17 +140,20 @@ bar on stderr for recordings of 30 s or more when stderr is a terminal. Exit sta
       ['--model NAME', 'a model from `voxdex models` (default auto: en-us-8k up to 11025 Hz, else en-us)'],
       ['--output FORMAT', 'json, jsontop, text (default), srt or vtt'],
       ['--channels LIST', 'only these channels, e.g. 0 or 0,1 (default: every channel, each its own speaker)'],
+      ...OPTION_HELP,
     ],
     positional: [1, Infinity],
-    valued: ['model', 'output', 'channels'],
+    valued: ['model', 'output', 'channels', ...OPTION_VALUED],
+    booleans: OPTION_BOOLEANS,
   },
   import: {
     usage: 'voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME',
     about: `Submits every audio file and archive under DIR once (a content hash ledger skips what was submitted
 before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.`,
-    options: [['--to CO/ORG/FOLDER', 'the destination folder']],
+    options: [['--to CO/ORG/FOLDER', 'the destination folder'], ...OPTION_HELP],
     positional: [1, 1],
-    valued: ['to'],
+    valued: ['to', ...OPTION_VALUED],
+    booleans: OPTION_BOOLEANS,
   },
 } satisfies Record<string, CommandSpec>;
 
@@ -297,15 +302,19 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
       return 0;
-    case 'transcribe':
-      return runTranscribe(transcribeCommand(p, opts), config, {
+    case 'transcribe': {
+      const cmd = transcribeCommand(p, opts);
+      const notice = pendingOptionsNotice(optionFields(opts));
+      if (notice) process.stderr.write(notice);
+      return runTranscribe(cmd, config, {
         out: (text) => process.stdout.write(text),
         err: (text) => process.stderr.write(text),
         progress: process.stderr.isTTY ? process.stderr : undefined,
       });
+    }
     case 'import':
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
-      return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!]);
+      return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!], optionFields(opts));
   }
 }
 
@@ -349,8 +358,9 @@ async function serve(config: Readonly<Config>): Promise<number> {
   });
 }
 
-async function importCommand(config: Readonly<Config>, argv: string[]): Promise<number> {
+async function importCommand(config: Readonly<Config>, argv: string[], options: RequestOptionValues): Promise<number> {
   const { dir, to } = parseImportArgs(argv);
+  resolveRequestOptions(options, {}); // the flags' values, checked once here (each company's policy is checked per file)
   const registry = loadModelRegistry(config.modelsFile);
   const installedModels = () => registry.list();
   const paths = new JobPaths(config.dataDir);
@@ -360,7 +370,7 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
     const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
     try {
       const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
       return summary.failed > 0 ? 1 : 0;
     } finally {
       await stores.close();
@@ -374,7 +384,7 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
     const tenancy = await PgTenancy.open({ pool: stores.pool, keyFile: config.secretsKeyFile });
     try {
       const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
       return summary.failed > 0 ? 1 : 0;
     } finally {
       tenancy.close();

@@ -15,7 +15,7 @@ import { AUTO_MODEL, checkShortName, type Tenancy } from '../tenancy/tenancy.js'
 import type { CompanySettings, Destination } from '../types.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
-import { readFields } from './multipart.js';
+import { readFields } from './upload-form.js';
 import { sendJson, type RouteTable } from './server.js';
 
 export interface AccountRouteDeps {

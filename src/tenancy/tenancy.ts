@@ -1,5 +1,5 @@
 /**
- * Tenancy (API.md §1): companies → organizations → folders, company tokens, the root token,
+ * Tenancy (docs/service.md, "Tenancy choices"): companies → organizations → folders, company tokens, the root token,
  * per-company callback secrets, authorized models with aliases, and the default destination.
  *
  * Stored in SQLite (`<dataDir>/tenancy.sqlite`, WAL) so that the admin CLI can change it while the
@@ -62,7 +62,7 @@ export interface TenancyOptions {
   secretBox?: SecretBox;
 }
 
-/** Throws BAD_NAME (400) unless `value` is a short name per API.md §1. */
+/** Throws BAD_NAME (400) unless `value` is a short name: [A-Za-z0-9_.-]{1,64}, not . or .. (docs/service.md, "Tenancy choices"). */
 export function checkShortName(what: string, value: unknown): string {
   if (!isShortName(value)) throw invalidParameter(what, 'a short name of 1-64 characters A-Z a-z 0-9 _ . -', value, 'BAD_NAME');
   return value;

@@ -6,8 +6,10 @@
 import { luhn, MONTHS } from '../numbers/lexicon.js';
 import type { DigitRun } from './digit-runs.js';
 
-export const REDACTION_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits'] as const;
-export type RedactionKind = (typeof REDACTION_KINDS)[number];
+import type { RedactKind } from '../types.js';
+
+export const REDACTION_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
+export type RedactionKind = RedactKind;
 
 /** `other`: a topic word that only separates numbers ("phone", "account", "zip"). */
 export type ContextTag = 'card' | 'cvv' | 'expiry' | 'ssn' | 'other';

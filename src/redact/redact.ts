@@ -18,9 +18,7 @@ export interface RedactionSpan {
   digits: number;
 }
 
-export interface RedactedWordEvent extends WordEvent {
-  redacted?: RedactionKind;
-}
+export type RedactedWordEvent = WordEvent;
 
 export interface RedactionResult {
   utterances: Utterance[];

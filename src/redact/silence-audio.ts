@@ -61,3 +61,8 @@ export function redactedWav(audio: DecodedAudio, spans: readonly TimeSpan[], mar
   for (const [a, b] of silenceRanges(spans, audio.format.sampleRate, frames, margin)) for (const c of inter) for (let i = a; i < b; i++) pcm[i * nch + c] = 0;
   return Buffer.concat([playableHeader(audio.format.sampleRate, nch, frames), Buffer.from(pcm.buffer, pcm.byteOffset, pcm.byteLength)]);
 }
+
+/** The recording as a 16-bit PCM WAV, as it is (the stages already silenced it for scrubaudio). */
+export function playableWav(audio: DecodedAudio): Buffer {
+  return redactedWav(audio, []);
+}

@@ -19,8 +19,8 @@ const LAYERS: string[][] = [
   ['jobs', 'rate-limit'],
   ['pipelines'],
   ['stages'],
-  ['asr', 'search', 'tenancy', 'callbacks', 'metrics'],
-  ['audio', 'render', 'store', 'blobs', 'scheduler', 'text'],
+  ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact'],
+  ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];
 /** Within the bottom layer these go one way only. */

@@ -12,7 +12,7 @@ import type { Req } from './server.js';
 import { mergeOnce, singleValues, takeOnce } from './single-fields.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
-export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime'] as const;
+export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact'] as const;
 
 /**
  * Names the established service knows (and ours: speakers, vocab, redact) that voxdex does not
@@ -24,12 +24,8 @@ export const COMPAT_PARAMS = [
   'emotion',
   'gender',
   'sentiment',
-  'scrubtext',
-  'scrubaudio',
-  'numtrans',
   'speakers',
   'vocab',
-  'redact',
   'lid',
   'filetype',
   'realtime',

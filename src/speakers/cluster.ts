@@ -3,20 +3,25 @@
  * estimated or given. Pure (Float32Array math).
  *
  * Average-linkage agglomerative clustering on cosine similarity gives a candidate partition for every
- * k (at most `maxSpeakers`); each is refined by a few spherical k-means passes; the number of speakers is
- * the k whose partition has the best mean silhouette, when that silhouette clears `minSilhouette` and
- * the clusters' centroids are less alike than `mergeSimilarity` — otherwise one speaker. Clusters holding
- * fewer than `minShare` of the windows (overlap, noise, laughter) are folded into their nearest neighbour.
+ * k (at most `maxSpeakers`), on window embeddings smoothed with their like neighbours; each is refined
+ * by a few spherical k-means passes; chooseK picks the number of speakers from the silhouettes and the
+ * centroid similarities (thresholds tuned on real-voice calls of prompts a–l, bench/diarization.ts).
+ * Clusters holding fewer than `minShare` of the windows (overlap, noise, laughter) are folded into their
+ * nearest neighbour.
  */
 
 export interface ClusterOptions {
   /** The number of speakers when known (`speakers=N`). */
   speakers?: number;
   maxSpeakers: number;
-  /** A split must reach this mean silhouette to count as more than one speaker. */
-  minSilhouette: number;
-  /** Two clusters whose centroids are at least this similar (cosine) are one speaker. */
-  mergeSimilarity: number;
+  /** A two-way split counts as two speakers when silhouette + (0.92 − centroid similarity) reaches this. */
+  minSplitScore: number;
+  /** A further split is kept only while every pair of centroids is less similar than this. */
+  maxSimilarity: number;
+  /** … and its silhouette is at most this much below the previous one's. */
+  maxSilhouetteDrop: number;
+  /** Neighbouring windows at least this similar are averaged (smoothNeighbours). */
+  smoothGate: number;
   /** Clusters with fewer windows than this share are folded into the nearest one (when k is estimated). */
   minShare: number;
   /** At most this many windows go into the agglomerative step; the rest join their nearest centroid. */
@@ -25,8 +30,10 @@ export interface ClusterOptions {
 
 export const CLUSTER_DEFAULTS: Readonly<ClusterOptions> = Object.freeze({
   maxSpeakers: 6,
-  minSilhouette: 0.1,
-  mergeSimilarity: 0.8,
+  minSplitScore: 0.32,
+  maxSimilarity: 0.87,
+  maxSilhouetteDrop: 0.05,
+  smoothGate: 0.75,
   minShare: 0.06,
   maxPoints: 320,
 });
@@ -181,6 +188,45 @@ function sample(n: number, max: number): number[] {
   return Array.from({ length: max }, (_, i) => Math.floor((i * n) / max));
 }
 
+/**
+ * Each window averaged with its neighbours (one each side) that are alike (cosine above `gate`): 3 s of
+ * context inside a turn, none across a change of voice. Tightens a speaker's windows, which makes the
+ * silhouette of a false split fall and that of a true one rise.
+ */
+export function smoothNeighbours(points: Float32Array[], gate: number): Float32Array[] {
+  return points.map((p, i) => {
+    const acc = new Float32Array(p);
+    for (const q of [points[i - 1], points[i + 1]]) if (q && dot(p, q) > gate) for (let j = 0; j < acc.length; j++) acc[j]! += q[j]!;
+    return unit(acc);
+  });
+}
+
+function closestPair(points: Float32Array[], c: Clustering): number {
+  const cents = centroids(points, c.labels, c.k);
+  let closest = -1;
+  for (let a = 0; a < cents.length; a++) for (let b = a + 1; b < cents.length; b++) closest = Math.max(closest, dot(cents[a]!, cents[b]!));
+  return closest;
+}
+
+/**
+ * The number of speakers: two when the best two-way split scores silhouette + (0.92 − closest centroid
+ * similarity) ≥ `minSplitScore`; then one more while the next split keeps its centroids apart (closest <
+ * `maxSimilarity`) and its silhouette within `maxSilhouetteDrop` of the previous. undefined: one speaker.
+ */
+function chooseK(points: Float32Array[], candidates: Clustering[], o: ClusterOptions): Clustering | undefined {
+  const byK = new Map<number, Clustering>();
+  for (const c of candidates) if (!byK.has(c.k) || c.silhouette > byK.get(c.k)!.silhouette) byK.set(c.k, c);
+  const two = byK.get(2);
+  if (!two || two.silhouette + (0.92 - closestPair(points, two)) < o.minSplitScore) return undefined;
+  let best = two;
+  for (let k = 3; byK.has(k); k++) {
+    const next = byK.get(k)!;
+    if (closestPair(points, next) >= o.maxSimilarity || next.silhouette < best.silhouette - o.maxSilhouetteDrop) break;
+    best = next;
+  }
+  return best;
+}
+
 export function clusterEmbeddings(points: Float32Array[], opts: Partial<ClusterOptions> = {}): Clustering {
   const o = { ...CLUSTER_DEFAULTS, ...opts };
   const n = points.length;
@@ -189,7 +235,8 @@ export function clusterEmbeddings(points: Float32Array[], opts: Partial<ClusterO
   const maxK = Math.min(fixed ?? o.maxSpeakers, n);
   if (maxK <= 1) return { labels: new Array<number>(n).fill(0), k: 1, silhouette: 0 };
   const idx = sample(n, o.maxPoints);
-  const sub = idx.map((i) => points[i]!);
+  const smoothed = smoothNeighbours(points, o.smoothGate);
+  const sub = idx.map((i) => smoothed[i]!);
   const parts = agglomerate(sub, maxK);
   const candidates: Clustering[] = [];
   for (let k = fixed ?? 2; k <= maxK; k++) {
@@ -200,16 +247,13 @@ export function clusterEmbeddings(points: Float32Array[], opts: Partial<ClusterO
     if (kk < 2 && fixed === undefined) continue;
     candidates.push({ labels: l, k: kk, silhouette: silhouette(sub, l, kk) });
   }
-  let best = candidates.reduce<Clustering | undefined>((b, c) => (!b || c.silhouette > b.silhouette + 1e-9 ? c : b), undefined);
-  if (fixed === undefined && best) {
-    const cents = centroids(sub, best.labels, best.k);
-    let closest = -Infinity;
-    for (let a = 0; a < cents.length; a++) for (let b = a + 1; b < cents.length; b++) closest = Math.max(closest, dot(cents[a]!, cents[b]!));
-    if (best.silhouette < o.minSilhouette || closest >= o.mergeSimilarity) best = undefined;
-  }
+  const best = fixed !== undefined ? candidates[0] : chooseK(sub, candidates, o);
   if (!best) return { labels: new Array<number>(n).fill(0), k: 1, silhouette: 0 };
   // every window joins its nearest centroid of the chosen partition, then a final refinement over all windows
   const cents = centroids(sub, best.labels, best.k);
-  const all = compact(refine(points, points.map((p) => nearest(p, cents)), best.k));
+  const refined = refine(smoothed, smoothed.map((p) => nearest(p, cents)), best.k);
+  // labels from each window's own embedding against the speakers' centroids: sharper at turn changes than the smoothed ones
+  const finalCents = centroids(smoothed, refined, best.k);
+  const all = compact(points.map((p) => nearest(p, finalCents)));
   return { labels: all.labels, k: all.k, silhouette: best.silhouette };
 }

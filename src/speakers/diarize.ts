@@ -10,9 +10,9 @@ import { resample } from '../audio/resample.js';
 import type { Utterance } from '../types.js';
 import { nameSpeakers, smoothRuns, speakerAt, splitUtterance, type LabelledWindow } from './assign.js';
 import { clusterEmbeddings, type ClusterOptions } from './cluster.js';
-import { N_MELS, SAMPLE_RATE, type SpeakerEncoder } from './encoder.js';
+import { SAMPLE_RATE, type SpeakerEncoder } from './encoder.js';
 import { genderOf, median, voicedF0, type Gender } from './pitch.js';
-import { speechRegions, speechTimeline, windowStarts, WINDOW_DEFAULTS, type Span, type SpeechTimeline } from './regions.js';
+import { regionWindows, speechRegions, speechTimeline, WINDOW_DEFAULTS, type Span, type SpeechTimeline } from './regions.js';
 
 export interface DiarizeChannel {
   channel: number;
@@ -94,31 +94,33 @@ async function diarizeChannel(enc: SpeakerEncoder, ch: DiarizeChannel, o: Diariz
   t0 = performance.now();
   const audio = speechAudio(ch.sampleRate === SAMPLE_RATE ? ch.samples : resample(ch.samples, ch.sampleRate, SAMPLE_RATE), timeline);
   const { data: mel } = await enc.mel(audio);
-  const starts = windowStarts(timeline.length);
+  const spans = regionWindows(timeline);
   const frames = Math.round(WINDOW_DEFAULTS.windowSec * 100);
-  const embeddings = await enc.embedWindows(mel, starts.map((s) => Math.round(s * 100)), frames);
+  const embeddings = await enc.embedWindows(
+    mel,
+    spans.map((w) => Math.round(w.start * 100)),
+    frames,
+    spans.map((w) => Math.max(1, Math.round((w.end - w.start) * 100))),
+  );
   t.embeddings += performance.now() - t0;
-  void N_MELS;
 
   t0 = performance.now();
   const clustering = clusterEmbeddings(embeddings, { ...o.cluster, speakers: o.speakers });
   t.clustering += performance.now() - t0;
 
   t0 = performance.now();
-  const windows: LabelledWindow[] = starts.map((s, i) => ({ start: s, end: Math.min(timeline.length, s + WINDOW_DEFAULTS.windowSec), label: clustering.labels[i]! }));
+  const windows: LabelledWindow[] = spans.map((w, i) => ({ ...w, label: clustering.labels[i]! }));
   const pieces: ChannelSpeakers['pieces'] = [];
   for (const u of ch.utterances) {
     const times = u.events.length ? u.events.map((e) => (e.start + e.end) / 2) : [(u.start + u.end) / 2];
-    const raw = speakerAt(times, timeline, windows, clustering.k);
-    const labels = u.events.length ? raw : raw;
-    pieces.push(...splitUtterance(u, labels));
+    pieces.push(...splitUtterance(u, speakerAt(times, timeline, windows, clustering.k)));
   }
   // lone short words between two runs of one speaker, across utterance boundaries too
   const flat = pieces.map((p) => ({ start: p.utterance.start, end: p.utterance.end }));
   const smoothed = smoothRuns(flat, pieces.map((p) => p.speaker), { maxWords: 1, maxSec: 0.5 });
   const merged = remerge(pieces.map((p, i) => ({ ...p, speaker: smoothed[i]! })));
   t.assign += performance.now() - t0;
-  return { pieces: merged, result: { channel: ch.channel, speakers: clustering.k, silhouette: clustering.silhouette, windows: starts.length } };
+  return { pieces: merged, result: { channel: ch.channel, speakers: clustering.k, silhouette: clustering.silhouette, windows: spans.length } };
 }
 
 /** Adjacent pieces of one split utterance that ended up with the same speaker are one utterance again. */

@@ -38,8 +38,11 @@ interface Manifest {
 export interface SpeakerEncoder {
   /** Mel power frames (row-major [frames, 40]) of 16 kHz samples, centred frames with zero padding. */
   mel(samples: Float32Array): Promise<{ data: Float32Array; frames: number }>;
-  /** One L2-normalised embedding per window of `length` frames starting at each of `starts`. */
-  embedWindows(mel: Float32Array, starts: number[], length: number): Promise<Float32Array[]>;
+  /**
+   * One L2-normalised embedding per window of `length` frames starting at each of `starts`; a window with
+   * its own length in `lengths` has zero frames after it (a shorter utterance, zero-padded).
+   */
+  embedWindows(mel: Float32Array, starts: number[], length: number, lengths?: number[]): Promise<Float32Array[]>;
   /** Resemblyzer's VoiceEncoder.embed_utterance (rate 1.3, min_coverage 0.75) of 16 kHz samples. */
   embedUtterance(wav: Float32Array): Promise<Float32Array>;
   release(): Promise<void>;
@@ -217,13 +220,14 @@ export async function loadSpeakerEncoder(dir: string = ENCODER_DIR, opts: { intr
       const out = await melSession.run({ frames: new ort.Tensor('float32', data, [frames, N_FFT]) });
       return { data: out.mel!.data as Float32Array, frames };
     },
-    async embedWindows(mel, starts, length) {
+    async embedWindows(mel, starts, length, lengths) {
       const out: Float32Array[] = [];
       for (let b = 0; b < starts.length; b += BATCH) {
         const batch = starts.slice(b, b + BATCH);
         const x = new Float32Array(batch.length * length * N_MELS);
         batch.forEach((s, i) => {
-          const src = mel.subarray(s * N_MELS, Math.min(mel.length, (s + length) * N_MELS));
+          const own = Math.min(length, lengths?.[b + i] ?? length);
+          const src = mel.subarray(s * N_MELS, Math.min(mel.length, (s + own) * N_MELS));
           x.set(src, i * length * N_MELS); // past the end stays zero
         });
         const r = await lstmSession.run({ mels: new ort.Tensor('float32', x, [batch.length, length, N_MELS]) });

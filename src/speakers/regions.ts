@@ -83,3 +83,18 @@ export function windowStarts(length: number, o: WindowOptions = WINDOW_DEFAULTS)
   if (length - lastEnd > o.stepSec / 3) starts.push(length - o.windowSec);
   return starts;
 }
+
+/**
+ * Windows on the speech timeline that stay inside their region: a region shorter than a window is one
+ * window of its own length (the encoder zero-pads it, as Resemblyzer pads a short utterance), a longer
+ * one gets windowStarts() of its length. A pause between two regions is often a change of speaker, so
+ * no window straddles one.
+ */
+export function regionWindows(t: SpeechTimeline, o: WindowOptions = WINDOW_DEFAULTS): Span[] {
+  return t.regions.flatMap((r, i) => {
+    const len = r.end - r.start;
+    const off = t.offsets[i]!;
+    if (len <= o.windowSec) return [{ start: off, end: off + len }];
+    return windowStarts(len, o).map((s) => ({ start: off + s, end: off + s + o.windowSec }));
+  });
+}

@@ -28,6 +28,7 @@ const HIDDEN = 256;
 /** Where models/fetch-resemblyzer.sh installs the converted weights. */
 export const ENCODER_DIR = path.join(PACKAGE_ROOT, 'models', 'build', 'resemblyzer');
 const BATCH = 32;
+const MEL_CHUNK = 2000;
 
 interface Manifest {
   weights: string;
@@ -190,6 +191,13 @@ export function frameSamples(samples: Float32Array): { data: Float32Array; frame
   return { data, frames };
 }
 
+/** `n` frames of 400 samples every 160 from `piece` (already holding the padding). */
+function framesOf(piece: Float32Array, n: number): Float32Array {
+  const out = new Float32Array(n * N_FFT);
+  for (let f = 0; f < n; f++) out.set(piece.subarray(f * HOP, f * HOP + N_FFT), f * N_FFT);
+  return out;
+}
+
 /** Resemblyzer's compute_partial_slices: start frames of the 160-frame partials and the samples to pad to. */
 export function partialSlices(nSamples: number, rate = 1.3, minCoverage = 0.75): { starts: number[]; padTo: number } {
   const nFrames = Math.ceil((nSamples + 1) / HOP);
@@ -216,9 +224,22 @@ export async function loadSpeakerEncoder(dir: string = ENCODER_DIR, opts: { intr
 
   const enc: SpeakerEncoder = {
     async mel(samples) {
-      const { data, frames } = frameSamples(samples);
-      const out = await melSession.run({ frames: new ort.Tensor('float32', data, [frames, N_FFT]) });
-      return { data: out.mel!.data as Float32Array, frames };
+      // in chunks of MEL_CHUNK frames: the framed copy of a long call would be 400 floats per 10 ms
+      const frames = 1 + Math.floor(samples.length / HOP);
+      const data = new Float32Array(frames * N_MELS);
+      for (let f0 = 0; f0 < frames; f0 += MEL_CHUNK) {
+        const n = Math.min(MEL_CHUNK, frames - f0);
+        const from = f0 * HOP; // frame f0 is centred here; frameSamples pads the chunk's own edges
+        const piece = new Float32Array((n - 1) * HOP + N_FFT);
+        const src0 = from - N_FFT / 2;
+        const a = Math.max(0, src0);
+        const b = Math.min(samples.length, src0 + piece.length);
+        if (b > a) piece.set(samples.subarray(a, b), a - src0);
+        const framed = framesOf(piece, n);
+        const out = await melSession.run({ frames: new ort.Tensor('float32', framed, [n, N_FFT]) });
+        data.set(out.mel!.data as Float32Array, f0 * N_MELS);
+      }
+      return { data, frames };
     },
     async embedWindows(mel, starts, length, lengths) {
       const out: Float32Array[] = [];

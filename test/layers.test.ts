@@ -18,7 +18,7 @@ const LAYERS: string[][] = [
   ['jobs'],
   ['pipelines'],
   ['stages'],
-  ['asr', 'search', 'tenancy', 'callbacks', 'metrics'],
+  ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'speakers'],
   ['audio', 'render', 'store', 'blobs', 'scheduler', 'text'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];

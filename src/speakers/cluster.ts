@@ -30,7 +30,7 @@ export interface ClusterOptions {
 
 export const CLUSTER_DEFAULTS: Readonly<ClusterOptions> = Object.freeze({
   maxSpeakers: 6,
-  minSplitScore: 0.32,
+  minSplitScore: 0.37,
   maxSimilarity: 0.87,
   maxSilhouetteDrop: 0.05,
   smoothGate: 0.75,

@@ -52,6 +52,8 @@ export interface DiarizeResult {
 }
 
 const TARGET_DBFS = -30;
+/** chooseK's bar for a second voice in one channel of several (CLUSTER_DEFAULTS.minSplitScore on a single channel). */
+const MULTICHANNEL_SPLIT_SCORE = 0.45;
 
 /** The regions' audio end to end at 16 kHz, each region at -30 dBFS (Resemblyzer's input level). */
 export function speechAudio(samples16k: Float32Array, timeline: SpeechTimeline): Float32Array {
@@ -79,7 +81,7 @@ interface ChannelSpeakers {
   result: ChannelResult;
 }
 
-async function diarizeChannel(enc: SpeakerEncoder, ch: DiarizeChannel, o: DiarizeOptions, t: DiarizeResult['timings']): Promise<ChannelSpeakers> {
+async function diarizeChannel(enc: SpeakerEncoder, ch: DiarizeChannel, o: DiarizeOptions, t: DiarizeResult['timings'], multiChannel: boolean): Promise<ChannelSpeakers> {
   let t0 = performance.now();
   const duration = ch.samples.length / ch.sampleRate;
   const words = wordsOf(ch.utterances);
@@ -105,7 +107,9 @@ async function diarizeChannel(enc: SpeakerEncoder, ch: DiarizeChannel, o: Diariz
   t.embeddings += performance.now() - t0;
 
   t0 = performance.now();
-  const clustering = clusterEmbeddings(embeddings, { ...o.cluster, speakers: o.speakers });
+  // a channel of a multichannel recording is one speaker unless the evidence for more is strong
+  const strict = multiChannel ? { minSplitScore: MULTICHANNEL_SPLIT_SCORE } : {};
+  const clustering = clusterEmbeddings(embeddings, { ...strict, ...o.cluster, speakers: o.speakers });
   t.clustering += performance.now() - t0;
 
   t0 = performance.now();
@@ -139,7 +143,7 @@ function remerge(pieces: { utterance: Utterance; speaker: number }[]): { utteran
 export async function diarizeRecording(enc: SpeakerEncoder, channels: DiarizeChannel[], o: DiarizeOptions): Promise<DiarizeResult> {
   const timings = { regions: 0, embeddings: 0, clustering: 0, assign: 0, gender: 0 };
   const results: ChannelSpeakers[] = [];
-  for (const ch of channels) results.push(await diarizeChannel(enc, ch, o, timings));
+  for (const ch of channels) results.push(await diarizeChannel(enc, ch, o, timings, channels.length > 1));
   const multi = channels.length > 1;
   const out: SpeakerUtterance[] = [];
   for (const [i, r] of results.entries()) {

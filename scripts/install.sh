@@ -29,3 +29,4 @@ echo "voxdex: building the web UI"
 npm run --silent build:ui
 bash models/build-telephony.sh
 bash models/fetch-moonshine.sh   # the default model: PyPI wheel, sha256-checked, cached in models/build/
+bash models/fetch-resemblyzer.sh # speaker encoder for diarization: PyPI wheel, sha256 + git blob checked, cached in models/build/

@@ -19,7 +19,7 @@ const LAYERS: string[][] = [
   ['jobs', 'rate-limit'],
   ['pipelines'],
   ['stages'],
-  ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact'],
+  ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact', 'speakers'],
   ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];

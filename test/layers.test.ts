@@ -1,7 +1,7 @@
 /**
  * The run path reads straight down: every import of src/ and pipelines/ goes to a lower layer (or
  * stays in its folder), so there are no folder cycles. Layers, top to bottom:
- *   cli → service → http, drop → jobs → pipelines → stages → asr, search, tenancy, callbacks, metrics
+ *   cli → service → http, drop → jobs → pipelines → stages → analytics → asr, search, tenancy, callbacks, metrics
  *   → audio, render, store, blobs, scheduler, text → config, errors, is, log, types
  */
 import { suite } from 'uvu';
@@ -18,6 +18,7 @@ const LAYERS: string[][] = [
   ['jobs'],
   ['pipelines'],
   ['stages'],
+  ['analytics'],
   ['asr', 'search', 'tenancy', 'callbacks', 'metrics'],
   ['audio', 'render', 'store', 'blobs', 'scheduler', 'text'],
   ['config', 'errors', 'is', 'log', 'types'],

@@ -29,6 +29,11 @@ import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
+import { mountCategoryRoutes } from './http/category-routes.js';
+import { CategoryBackfill } from './analytics/backfill.js';
+import type { CategoryStore } from './store/category-store.js';
+import { openPgCategoryStore } from './store/pg/category-store.js';
+import { SqliteCategoryStore } from './store/sqlite/category-store.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { tenancyAccess } from './http/auth.js';
 import { PgRateLimiter } from './http/pg-rate-limit.js';
@@ -69,6 +74,7 @@ export interface Service {
   tenancy: Tenancy;
   blobs: BlobStore;
   index: TranscriptIndex;
+  categories: CategoryStore;
   /** Absent on an API node. */
   transcriber: Transcriber | undefined;
   /** Absent on a worker node. */
@@ -133,6 +139,9 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
   }
   const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
   await index.init();
+  // Categories (issue 20): rules beside tenancy, backfilled over the index by one node per company.
+  const categories: CategoryStore = pg ? await openPgCategoryStore(pg.pool) : new SqliteCategoryStore(tenancy.db);
+  const backfill = new CategoryBackfill({ store: categories, index, log, owner: node });
   const transcriber = runsJobs ? createTranscriber({ config, log }) : undefined;
   const registry = transcriber?.registry ?? loadModelRegistry(config.modelsFile);
 
@@ -209,6 +218,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
     mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => registry.list() });
     mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec });
     mountUiRoutes(routes);
+    mountCategoryRoutes(routes, { access, store: categories, index, onChange: () => backfill.kick() });
   });
 
   // Slow clients: a connection that sends a byte every few seconds is closed (408) once the request
@@ -227,6 +237,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
   );
 
   if (runsJobs) await runner.start();
+  backfill.start();
   await dispatcher?.start();
 
   let drop: DropFolderWatcher | undefined;
@@ -263,6 +274,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
       await dispatcher?.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
       server.closeAllConnections();
       await transcriber?.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
+      await backfill.stop();
       await index.close().catch((err) => log.warn({ err }, 'closing the index failed'));
       pgTenancy?.close();
       await stores.close();
@@ -282,6 +294,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
     tenancy,
     blobs,
     index,
+    categories,
     transcriber,
     intake,
     runner,
@@ -323,7 +336,7 @@ async function openStorage(config: Readonly<Config>, node: string, log: Logger) 
   }
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;

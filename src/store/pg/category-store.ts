@@ -8,6 +8,13 @@ import type { BackfillProgress, CategoryRecord, CategoryRule, CategoryStore } fr
 import { inTransaction } from '../pg-pool.js';
 import { categoryFromRow } from '../sqlite/category-store.js';
 
+/** The store on this pool, its tables created. */
+export async function openPgCategoryStore(pool: pg.Pool): Promise<PgCategoryStore> {
+  const store = new PgCategoryStore(pool);
+  await store.init();
+  return store;
+}
+
 export class PgCategoryStore implements CategoryStore {
   readonly #pool: pg.Pool;
 

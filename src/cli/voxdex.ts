@@ -7,6 +7,7 @@
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
  *   voxdex token rotate CO
+ *   voxdex category add|list|remove CO …
  *   voxdex models
  *   voxdex import DIR --to CO/ORG/FOLDER
  *   voxdex transcribe FILE... [--model NAME] [--output FORMAT] [--channels LIST]
@@ -29,6 +30,7 @@ import { PgTenancy } from '../tenancy/pg-tenancy.js';
 import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
+import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { runTranscribe, transcribeCommand } from './transcribe.js';
@@ -113,10 +115,11 @@ before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.
     positional: [1, 1],
     valued: ['to'],
   },
+  ...CATEGORY_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'category'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -198,6 +201,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
   switch (found.name) {
     case 'serve':
       return serve(config);
+    case 'category add':
+    case 'category list':
+    case 'category remove':
+      return runCategoryCommand(config, found.name, p, opts, out);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
       const r = await withTenancy(config, (t) => t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model }));

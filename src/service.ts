@@ -8,7 +8,7 @@
  * Storage: the embedded SQLite files and the data dir (zero configuration), or PostgreSQL
  * (VOXDEX_DATABASE_URL: jobs, outbox, ledger, tenancy, rate limits) with S3 object storage
  * (VOXDEX_S3_URL) and Elasticsearch (VOXDEX_ES_URL) shared by any number of nodes.
- * close() is the graceful stop (API.md §9): stop accepting, let running work finish within the grace
+ * close() is the graceful stop (docs/service.md, "Graceful stop (SIGTERM)"): stop accepting, let running work finish within the grace
  * period, give the rest back (embedded: resumed after the next start; distributed: by any worker).
  */
 import { randomBytes } from 'node:crypto';
@@ -34,6 +34,7 @@ import { CategoryBackfill } from './analytics/backfill.js';
 import type { CategoryStore } from './store/category-store.js';
 import { openPgCategoryStore } from './store/pg/category-store.js';
 import { SqliteCategoryStore } from './store/sqlite/category-store.js';
+import { COMPAT_PARAMS } from './http/upload-form.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { tenancyAccess } from './http/auth.js';
 import { PgRateLimiter } from './http/pg-rate-limit.js';
@@ -42,7 +43,7 @@ import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { mountUiRoutes } from './http/ui-routes.js';
-import { JobIntake } from './jobs/intake.js';
+import { JobIntake } from './jobs/job-intake.js';
 import { JobRunner } from './jobs/runner.js';
 import { requestStatus } from './jobs/status.js';
 import { createLogger, type Logger } from './log.js';
@@ -180,7 +181,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
       })
     : undefined;
 
-  // Rate limits (API.md §8): per company and for the root token, taken once the token is known good;
+  // Rate limits (docs/service.md, "Rate limits (429)"): per company and for the root token, taken once the token is known good;
   // in PostgreSQL when several nodes share them.
   const limiter = (what: string): Limiter => (pg ? new PgRateLimiter(pg.pool, config.rateLimitPerMin, what) : new RateLimiter(config.rateLimitPerMin, what));
   const access = tenancyAccess(tenancy);
@@ -353,6 +354,8 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
         file: { path: input.path, name: input.originalName, size: statSync(input.path).size },
         move: false,
         metadata: input.metadata,
+        options: input.options,
+        ignored: Object.keys(input.options ?? {}).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n)),
       });
       return { requestid };
     },

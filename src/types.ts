@@ -40,21 +40,94 @@ export interface ChannelPcm {
   samples: Int16Array;
 }
 
-// ---------------------------------------------------------------- transcript document (API.md §4)
+// ---------------------------------------------------------------- request options (docs/service.md, "Request options")
+
+/** What redaction replaces: card numbers, card security codes, expiry dates, social security numbers, other runs of 6+ digits. */
+export type RedactKind = 'card' | 'cvv' | 'expiry' | 'ssn' | 'digits';
+
+/**
+ * A request's options after validation and company policy (src/jobs/request-options.ts): stored
+ * with the job and read by the post-ASR stages from `FileWork.options`.
+ */
+export interface RequestOptions {
+  /** Numbers written as numerals (default true). */
+  numtrans: boolean;
+  /** Sensitive spans replaced in every form the transcript takes. */
+  scrubtext: boolean;
+  /** The stored recording silenced over every redacted span. */
+  scrubaudio: boolean;
+  /** The kinds scrubtext/scrubaudio redact. */
+  redact: RedactKind[];
+  /** Utterances split where the speaker changes; `metadata.speaker`. */
+  diarize: boolean;
+  /** Number of speakers hinted by the request (1..10); absent: estimated. */
+  speakers?: number;
+  /** `metadata.gender` per utterance. */
+  gender: boolean;
+  /** `metadata.sentiment` per utterance, top-level `sentiment` (request field `sentiment` or `emotion`). */
+  sentiment: boolean;
+  /** Words or phrases recognition favours (the request's and the company's). */
+  vocab: string[];
+}
+
+/**
+ * A company's settings (stored by tenancy): its redaction policy and its defaults for request
+ * options. Every field is optional; absent means the product default.
+ */
+export interface CompanySettings {
+  /** Redaction policy: forces scrubtext / scrubaudio on for every request of the company. */
+  scrub?: Array<'text' | 'audio'>;
+  /** The kinds the company redacts (default: all kinds). */
+  redact?: RedactKind[];
+  numtrans?: boolean;
+  diarize?: boolean;
+  gender?: boolean;
+  sentiment?: boolean;
+  /** The company's vocabulary (voxdex vocab add). */
+  vocab?: string[];
+}
+
+// ---------------------------------------------------------------- transcript document (docs/service.md, "Results")
 
 export interface WordEvent {
   word: string;
   start: number;
   end: number;
   confidence: number;
+  /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise). */
+  redacted?: RedactKind;
 }
+
+export type SentimentLabel = 'Positive' | 'Mostly Positive' | 'Neutral' | 'Mostly Negative' | 'Negative';
+
+export type Gender = 'male' | 'female';
 
 export interface Utterance {
   start: number;
   end: number;
   confidence: number;
-  metadata: { channel: number; uttid: number; source?: string; model?: string };
+  metadata: {
+    channel: number;
+    uttid: number;
+    source?: string;
+    model?: string;
+    /** `S1`, `S2`, … (diarized mono) or `C<channel>`. */
+    speaker?: string;
+    gender?: Gender;
+    sentiment?: SentimentLabel;
+    /** In [-1, 1]. */
+    sentimentscore?: number;
+  };
   events: WordEvent[];
+}
+
+/** Always-on call metrics (top-level `metrics`); keys of talksecs/wordsperminute are channels or speakers. */
+export interface CallMetrics {
+  overtalksecs: number;
+  silencesecs: number;
+  longestsilencesecs: number;
+  talksecs: Record<string, number>;
+  wordsperminute: Record<string, number>;
 }
 
 export interface ChannelInfo {
@@ -76,7 +149,53 @@ export interface TranscriptDocument {
   streamtags?: { metadata?: Record<string, unknown> };
   chaninfo: ChannelInfo[];
   utterances: Utterance[];
+  /** Per channel or speaker: the label and score of their utterances together. */
+  sentiment?: Record<string, { label: SentimentLabel; score: number }>;
+  metrics?: CallMetrics;
+  /** Names of the company's categories this call matches. */
+  categories?: string[];
   warning?: string;
+}
+
+/** What the ASR returns for one recording (asr/transcriber.ts). */
+export interface TranscribeResult {
+  /** The model's registry name (what `auto` resolved to). */
+  model: string;
+  utterances: Utterance[];
+  chaninfo: ChannelInfo[];
+  /** Mean word confidence; undefined when no word was recognised. */
+  confidence: number | undefined;
+  audiosecs: number;
+  nchannels: number;
+  /** What the engine's safeguards did, one entry per event ("forced-past-eos", "non-speech", ...). */
+  notes: string[];
+}
+
+/**
+ * One recording between the ASR and its transcript document, as the post-ASR stages see it
+ * (pipelines/post-asr-stages.ts). Each stage is a `Stage<FileWork, FileWork>`: it reads `options`
+ * and returns the work with `result.utterances` (and `summary`, `warnings`) changed.
+ */
+export interface FileWork {
+  requestid: string;
+  /** The file's name in the request (the upload's name or the archive member's). */
+  source: string;
+  /** The request's options after company policy. */
+  options: RequestOptions;
+  /** Where the transcript goes; absent in `voxdex transcribe`. */
+  destination?: Destination;
+  /** The decoded recording, every channel (utterances' `metadata.channel` indexes `audio.channels`). */
+  audio: DecodedAudio;
+  /** The ASR's words, then each stage's. */
+  result: TranscribeResult;
+  /** Top-level document fields the stages add. */
+  summary: Pick<TranscriptDocument, 'sentiment' | 'metrics' | 'categories'>;
+  /** Go into the document's `warning`, in order. */
+  warnings: string[];
+  /** ISO 8601 time the file's processing started. */
+  started: string;
+  /** The request's and the file's custom fields (`streamtags.metadata`). */
+  metadata?: Record<string, unknown>;
 }
 
 export type OutputFormat = 'json' | 'jsontop' | 'text' | 'srt' | 'vtt';

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { backoffDelay, nextDelay, parseRetryAfter, retrySchedule, shouldRetry } from '../src/callbacks/backoff.js';
-import { buildMultipart } from '../src/callbacks/multipart.js';
+import { buildMultipart } from '../src/callbacks/multipart-body.js';
 import { computeSignature, signatureHeader, verifySignature } from '../src/callbacks/signature.js';
 import { checkCallbackUrl, isForbiddenAddress, resolveCallbackUrl } from '../src/callbacks/url-guard.js';
 import { VoxdexError } from '../src/errors.js';

@@ -1,4 +1,4 @@
-/** The `voxdex` command line (API.md §9), run as scripts run it: bin/voxdex.js in a child process. */
+/** The `voxdex` command line (docs/service.md, "Running it"), run as scripts run it: bin/voxdex.js in a child process. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawnSync } from 'node:child_process';
@@ -62,7 +62,7 @@ cli('company add prints only the new token; --show-secret adds the callback secr
     t.close();
   }
   const list = voxdex('company', 'list');
-  assert.is(list.stdout, 'acme\tsales/calls\ten-us\t\nglobex\tops/inbound\t*\t\n');
+  assert.is(list.stdout, 'acme\tsales/calls\ten-us\t\tdefaults\nglobex\tops/inbound\t*\t\tdefaults\n');
 });
 
 cli('models lists installed names one per line, the default first', () => {
@@ -102,6 +102,7 @@ cli('serve --help prints its usage and exits 0 without starting a server; an unk
 cli('every command and subcommand takes --help (exit 0) and refuses unknown options and extra arguments with its usage line', async () => {
   const commands = [
     ['serve'], ['company', 'add'], ['company', 'list'], ['company', 'alias'], ['org', 'add'], ['folder', 'add'], ['token', 'rotate'], ['models'], ['import'], ['transcribe'],
+    ['company', 'set'], ['vocab', 'list'],
   ];
   for (const words of commands) {
     for (const help of ['--help', '-h']) {
@@ -116,7 +117,7 @@ cli('every command and subcommand takes --help (exit 0) and refuses unknown opti
     const extra = await inProcess(...words, 'a', 'b', 'c', 'd');
     assert.match(extra.error ?? '', /^Unexpected argument "[a-d]"\nUsage: voxdex /, words.join(' '));
   }
-  for (const group of ['company', 'org', 'folder', 'token']) {
+  for (const group of ['company', 'org', 'folder', 'token', 'vocab']) {
     const r = await inProcess(group, '--help');
     assert.is(r.code, 0);
     assert.match(r.stdout, new RegExp(`^Usage:\n  voxdex ${group} `));
@@ -146,6 +147,24 @@ cli('org add, folder add and company alias say what they did; folder add names a
   assert.is(typo.code, 0);
   assert.is(typo.stdout, 'initech: model eng2 now means en-uk\n');
   assert.match(typo.stderr, /^voxdex: warning: en-uk is not an installed model \(installed: auto, en-us/);
+});
+
+cli('company set and vocab say what they did; an unknown kind names the accepted values', async () => {
+  assert.is(voxdex('company', 'add', 'hooli', '--org', 'hq', '--folder', 'inbox').code, 0);
+  assert.equal(voxdex('company', 'set', 'hooli', '--scrub', 'text,audio', '--redact', 'card,ssn', '--diarize', 'on', '--numtrans', 'off'), {
+    code: 0,
+    stdout: 'hooli: scrub=text,audio redact=card,ssn diarize=on numtrans=off\n',
+    stderr: '',
+  });
+  assert.is((await inProcess('company', 'set', 'hooli', '--scrub', 'none', '--sentiment', 'on')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,pin')).error, 'Unknown redaction kind "pin"; accepted: card, cvv, expiry, ssn, digits');
+  assert.is((await inProcess('company', 'set', 'hooli', '--gender', 'maybe')).error, '--gender takes on or off, not "maybe"');
+  assert.match((await inProcess('company', 'set', 'hooli')).error ?? '', /^company set needs at least one of --scrub, --redact/);
+  assert.is((await inProcess('vocab', 'add', 'hooli', 'Pied Piper', 'middle out')).stdout, 'hooli: added 2 phrases\n');
+  assert.is((await inProcess('vocab', 'add', 'hooli', 'middle out')).stdout, 'hooli: added 0 phrases (1 already there)\n');
+  assert.is((await inProcess('vocab', 'list', 'hooli')).stdout, 'Pied Piper\nmiddle out\n');
+  assert.is((await inProcess('vocab', 'remove', 'hooli', 'Pied Piper', 'nucleus')).stdout, 'hooli: removed 1 phrase (1 not in the vocabulary)\n');
+  assert.match(voxdex('company', 'list').stdout, /\nhooli\thq\/inbox\t\*\t\tredact=card,ssn diarize=on sentiment=on numtrans=off vocab=1 phrase\n/);
 });
 
 cli.run();

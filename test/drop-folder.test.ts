@@ -204,6 +204,19 @@ d('passes the <name>.json sidecar as metadata and moves it along', async () => {
   }
 });
 
+d('a sidecar\'s "options" object is the request\'s options, not metadata', async () => {
+  const h = await harness();
+  try {
+    writeFileSync(path.join(folder(), 'c3.json'), JSON.stringify({ agent: 'Ana', options: { diarize: true, speakers: 2, vocab: 'Acme Gold' } }));
+    writeFileSync(path.join(folder(), 'c3.wav'), wav(1, 850));
+    await waitFor(h.events, 1);
+    assert.equal(h.submitter.calls[0]!.metadata, { agent: 'Ana' });
+    assert.equal(h.submitter.calls[0]!.options, { diarize: true, speakers: 2, vocab: 'Acme Gold' });
+  } finally {
+    await h.stop();
+  }
+});
+
 d('a bad file goes to .failed with <name>.error.json', async () => {
   const h = await harness();
   try {

@@ -74,4 +74,19 @@ group('setProgress commits the progress and leaves the connection at synchronous
   await stores.close();
 });
 
+group('a jobs table from before request options gains the column; its jobs read back without options', async () => {
+  const file = path.join(gdir, 'jobs.sqlite');
+  const old = openSqliteStores(file);
+  await old.jobs.create(newJob('old'));
+  old.jobs.db.exec('ALTER TABLE jobs DROP COLUMN options');
+  await old.close();
+  const stores = openSqliteStores(file);
+  const job = (await stores.jobs.get('old'))!;
+  assert.is(job.source, 'old.wav');
+  assert.is(job.options, undefined);
+  const options = { numtrans: false, scrubtext: false, scrubaudio: false, redact: [], diarize: false, gender: false, sentiment: true, vocab: [] };
+  assert.equal((await stores.jobs.create({ ...newJob('new'), options })).options, options);
+  await stores.close();
+});
+
 group.run();

@@ -33,6 +33,7 @@ m('applies voxdex schema to an empty database, then finds it current', async () 
     'callback_attempts',
     'callback_deliveries',
     'companies',
+    'company_settings',
     'folders',
     'installation',
     'intake_files',

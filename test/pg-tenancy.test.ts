@@ -176,4 +176,25 @@ t('secrets an earlier version stored in plain text are sealed when a node opens 
   assert.is(a.tenancy.tenancy.callbackSecret('old'), plain);
 });
 
+t('company settings and vocabulary set on one node are read on another, and a bad change writes nothing', async () => {
+  const a = await node('a');
+  const b = await node('b');
+  await a.tenancy.change((x) => x.addCompany('acme', { org: 'sales', folder: 'calls' }));
+  assert.equal(await a.tenancy.change((x) => x.setCompanySettings('acme', { scrub: ['text'], redact: ['card', 'cvv'], sentiment: true })), {
+    scrub: ['text'],
+    redact: ['card', 'cvv'],
+    sentiment: true,
+  });
+  assert.equal(await a.tenancy.change((x) => x.addVocab('acme', ['Acme Gold', 'chargeback'])), ['Acme Gold', 'chargeback']);
+  await eventually(() => b.tenancy.tenancy.companySettings('acme').vocab?.length === 2, 'node b sees the vocabulary');
+  assert.equal(b.tenancy.tenancy.companySettings('acme'), { scrub: ['text'], redact: ['card', 'cvv'], sentiment: true, vocab: ['Acme Gold', 'chargeback'] });
+  const refused = await a.tenancy.change((x) => x.setCompanySettings('acme', { redact: ['pin' as 'card'] })).then(
+    () => 'written',
+    (err: Error) => err.message,
+  );
+  assert.is(refused, 'Unknown redaction kind "pin"; accepted: card, cvv, expiry, ssn, digits');
+  const stored = (await a.pool.query("SELECT settings FROM company_settings WHERE company = 'acme'")).rows[0].settings as string;
+  assert.equal(JSON.parse(stored), { scrub: ['text'], redact: ['card', 'cvv'], sentiment: true, vocab: ['Acme Gold', 'chargeback'] });
+});
+
 t.run();

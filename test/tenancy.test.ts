@@ -216,4 +216,51 @@ tenancy('plain-text callback secrets of earlier versions are sealed when the dat
   }
 });
 
+tenancy('company settings start empty, merge patch by patch, and survive reopening the file', () => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-settings-'));
+  try {
+    const file = path.join(dir, 'tenancy.sqlite');
+    const t = new Tenancy(file);
+    t.addCompany('acme', { org: 'o', folder: 'f' });
+    assert.equal(t.companySettings('acme'), {});
+    assert.equal(t.setCompanySettings('acme', { scrub: ['audio', 'text'], redact: ['ssn', 'card'] }), { scrub: ['text', 'audio'], redact: ['card', 'ssn'] });
+    assert.equal(t.setCompanySettings('acme', { diarize: true, numtrans: false }), { scrub: ['text', 'audio'], redact: ['card', 'ssn'], diarize: true, numtrans: false });
+    assert.equal(t.setCompanySettings('acme', { scrub: [], redact: [] }), { diarize: true, numtrans: false });
+    assert.equal(t.addVocab('acme', ['  Acme   Gold ', 'refund', 'refund']), ['Acme Gold', 'refund']);
+    assert.equal(t.addVocab('acme', ['refund', 'chargeback']), ['chargeback']);
+    assert.equal(t.removeVocab('acme', ['refund', 'nothing']), ['refund']);
+    t.close();
+    const again = new Tenancy(file);
+    assert.equal(again.companySettings('acme'), { diarize: true, numtrans: false, vocab: ['Acme Gold', 'chargeback'] });
+    assert.is(code(() => again.companySettings('nobody')), '404 NOT_FOUND');
+    again.close();
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+tenancy('company settings refuse unknown kinds naming the accepted ones, and hold at most 1000 phrases of 50 characters', () => {
+  const t = new Tenancy(':memory:');
+  t.addCompany('acme', { org: 'o', folder: 'f' });
+  const message = (fn: () => unknown) => {
+    try {
+      fn();
+      return 'no error';
+    } catch (err) {
+      return `${(err as VoxdexError).code}: ${(err as Error).message}`;
+    }
+  };
+  assert.is(message(() => t.setCompanySettings('acme', { redact: ['card', 'iban' as 'card'] })), 'BAD_ARGUMENT: Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits');
+  assert.is(message(() => t.setCompanySettings('acme', { scrub: ['video' as 'text'] })), 'BAD_ARGUMENT: Unknown scrub target "video"; accepted: text, audio');
+  assert.is(message(() => t.addVocab('acme', ['x'.repeat(51)])), `BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "${'x'.repeat(51)}" has 51`);
+  assert.is(message(() => t.addVocab('acme', ['  '])), 'BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "  " has 0');
+  assert.is(t.addVocab('acme', Array.from({ length: 1000 }, (_, i) => `phrase ${i}`)).length, 1000);
+  assert.is(
+    message(() => t.addVocab('acme', ['one more'])),
+    "BAD_ARGUMENT: A company's vocabulary holds at most 1000 phrases; this change would make it 1001. Remove some with voxdex vocab remove.",
+  );
+  assert.is(t.companySettings('acme').vocab?.length, 1000);
+  t.close();
+});
+
 tenancy.run();

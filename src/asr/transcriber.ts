@@ -1,5 +1,5 @@
 /**
- * The Transcriber the service calls: decoded audio in, utterances (API.md §4) out.
+ * The Transcriber the service calls: decoded audio in, utterances (TranscriptDocument in src/types.ts) out.
  * resample → segment per channel → one pool task per utterance (a few in flight per job, so short
  * jobs pass long ones) → utterances in time order.
  */
@@ -8,7 +8,7 @@ import { voxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { toChannelPcm } from '../audio/resample.js';
 import { segmentSamples, type Segment } from '../audio/segment.js';
-import type { ChannelInfo, DecodedAudio, Utterance, WordEvent } from '../types.js';
+import type { ChannelInfo, DecodedAudio, TranscribeResult, Utterance, WordEvent } from '../types.js';
 import { createAsrPool, type AsrPool } from './pool.js';
 import { loadModelRegistry, type ModelRegistry, type ModelSpec } from './models.js';
 
@@ -22,18 +22,7 @@ export interface TranscribeOptions {
   onProgress?(fraction: number): void;
 }
 
-export interface TranscribeResult {
-  /** The model's registry name (what `auto` resolved to). */
-  model: string;
-  utterances: Utterance[];
-  chaninfo: ChannelInfo[];
-  /** Mean word confidence; undefined when no word was recognised. */
-  confidence: number | undefined;
-  audiosecs: number;
-  nchannels: number;
-  /** What the engine's safeguards did, one entry per event ("forced-past-eos", "non-speech", ...). */
-  notes: string[];
-}
+export type { TranscribeResult };
 
 export interface Transcriber {
   readonly registry: ModelRegistry;

@@ -30,6 +30,8 @@ export interface LocalCopy {
 export interface BlobStore {
   /** `local` or `s3`, for logs and /health. */
   readonly kind: 'local' | 's3';
+  /** The key a newly accepted upload is stored under (each adapter's layout: blobKeys.upload). */
+  uploadKey(id: string, safeName: string): string;
   /** Takes over a local file received by this process (it is moved or uploaded, then gone) as `key`, durably. */
   putFile(key: string, file: string): Promise<void>;
   /** Writes `data` as `key`, durably and atomically (replacing what was there). */

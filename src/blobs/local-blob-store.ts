@@ -11,13 +11,17 @@ import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSyn
 import { open, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { voxdexError } from '../errors.js';
-import { checkKey, checkPrefix, type BlobInfo, type BlobStore, type LocalCopy } from './blob-store.js';
+import { blobKeys, checkKey, checkPrefix, type BlobInfo, type BlobStore, type LocalCopy } from './blob-store.js';
 
 /** Directories known durable in this process; a cache, so bounded (forgetting only costs an fsync). */
 const DURABLE_DIRS_MAX = 10_000;
 
 export class LocalBlobStore implements BlobStore {
   readonly kind = 'local';
+
+  uploadKey(id: string, safeName: string): string {
+    return blobKeys.upload(id, safeName);
+  }
   readonly root: string;
   readonly #durableDirs = new Set<string>();
   readonly #dirSyncs = new Map<string, { waiters: { resolve: () => void; reject: (e: unknown) => void }[]; running: boolean }>();

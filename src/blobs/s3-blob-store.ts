@@ -29,7 +29,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { voxdexError } from '../errors.js';
-import { checkKey, checkPrefix, type BlobInfo, type BlobStore, type LocalCopy } from './blob-store.js';
+import { blobKeys, checkKey, checkPrefix, type BlobInfo, type BlobStore, type LocalCopy } from './blob-store.js';
 
 export interface S3BlobStoreOptions {
   /** Endpoint URL of an S3-compatible server; undefined = Amazon S3 of `region`. */
@@ -48,6 +48,10 @@ const MAX_PARTS = 10_000;
 
 export class S3BlobStore implements BlobStore {
   readonly kind = 's3';
+
+  uploadKey(id: string, safeName: string): string {
+    return blobKeys.upload(id, safeName, new Date());
+  }
   readonly #s3: S3Client;
   readonly #bucket: string;
   readonly #prefix: string;

@@ -7,10 +7,10 @@ import { readFile } from 'node:fs/promises';
 import type { Config } from '../config.js';
 import { silentLogger, type Logger } from '../log.js';
 import { DEFAULT_JITTER, isDelivered, nextDelay, shouldRetry, type BackoffOptions, type DeliveryOutcome } from './backoff.js';
-import { buildMultipart } from './multipart.js';
+import { buildMultipart } from './multipart-body.js';
 import type { CallbackOutbox, DeliveryRow } from '../store/outbox.js';
 import { postOnce } from './post-once.js';
-import { signatureHeader } from './signature.js';
+import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
 export interface DispatcherOptions {
   outbox: CallbackOutbox;
@@ -219,7 +219,7 @@ export class CallbackDispatcher {
         'x-voxdex-request-id': row.requestid,
         'x-voxdex-delivery': row.id,
         'x-voxdex-attempt': String(attempt),
-        'x-voxdex-signature': signatureHeader(body, secret),
+        [SIGNATURE_HEADER]: signatureHeader(body, secret),
       },
       connectTimeoutMs: this.#o.config.callback.connectTimeoutMs,
       responseTimeoutMs: this.#o.config.callback.responseTimeoutMs,

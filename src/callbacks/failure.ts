@@ -1,4 +1,4 @@
-/** The error callback of a failed or cancelled request (API.md §5). */
+/** The error callback of a failed or cancelled request (docs/callbacks.md). */
 import type { ErrorInfo } from '../errors.js';
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 

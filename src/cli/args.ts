@@ -19,6 +19,8 @@ export interface CommandSpec {
   valued?: readonly string[];
   /** Options without a value. */
   flags?: readonly string[];
+  /** Options that are `--name` (true) or `--name=VALUE` (the value, checked by the command): collected in `opts`. */
+  booleans?: readonly string[];
 }
 
 export interface ParsedArgs {
@@ -63,7 +65,9 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArg
     }
     if (!a.startsWith('--')) usageError(spec, `Unknown option ${a}`);
     const [name, inline] = a.slice(2).split(/=(.*)/s, 2) as [string, string | undefined];
-    if (spec.flags?.includes(name)) {
+    if (spec.booleans?.includes(name)) {
+      (opts[name] ??= []).push(inline ?? 'true');
+    } else if (spec.flags?.includes(name)) {
       if (inline !== undefined) usageError(spec, `--${name} takes no value`);
       flags.add(name);
     } else if (spec.valued?.includes(name)) {

@@ -12,8 +12,9 @@ import { voxdexError, type ErrorInfo } from '../errors.js';
 import { isShortName } from '../is.js';
 import type { Destination } from '../types.js';
 import { isCandidateName } from '../drop/files.js';
-import { intakeFile } from '../drop/intake.js';
+import { intakeFile } from '../drop/submit-once.js';
 import type { Submitter } from '../drop/submitter.js';
+import type { RequestOptionValues } from '../jobs/request-options.js';
 import type { SubmissionLedger } from '../store/ledger.js';
 
 export interface ImportOptions {
@@ -23,6 +24,8 @@ export interface ImportOptions {
   submitter: Submitter;
   /** The sha256 ledger (in the service's store). */
   ledger: SubmissionLedger;
+  /** Request options for every file (a sidecar's `options` override them field by field). */
+  options?: RequestOptionValues;
   /** Where lines go (default: console.log). */
   log?: (line: string) => void;
   /** Draw a cli-progress bar (pass `process.stdout.isTTY`); otherwise plain periodic lines. */
@@ -105,10 +108,10 @@ export async function runImport(options: ImportOptions): Promise<ImportSummary> 
 
   try {
     for (const [i, file] of files.entries()) {
-      let result = await intakeFile(file, destination, 'import', { ledger, submitter: options.submitter });
+      let result = await intakeFile(file, destination, 'import', { ledger, submitter: options.submitter, options: options.options });
       for (let tries = 0; result.kind === 'busy' && tries < (options.busyRetries ?? 30); tries++) {
         await new Promise((r) => setTimeout(r, options.busyRetryMs ?? 2000));
-        result = await intakeFile(file, destination, 'import', { ledger, submitter: options.submitter });
+        result = await intakeFile(file, destination, 'import', { ledger, submitter: options.submitter, options: options.options });
       }
       if (result.kind === 'submitted') s.submitted++;
       else if (result.kind === 'duplicate' || result.kind === 'resumed') s.duplicates++;

@@ -1,23 +1,26 @@
 /**
- * The `voxdex` command (API.md §9):
+ * The `voxdex` command (docs/service.md, "Running it"):
  *   voxdex serve [--role all|api|worker]
  *   voxdex company add CO --org ORG --folder FOLDER [--model NAME]... [--show-secret]
  *   voxdex company list
  *   voxdex company alias CO ALIAS MODEL
+ *   voxdex company set CO [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]
+ *   voxdex vocab add|list|remove CO PHRASE...
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
  *   voxdex token rotate CO
  *   voxdex category add|list|remove CO …
  *   voxdex models
- *   voxdex import DIR --to CO/ORG/FOLDER
- *   voxdex transcribe FILE... [--model NAME] [--output FORMAT] [--channels LIST]
+ *   voxdex import DIR --to CO/ORG/FOLDER [request options]
+ *   voxdex transcribe FILE... [--model NAME] [--output FORMAT] [--channels LIST] [request options]
  * Admin commands work while the service runs (same data dir; SQLite WAL).
  */
 import path from 'node:path';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
-import { JobIntake } from '../jobs/intake.js';
+import { JobIntake } from '../jobs/job-intake.js';
+import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
 import { createLogger } from '../log.js';
 import { createService, serviceSubmitter } from '../service.js';
 import { LocalBlobStore } from '../blobs/local-blob-store.js';
@@ -31,9 +34,14 @@ import { jobStorePath } from '../store/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite-stores.js';
 import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
+import {
+  describeCompanySettings, parseKindList, parseOnOff, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
+} from '../tenancy/company-settings.js';
+import type { CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
-import { runTranscribe, transcribeCommand } from './transcribe.js';
+import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
+import { runTranscribe, transcribeCommand } from './transcribe-command.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -65,13 +73,44 @@ prints a new company token on stdout (earlier tokens stay valid).`,
   },
   'company list': {
     usage: 'voxdex company list',
-    about: 'One line per company: name, default destination, authorized models (* = all), model aliases; tab-separated.',
+    about: 'One line per company: name, default destination, authorized models (* = all), model aliases, settings; tab-separated.',
     positional: [0, 0],
   },
   'company alias': {
     usage: 'voxdex company alias CO_SHORT ALIAS MODEL',
     about: "Maps a client's model name (e.g. eng1:callcenter) to an installed model for this company.",
     positional: [3, 3],
+  },
+  'company set': {
+    usage: 'voxdex company set CO_SHORT [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]',
+    about: `Sets the company's redaction policy and its defaults for the request options; prints the settings.
+A scrub policy applies to every request of the company (a request may not turn it off); the other
+settings are defaults a request may override.`,
+    options: [
+      ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
+      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')} (none: every kind)`],
+      ['--diarize on|off', 'split mono recordings by speaker'],
+      ['--gender on|off', 'label utterances with the speaker\'s gender'],
+      ['--sentiment on|off', 'sentiment per utterance and per channel'],
+      ['--numtrans on|off', 'numbers written as numerals (default on)'],
+    ],
+    positional: [1, 1],
+    valued: ['scrub', 'redact', 'diarize', 'gender', 'sentiment', 'numtrans'],
+  },
+  'vocab add': {
+    usage: 'voxdex vocab add CO_SHORT PHRASE...',
+    about: `Adds words or phrases recognition favours for every request of the company (at most ${VOCAB_MAX_PHRASES} phrases of ${VOCAB_MAX_CHARS} characters).`,
+    positional: [2, Infinity],
+  },
+  'vocab list': {
+    usage: 'voxdex vocab list CO_SHORT',
+    about: "The company's vocabulary, one phrase per line.",
+    positional: [1, 1],
+  },
+  'vocab remove': {
+    usage: 'voxdex vocab remove CO_SHORT PHRASE...',
+    about: "Removes phrases from the company's vocabulary.",
+    positional: [2, Infinity],
   },
   'org add': {
     usage: 'voxdex org add CO_SHORT ORG_SHORT',
@@ -103,23 +142,26 @@ bar on stderr for recordings of 30 s or more when stderr is a terminal. Exit sta
       ['--model NAME', 'a model from `voxdex models` (default auto: en-us-8k up to 11025 Hz, else en-us)'],
       ['--output FORMAT', 'json, jsontop, text (default), srt or vtt'],
       ['--channels LIST', 'only these channels, e.g. 0 or 0,1 (default: every channel, each its own speaker)'],
+      ...OPTION_HELP,
     ],
     positional: [1, Infinity],
-    valued: ['model', 'output', 'channels'],
+    valued: ['model', 'output', 'channels', ...OPTION_VALUED],
+    booleans: OPTION_BOOLEANS,
   },
   import: {
     usage: 'voxdex import DIR --to CO_SHORT/ORG_SHORT/FOLDERNAME',
     about: `Submits every audio file and archive under DIR once (a content hash ledger skips what was submitted
 before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.`,
-    options: [['--to CO/ORG/FOLDER', 'the destination folder']],
+    options: [['--to CO/ORG/FOLDER', 'the destination folder'], ...OPTION_HELP],
     positional: [1, 1],
-    valued: ['to'],
+    valued: ['to', ...OPTION_VALUED],
+    booleans: OPTION_BOOLEANS,
   },
   ...CATEGORY_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token', 'category'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -213,11 +255,33 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return 0;
     }
     case 'company list':
-      for (const c of await withTenancy(config, (t) => t.listCompanies())) {
+      for (const c of await withTenancy(config, (t) => t.listCompanies().map((info) => ({ ...info, settings: t.companySettings(info.company) })))) {
         const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(',')].join('\t'));
+        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompanySettings(c.settings)].join('\t'));
       }
       return 0;
+    case 'company set': {
+      const patch = settingsPatch(opts);
+      if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans');
+      const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
+      out(`${p[0]}: ${describeCompanySettings(settings)}`);
+      return 0;
+    }
+    case 'vocab add': {
+      const [company, ...phrases] = p as [string, ...string[]];
+      const added = await withTenancy(config, (t) => t.addVocab(company, phrases));
+      out(`${company}: added ${added.length} phrase${added.length === 1 ? '' : 's'}${added.length < phrases.length ? ` (${phrases.length - added.length} already there)` : ''}`);
+      return 0;
+    }
+    case 'vocab list':
+      for (const phrase of (await withTenancy(config, (t) => t.companySettings(p[0]!))).vocab ?? []) out(phrase);
+      return 0;
+    case 'vocab remove': {
+      const [company, ...phrases] = p as [string, ...string[]];
+      const removed = await withTenancy(config, (t) => t.removeVocab(company, phrases));
+      out(`${company}: removed ${removed.length} phrase${removed.length === 1 ? '' : 's'}${removed.length < phrases.length ? ` (${phrases.length - removed.length} not in the vocabulary)` : ''}`);
+      return 0;
+    }
     case 'company alias': {
       const [company, alias, model] = p as [string, string, string];
       await withTenancy(config, (t) => t.setModelAlias(company, alias, model));
@@ -245,16 +309,32 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
       return 0;
-    case 'transcribe':
-      return runTranscribe(transcribeCommand(p, opts), config, {
+    case 'transcribe': {
+      const cmd = transcribeCommand(p, opts);
+      const notice = pendingOptionsNotice(optionFields(opts));
+      if (notice) process.stderr.write(notice);
+      return runTranscribe(cmd, config, {
         out: (text) => process.stdout.write(text),
         err: (text) => process.stderr.write(text),
         progress: process.stderr.isTTY ? process.stderr : undefined,
       });
+    }
     case 'import':
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
-      return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!]);
+      return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!], optionFields(opts));
   }
+}
+
+/** `voxdex company set`'s options as a settings patch (each checked; the last of a repeated option wins). */
+function settingsPatch(opts: Record<string, string[]>): CompanySettings {
+  const patch: CompanySettings = {};
+  const last = (name: string) => opts[name]?.at(-1);
+  if (last('scrub') !== undefined) patch.scrub = parseKindList('scrub target', last('scrub')!, SCRUB_TARGETS);
+  if (last('redact') !== undefined) patch.redact = parseKindList('redaction kind', last('redact')!, REDACT_KINDS);
+  for (const flag of ['diarize', 'gender', 'sentiment', 'numtrans'] as const) {
+    if (last(flag) !== undefined) patch[flag] = parseOnOff(flag, last(flag)!);
+  }
+  return patch;
 }
 
 async function serve(config: Readonly<Config>): Promise<number> {
@@ -285,8 +365,9 @@ async function serve(config: Readonly<Config>): Promise<number> {
   });
 }
 
-async function importCommand(config: Readonly<Config>, argv: string[]): Promise<number> {
+async function importCommand(config: Readonly<Config>, argv: string[], options: RequestOptionValues): Promise<number> {
   const { dir, to } = parseImportArgs(argv);
+  resolveRequestOptions(options, {}); // the flags' values, checked once here (each company's policy is checked per file)
   const registry = loadModelRegistry(config.modelsFile);
   const installedModels = () => registry.list();
   const paths = new JobPaths(config.dataDir);
@@ -296,7 +377,7 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
     const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
     try {
       const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
       return summary.failed > 0 ? 1 : 0;
     } finally {
       await stores.close();
@@ -310,7 +391,7 @@ async function importCommand(config: Readonly<Config>, argv: string[]): Promise<
     const tenancy = await PgTenancy.open({ pool: stores.pool, keyFile: config.secretsKeyFile });
     try {
       const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, progress: process.stdout.isTTY });
+      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
       return summary.failed > 0 ? 1 : 0;
     } finally {
       tenancy.close();

@@ -1,5 +1,5 @@
 /**
- * The drop folder (API.md §7): watches `<dropDir>/<CO>/<ORG>/<FOLDER>/` and submits every complete
+ * The drop folder (docs/drop-folder.md): watches `<dropDir>/<CO>/<ORG>/<FOLDER>/` and submits every complete
  * audio file or archive there exactly once by content, then moves it to `.done/` or, with a
  * `<name>.error.json`, to `.failed/` in the same folder. Nothing is deleted.
  *
@@ -14,7 +14,7 @@ import { silentLogger, type Logger } from '../log.js';
 import type { SubmissionLedger } from '../store/ledger.js';
 import type { Destination } from '../types.js';
 import { exists, isCandidateName, moveInto, writeJson } from './files.js';
-import { intakeFile, type IntakeResult } from './intake.js';
+import { intakeFile, type IntakeResult } from './submit-once.js';
 import type { Submitter } from './submitter.js';
 
 export const DONE_DIR = '.done';

@@ -4,6 +4,7 @@ import { createReadStream } from 'node:fs';
 import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { voxdexError } from '../errors.js';
+import { REQUEST_OPTION_FIELDS, type RequestOptionValues } from '../jobs/request-options.js';
 
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');
@@ -31,8 +32,19 @@ export async function exists(file: string): Promise<boolean> {
   }
 }
 
-/** Reads the sidecar beside `file`, if any. Throws BAD_ARGUMENT when it is not a JSON object. */
-export async function readSidecar(file: string): Promise<{ path: string; metadata: Record<string, unknown> } | undefined> {
+export interface Sidecar {
+  path: string;
+  metadata: Record<string, unknown>;
+  /** Its `options` object (numtrans, scrubtext, diarize, …), taken out of the metadata. */
+  options?: RequestOptionValues;
+}
+
+/**
+ * Reads the sidecar beside `file`, if any: a JSON object of metadata whose `options` key, when
+ * present, holds the request's options. Throws BAD_ARGUMENT when it is not a JSON object, or
+ * `options` is not one of known fields.
+ */
+export async function readSidecar(file: string): Promise<Sidecar | undefined> {
   const p = sidecarPath(file);
   let text: string;
   try {
@@ -49,7 +61,13 @@ export async function readSidecar(file: string): Promise<{ path: string; metadat
   if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
     throw voxdexError('BAD_ARGUMENT', `Sidecar ${path.basename(p)} must hold a JSON object of metadata fields`);
   }
-  return { path: p, metadata: parsed as Record<string, unknown> };
+  const { options, ...metadata } = parsed as Record<string, unknown>;
+  if (options === undefined) return { path: p, metadata };
+  const fields = REQUEST_OPTION_FIELDS as readonly string[];
+  if (!options || typeof options !== 'object' || Array.isArray(options) || Object.keys(options).some((k) => !fields.includes(k))) {
+    throw voxdexError('BAD_ARGUMENT', `Sidecar ${path.basename(p)}: "options" must be a JSON object of ${fields.join(', ')}; fix it and drop the file again`);
+  }
+  return { path: p, metadata, options: options as RequestOptionValues };
 }
 
 /** A name in `dir` that does not exist yet: `name`, else `stem~2.ext`, `stem~3.ext`, … */
@@ -72,9 +90,4 @@ export async function moveInto(file: string, dir: string): Promise<string> {
 
 export async function writeJson(file: string, value: unknown): Promise<void> {
   await writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
-}
-
-/** Creates `<dropDir>/<CO>/<ORG>/<FOLDER>/` for each destination (so operators see where to drop). */
-export async function ensureDropFolders(dropDir: string, destinations: Iterable<{ company: string; org: string; folder: string }>): Promise<void> {
-  for (const d of destinations) await mkdir(path.join(dropDir, d.company, d.org, d.folder), { recursive: true });
 }

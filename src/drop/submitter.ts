@@ -1,4 +1,5 @@
 /** The boundary between intake (drop folder, `voxdex import`) and the service that accepts work. */
+import type { RequestOptionValues } from '../jobs/request-options.js';
 import type { Destination } from '../types.js';
 
 export interface SubmitInput {
@@ -9,6 +10,8 @@ export interface SubmitInput {
   destination: Destination;
   /** From the `<name>.json` sidecar, when there is one: a JSON object. */
   metadata?: Record<string, unknown>;
+  /** Request options: `voxdex import`'s flags, overridden field by field by the sidecar's `options`. */
+  options?: RequestOptionValues;
   source: 'drop' | 'import';
   /** sha256 of the content (hex): a key the service may use to make a repeated submission a no-op. */
   sha256?: string;

@@ -2,8 +2,8 @@
  * What a token may see (ours, docs/ui.md): the web UI signs in with these, and API clients can use
  * them too. Token from the query string, a form body or `Authorization: Bearer`.
  *
- *   GET /account              → the token's companies with their orgs, folders, default destination
- *                               and the models it may request
+ *   GET /account              → the token's companies with their orgs, folders, default destination,
+ *                               the models it may request and the company's settings
  *   GET /transcribe/requests  → its most recent requests, newest first, each with its status and
  *                               per-file errors (company tokens: their company only; root: all, or
  *                               one with company=)
@@ -12,15 +12,15 @@ import { parseInteger } from '../is.js';
 import type { StatusBody } from '../jobs/status.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import { AUTO_MODEL, checkShortName, type Tenancy } from '../tenancy/tenancy.js';
-import type { Destination } from '../types.js';
+import type { CompanySettings, Destination } from '../types.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
-import { readFields } from './multipart.js';
+import { readFields } from './upload-form.js';
 import { sendJson, type RouteTable } from './server.js';
 
 export interface AccountRouteDeps {
   access: Access;
-  tenancy: Pick<Tenancy, 'listCompanies' | 'getCompany' | 'listOrgs' | 'listFolders'>;
+  tenancy: Pick<Tenancy, 'listCompanies' | 'getCompany' | 'listOrgs' | 'listFolders' | 'companySettings'>;
   store: JobStore;
   /** The status body of a request (as GET /transcribe/result answers while it runs). */
   status: (job: Job) => Promise<StatusBody>;
@@ -34,6 +34,8 @@ export interface AccountCompany {
   orgs: { org: string; folders: string[] }[];
   /** Names this company may pass as `model` on POST /transcribe (its list, else `auto` and every installed model). */
   models: string[];
+  /** The company's redaction policy, option defaults and vocabulary (voxdex company set, voxdex vocab). */
+  settings: CompanySettings;
 }
 
 /** GET /account. */
@@ -72,6 +74,7 @@ export function mountAccountRoutes(routes: RouteTable, d: AccountRouteDeps): voi
         defaultDestination: { org: info.defaultOrg, folder: info.defaultFolder },
         orgs: d.tenancy.listOrgs(name).map((org) => ({ org, folders: d.tenancy.listFolders(name, org) })),
         models: info.models.length > 0 ? info.models : [...new Set([AUTO_MODEL, ...d.installedModels()])],
+        settings: d.tenancy.companySettings(name),
       };
     });
     const body: AccountBody = {

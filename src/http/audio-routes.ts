@@ -18,7 +18,7 @@ import { invalidParameter, isUuid, parseInteger } from '../is.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
-import { checkParamNames, readFields } from './multipart.js';
+import { checkParamNames, readFields } from './upload-form.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface AudioRouteDeps {

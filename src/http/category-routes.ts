@@ -18,7 +18,7 @@ import type { CategoryRecord, CategoryStore } from '../store/category-store.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
-import { checkParamNames, queryParams, readFields } from './multipart.js';
+import { checkParamNames, queryParams, readFields } from './upload-form.js';
 import { type Req, sendJson, type RouteTable } from './server.js';
 
 export interface CategoryRouteDeps {

@@ -1,5 +1,5 @@
 /**
- * Per-principal token buckets (API.md §8: 429). One bucket per company and one for the root token,
+ * Per-principal token buckets (429; docs/service.md, "Rate limits (429)"). One bucket per company and one for the root token,
  * per limited endpoint: `perMin` requests a minute sustained, bursts of up to `perMin`. A request
  * takes its token only once it is authenticated and about to be accepted, so a refused or
  * unauthenticated request never uses up a company's allowance, and nothing already accepted is

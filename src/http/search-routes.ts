@@ -1,5 +1,5 @@
 /**
- * `GET|POST|DELETE /search/{CO}/{ORG}[/{FOLDER}]` (API.md §6, §8). One handler mounted on
+ * `GET|POST|DELETE /search/{CO}/{ORG}[/{FOLDER}]` (docs/search.md). One handler mounted on
  * `/search/*`; it parses the path itself (works whether or not the router strips the mount prefix),
  * validates options once for GET and POST alike, asks the auth edge who may do it, takes one request
  * from the principal's rate limit, queries the index and renders. Errors go to the app's onError,

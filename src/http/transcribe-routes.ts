@@ -1,5 +1,5 @@
 /**
- * `/transcribe` (API.md §2, §3): submit, status/result, signed download, cancel, delete.
+ * `/transcribe` (docs/service.md, "Accepting a request" and "Results"): submit, status/result, signed download, cancel, delete.
  * Validation at the edge; accepting is the intake's, cancelling and deleting the runner's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -7,16 +7,17 @@ import { rmSync } from 'node:fs';
 import type { BlobStore } from '../blobs/blob-store.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
-import type { JobIntake } from '../jobs/intake.js';
+import type { JobIntake } from '../jobs/job-intake.js';
+import { pickRequestOptions } from '../jobs/request-options.js';
 import type { JobRunner } from '../jobs/runner.js';
 import type { StatusBody } from '../jobs/status.js';
-import { resultMime } from '../stages/result-file.js';
+import { resultMime } from '../render/output.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { requestToken } from './bearer.js';
-import { checkParamNames, readFields, readUpload } from './multipart.js';
+import { checkParamNames, readFields, readUpload } from './upload-form.js';
 import type { Limiter } from './rate-limit.js';
 import type { UploadSlots } from './upload-slots.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
@@ -105,6 +106,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
         metadata: p.metadata,
         datetime: p.datetime,
         zpass: p.zpass,
+        options: pickRequestOptions(p),
         ignored: form.ignored,
       });
       await d.rateLimit?.charge(principal);

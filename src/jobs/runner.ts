@@ -23,13 +23,14 @@ import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
 import { CANCEL, SHUTDOWN, Scheduler } from '../scheduler.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
-import { resultMime } from '../stages/result-file.js';
+import { resultMime } from '../render/output.js';
 import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } from '../store/job-store.js';
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { StageContext } from '../types.js';
 import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
+import { defaultRequestOptions } from './request-options.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
 export interface JobRunnerDeps {
@@ -228,7 +229,8 @@ export class JobRunner {
     const { store, index, transcriber, blobs, paths, metrics } = this.#d;
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
-      const outcome = await runUpload(job, { store, index, transcriber, blobs, paths, metrics }, ctx);
+      // A job stored before request options existed runs with the defaults.
+      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, paths, metrics }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });

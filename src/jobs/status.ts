@@ -1,4 +1,4 @@
-/** The request status body (API.md §3): state, queue position, files, progress, ETA, callbacks. */
+/** The request status body (docs/service.md, "Results"): state, queue position, files, progress, ETA, callbacks. */
 import type { Config } from '../config.js';
 import type { ErrorInfo } from '../errors.js';
 import type { Metrics } from '../metrics.js';

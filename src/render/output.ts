@@ -1,5 +1,5 @@
 /**
- * Renders a transcript document in the requested output (API.md §4):
+ * Renders a transcript document in the requested output (docs/service.md, "Results"):
  * - `json`: the document, null/undefined fields omitted;
  * - `jsontop`: the top-level fields only, utterance detail collapsed into one `text` field
  *   (one channel: the words in order on one line; several channels: one `[channel] text` line per utterance);
@@ -24,13 +24,14 @@ export function outputExtension(output: OutputFormat): string {
   return EXTENSION[output];
 }
 
-export function outputMime(output: OutputFormat): string {
-  return MIME[EXTENSION[output]]!;
+/** The media type of a result file by its extension (json, txt, srt, vtt, zip). */
+function mimeForExtension(ext: string): string {
+  return MIME[ext] ?? 'application/octet-stream';
 }
 
-/** The media type of a result file by its extension (json, txt, srt, vtt, zip). */
-export function mimeForExtension(ext: string): string {
-  return MIME[ext] ?? 'application/octet-stream';
+/** The media type of a result file (a blob key or file name) by its extension. */
+export function resultMime(file: string): string {
+  return mimeForExtension(file.slice(file.lastIndexOf('.') + 1));
 }
 
 /** Utterances in time order (ties: channel, then uttid). */

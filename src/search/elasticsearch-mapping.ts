@@ -153,7 +153,7 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
  * where `norm` is the normalized words joined by spaces; `words` the original words joined by spaces, ''
  * when they equal the normalized ones, or a JSON array when one contains a space; `times` base64 of
  * little-endian int32 milliseconds [start0, end0, start1, …]. Times are kept to the millisecond, as the
- * embedded store keeps them (API.md §4: ms precision), so both order equal-time hits alike.
+ * embedded store keeps them (times in seconds with ms precision), so both order equal-time hits alike.
  */
 export function encodeRow(metadata: Record<string, unknown>, cws: readonly ChannelWords[]): string {
   return JSON.stringify({

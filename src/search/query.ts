@@ -1,5 +1,5 @@
 /**
- * The `terms` query language (API.md §6) → AST. Grammar (docs/search.md):
+ * The `terms` query language → AST. Grammar (docs/search.md, "The `terms` language"):
  *
  *   query   := or
  *   or      := and ( '|' and )*

@@ -1,5 +1,5 @@
 /**
- * Rendering of search results (API.md §6): count, summary (JSON / CSV), details, zip, and errors, with
+ * Rendering of search results (docs/search.md, "Responses"): count, summary (JSON / CSV), details, zip, and errors, with
  * the MIME rules existing clients expect: text/html unless the client's Accept names the exact type.
  */
 import { Readable } from 'node:stream';
@@ -113,7 +113,7 @@ export function renderDetails(docs: StoredTranscript[], accept: string | undefin
 
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 
-/** The `text` output (API.md §4): one line per utterance in time order; `[channel] ` when several channels. */
+/** The `text` output (docs/service.md, "Results"): one line per utterance in time order; `[channel] ` when several channels. */
 export function documentText(doc: TranscriptDocument): string {
   const many = (doc.nchannels ?? 1) > 1;
   const utts = [...(doc.utterances ?? [])].sort((a, b) => a.start - b.start || (a.metadata?.channel ?? 0) - (b.metadata?.channel ?? 0));

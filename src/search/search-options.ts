@@ -1,5 +1,5 @@
 /**
- * The edge of search: GET query strings and POST JSON bodies (same option names, API.md §6) are
+ * The edge of search: GET query strings and POST JSON bodies (same option names, docs/search.md) are
  * turned into one flat `RawOptions` map and validated by ONE parser, so both give identical results.
  */
 import { voxdexError } from '../errors.js';

@@ -1,5 +1,5 @@
 /**
- * The transcript index interface (API.md §6). Every backend — the embedded SQLite store and
+ * The transcript index interface (docs/search.md). Every backend — the embedded SQLite store and
  * Elasticsearch — implements it and passes the one conformance suite in
  * test/conformance/transcript-index.conformance.ts. Options arrive here already validated
  * (src/search/search-options.ts); the inside trusts them.
@@ -24,7 +24,7 @@ export interface IndexedTranscript {
   company: string;
   org: string;
   folder: string;
-  /** ISO 8601 call time (API.md §2 `datetime`; default: upload time). */
+  /** ISO 8601 call time (the request's `datetime`; default: upload time). */
   datetime: string;
   /** ISO 8601 time of indexing; the backend fills it in when absent. */
   indexedAt?: string;

@@ -3,12 +3,11 @@
  * The file is read in blocks of whole frames into one reusable, aligned buffer and deinterleaved
  * through typed-array views, so a 250 MiB file never sits in memory twice.
  */
-import { closeSync, openSync, readSync, fstatSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
 import { voxdexError } from '../errors.js';
 import type { AudioFormat, DecodedAudio, Stage } from '../types.js';
-import { parseWavHeader, type ReadAt, type WavHeader } from '../audio/wav-header.js';
+import { fdReader, parseWavHeader, type WavHeader } from '../audio/wav-header.js';
 import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from '../audio/g711.js';
 
 export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from '../audio/wav-header.js';
@@ -16,26 +15,6 @@ export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from
 if (endianness() !== 'LE') throw new Error('voxdex decodes WAV through little-endian typed arrays; this host is big-endian');
 
 const BLOCK_BYTES = 1 << 22; // 4 MiB per read
-
-/** Positional reads of a file of `size` bytes (header chunks are small; sync reads are fine). */
-function fdReader(fd: number, size: number): ReadAt {
-  return (position, length) => {
-    const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
-    const n = buf.length ? readSync(fd, buf, 0, buf.length, position) : 0;
-    return buf.subarray(0, n);
-  };
-}
-
-/** Reads and checks only the header of a WAV file (for the upload acceptance check). */
-export function readWavHeader(path: string): WavHeader {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    return parseWavHeader(fdReader(fd, size), size);
-  } finally {
-    closeSync(fd);
-  }
-}
 
 /** Decodes a whole WAV file held in memory. */
 export function decodeWavBuffer(buf: Uint8Array): DecodedAudio {

@@ -1,20 +1,12 @@
-/** Builds the transcript document (API.md §4) of one file from the transcriber's result. */
+/** Builds the transcript document (TranscriptDocument in src/types.ts; docs/service.md, "Results") of one file from the transcriber's result. */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../config.js';
-import type { TranscribeResult } from '../asr/transcriber.js';
-import type { TranscriptDocument } from '../types.js';
+import type { FileWork, Stage, TranscriptDocument } from '../types.js';
 
 export const VOXDEX_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-export interface DocumentInput {
-  requestid: string;
-  source: string;
-  started: string;
-  metadata?: Record<string, unknown>;
-  warnings: string[];
-  result: TranscribeResult;
-}
+export type DocumentInput = Pick<FileWork, 'requestid' | 'source' | 'started' | 'metadata' | 'warnings' | 'result'> & Partial<Pick<FileWork, 'summary'>>;
 
 const ms = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -41,8 +33,12 @@ export function buildDocument(input: DocumentInput): TranscriptDocument {
     source: input.source,
     chaninfo: r.chaninfo,
     utterances,
+    ...input.summary,
   };
   if (input.metadata && Object.keys(input.metadata).length > 0) doc.streamtags = { metadata: input.metadata };
   if (input.warnings.length > 0) doc.warning = input.warnings.join('; ');
   return doc;
 }
+
+/** The last step of one file's pipeline: its work, after the post-ASR stages, as the transcript document. */
+export const documentStage: Stage<FileWork, TranscriptDocument> = async (work) => buildDocument(work);

@@ -6,7 +6,7 @@
  */
 import { statSync } from 'node:fs';
 import { voxdexError } from '../errors.js';
-import { readWavHeader } from './decode.js';
+import { readWavHeader } from '../audio/wav-header.js';
 import { describeUnsupported, sniff, sniffFile, SNIFF_BYTES } from '../audio/sniff.js';
 import { listArchive, readMemberHead, type ArchiveEntry } from '../audio/seven-zip.js';
 import { checkAudioSeconds, checkDiskSpace, checkEntries, classifyMembers, formatDuration, type ArchiveLimits } from '../audio/archive-policy.js';

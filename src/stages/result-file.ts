@@ -6,7 +6,7 @@
  */
 import yazl from 'yazl';
 import type { ErrorInfo } from '../errors.js';
-import { mimeForExtension, outputExtension, renderTranscript } from '../render/output.js';
+import { outputExtension, renderTranscript } from '../render/output.js';
 import type { OutputFormat, TranscriptDocument } from '../types.js';
 
 export interface MemberOutcome {
@@ -17,10 +17,6 @@ export interface MemberOutcome {
 
 export function resultExtension(kind: 'audio' | 'archive', output: OutputFormat): string {
   return kind === 'archive' ? 'zip' : outputExtension(output);
-}
-
-export function resultMime(file: string): string {
-  return mimeForExtension(file.slice(file.lastIndexOf('.') + 1));
 }
 
 /** Zip entry name of a member's transcript. */

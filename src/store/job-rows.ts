@@ -4,6 +4,7 @@
  * PostgreSQL's timestamptz; both come out as ISO strings.
  */
 import type { ErrorInfo } from '../errors.js';
+import type { RequestOptions } from '../types.js';
 import type { Job, JobItem, JobState } from './job-store.js';
 
 type Time = string | Date;
@@ -34,6 +35,7 @@ export interface JobRow {
   attempts: number;
   error: string | null;
   result_path: string | null;
+  options: string | null;
 }
 
 export interface ItemRow {
@@ -76,6 +78,7 @@ export function toJob(r: JobRow): Job {
   if (r.finished !== null) job.finished = iso(r.finished);
   if (r.error !== null) job.error = JSON.parse(r.error) as ErrorInfo;
   if (r.result_path !== null) job.resultPath = r.result_path;
+  if (r.options !== null) job.options = JSON.parse(r.options) as RequestOptions;
   return job;
 }
 

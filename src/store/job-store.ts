@@ -5,14 +5,13 @@
  * same conformance suite (test/conformance/job-store.conformance.ts).
  */
 import type { ErrorInfo } from '../errors.js';
-import type { Destination, OutputFormat } from '../types.js';
+import type { Destination, OutputFormat, RequestOptions } from '../types.js';
 import type { EnqueueInput } from './outbox.js';
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
 export type ItemState = 'queued' | 'running' | 'done' | 'failed';
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
 export type FinalState = 'done' | 'failed' | 'cancelled';
-export const FINAL_STATES: readonly FinalState[] = ['done', 'failed', 'cancelled'];
 
 export interface NewJob {
   id: string;
@@ -33,6 +32,8 @@ export interface NewJob {
   zpass?: string;
   warning?: string;
   sizeBytes: number;
+  /** The request's options after company policy (jobs/request-options.ts); absent on jobs stored before options existed. */
+  options?: RequestOptions;
 }
 
 export interface Job extends NewJob {

@@ -17,7 +17,7 @@ import { toItem, toJob, type ItemRow, type JobRow } from './job-rows.js';
 
 
 const COLUMNS = `seq, id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source, kind,
-  upload_path, zpass, warning, size_bytes, state, created, started, finished, progress, attempts, error, result_path`;
+  upload_path, zpass, warning, size_bytes, state, created, started, finished, progress, attempts, error, result_path, options`;
 
 export class PgJobStore implements JobStore {
   readonly #pool: pg.Pool;
@@ -37,8 +37,8 @@ export class PgJobStore implements JobStore {
     const r = await this.#q<JobRow>(
       `WITH ins AS (
          INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
-           kind, upload_path, zpass, warning, size_bytes, state, created)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', now())
+           kind, upload_path, zpass, warning, size_bytes, state, created, options)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', now(), $17)
          ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS})
        SELECT * FROM ins UNION ALL SELECT ${COLUMNS} FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
       [
@@ -58,6 +58,7 @@ export class PgJobStore implements JobStore {
         job.zpass ?? null,
         job.warning ?? null,
         job.sizeBytes,
+        job.options === undefined ? null : JSON.stringify(job.options),
       ],
     );
     return toJob(r.rows[0]!);

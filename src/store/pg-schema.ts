@@ -112,7 +112,18 @@ CREATE TRIGGER aliases_notify AFTER INSERT OR UPDATE OR DELETE ON model_aliases 
 /** GET /transcribe/requests: a company's most recent requests. */
 const V2 = `CREATE INDEX jobs_company ON jobs (company, seq);`;
 
+/** The request's options after company policy (JSON), read by the post-ASR stages. */
+const V3 = `ALTER TABLE jobs ADD COLUMN options TEXT;`;
+
+/** Company settings (tenancy/company-settings.ts): one JSON value per company, reloaded by every node like the other tenancy tables. */
+const V4 = `
+CREATE TABLE company_settings (company TEXT PRIMARY KEY, settings TEXT NOT NULL);
+CREATE TRIGGER company_settings_notify AFTER INSERT OR UPDATE OR DELETE ON company_settings FOR EACH STATEMENT EXECUTE FUNCTION voxdex_notify('voxdex_tenancy');
+`;
+
 export const PG_SCHEMA: readonly Migration[] = [
   { version: 1, name: 'jobs, items, callback outbox, submission ledger, tenancy, rate limits', sql: V1 },
   { version: 2, name: 'jobs by company, newest first (the web UI\'s recent requests)', sql: V2 },
+  { version: 3, name: 'request options per job (numtrans, scrubtext, diarize, ...)', sql: V3 },
+  { version: 4, name: 'company settings (redaction policy, option defaults, vocabulary)', sql: V4 },
 ];

@@ -40,6 +40,8 @@ export class SqliteJobStore implements JobStore {
         attempts INTEGER NOT NULL DEFAULT 0, error TEXT, tid TEXT, audiosecs REAL, transcript_path TEXT,
         PRIMARY KEY (request_id, member));
     `);
+    // Added after the first release: the request's options (JSON), absent on older jobs.
+    if (!this.db.prepare('SELECT 1 FROM pragma_table_info(\'jobs\') WHERE name = \'options\'').get()) this.db.exec('ALTER TABLE jobs ADD COLUMN options TEXT');
   }
 
   #insert(job: NewJob): Job {
@@ -47,8 +49,8 @@ export class SqliteJobStore implements JobStore {
     if (existing) return existing;
     this.#sql(
         `INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
-          kind, upload_path, zpass, warning, size_bytes, state, created)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?)`,
+          kind, upload_path, zpass, warning, size_bytes, state, created, options)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
       )
       .run(
         job.id,
@@ -68,6 +70,7 @@ export class SqliteJobStore implements JobStore {
         job.warning ?? null,
         job.sizeBytes,
         new Date().toISOString(),
+        job.options === undefined ? null : JSON.stringify(job.options),
       );
     return this.#get(job.id)!;
   }

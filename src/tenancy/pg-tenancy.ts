@@ -37,6 +37,7 @@ const TABLES = {
   folders: ['company', 'org', 'name'],
   tokens: ['hash', 'company', 'created'],
   model_aliases: ['company', 'alias', 'model'],
+  company_settings: ['company', 'settings'],
 } as const;
 type Table = keyof typeof TABLES;
 type Rows = Record<Table, Record<string, unknown>[]>;
@@ -99,7 +100,7 @@ export class PgTenancy {
       try {
         do {
           this.#again = false;
-          // One snapshot of all five tables (a change committed between two SELECTs must not split).
+          // One snapshot of all the tables (a change committed between two SELECTs must not split).
           const rows = await inTransaction(this.#pool, async (c) => {
             await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
             return readRows(c);

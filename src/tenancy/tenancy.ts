@@ -1,5 +1,5 @@
 /**
- * Tenancy (API.md §1): companies → organizations → folders, company tokens, the root token,
+ * Tenancy (docs/service.md, "Tenancy choices"): companies → organizations → folders, company tokens, the root token,
  * per-company callback secrets, authorized models with aliases, and the default destination.
  *
  * Stored in SQLite (`<dataDir>/tenancy.sqlite`, WAL) so that the admin CLI can change it while the
@@ -13,7 +13,8 @@ import path from 'node:path';
 import { voxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import { openSqlite } from '../store/sqlite.js';
-import type { Destination } from '../types.js';
+import type { CompanySettings, Destination } from '../types.js';
+import { mergeCompanySettings, normalizePhrase, parseCompanySettings } from './company-settings.js';
 import { SecretBox } from './secret-box.js';
 
 export type Principal = { kind: 'root' } | { kind: 'company'; company: string };
@@ -61,7 +62,7 @@ export interface TenancyOptions {
   secretBox?: SecretBox;
 }
 
-/** Throws BAD_NAME (400) unless `value` is a short name per API.md §1. */
+/** Throws BAD_NAME (400) unless `value` is a short name: [A-Za-z0-9_.-]{1,64}, not . or .. (docs/service.md, "Tenancy choices"). */
 export function checkShortName(what: string, value: unknown): string {
   if (!isShortName(value)) throw invalidParameter(what, 'a short name of 1-64 characters A-Z a-z 0-9 _ . -', value, 'BAD_NAME');
   return value;
@@ -87,6 +88,7 @@ export class Tenancy {
       CREATE TABLE IF NOT EXISTS tokens (hash TEXT PRIMARY KEY, company TEXT NOT NULL, created TEXT NOT NULL);
       CREATE TABLE IF NOT EXISTS model_aliases (company TEXT NOT NULL, alias TEXT NOT NULL, model TEXT NOT NULL,
         PRIMARY KEY (company, alias));
+      CREATE TABLE IF NOT EXISTS company_settings (company TEXT PRIMARY KEY, settings TEXT NOT NULL);
     `);
     if (o.rootToken !== undefined) this.#rootHash = sha256(o.rootToken);
     try {
@@ -213,7 +215,37 @@ export class Tenancy {
     this.db.prepare('INSERT OR REPLACE INTO model_aliases (company, alias, model) VALUES (?, ?, ?)').run(company, alias, model);
   }
 
+  /** Applies `patch` to the company's settings (company-settings.ts: validated, merged); returns the result. */
+  setCompanySettings(company: string, patch: CompanySettings): CompanySettings {
+    const next = mergeCompanySettings(this.companySettings(company), patch);
+    this.db.prepare('INSERT OR REPLACE INTO company_settings (company, settings) VALUES (?, ?)').run(company, JSON.stringify(next));
+    return next;
+  }
+
+  /** Adds phrases to the company's vocabulary (at most 1000 phrases of 50 characters); returns those that were new. */
+  addVocab(company: string, phrases: string[]): string[] {
+    const current = this.companySettings(company).vocab ?? [];
+    const added = [...new Set(phrases.map(normalizePhrase))].filter((p) => !current.includes(p));
+    this.setCompanySettings(company, { vocab: [...current, ...added] });
+    return added;
+  }
+
+  /** Removes phrases from the company's vocabulary; returns those it held. */
+  removeVocab(company: string, phrases: string[]): string[] {
+    const current = this.companySettings(company).vocab ?? [];
+    const removed = [...new Set(phrases.map(normalizePhrase))].filter((p) => current.includes(p));
+    this.setCompanySettings(company, { vocab: current.filter((p) => !removed.includes(p)) });
+    return removed;
+  }
+
   // ------------------------------------------------------------ queries
+
+  /** The company's settings ({} until any is set). */
+  companySettings(company: string): CompanySettings {
+    this.#requireCompany(company);
+    const json = this.db.prepare('SELECT settings FROM company_settings WHERE company = ?').pluck().get(company) as string | undefined;
+    return parseCompanySettings(json);
+  }
 
   hasCompany(company: string): boolean {
     return this.#companyRow(company) !== undefined;

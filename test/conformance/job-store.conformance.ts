@@ -58,7 +58,8 @@ function jobsSuite(name: string, openStores: ConformanceOptions['open']) {
   s('creates a queued job and reads every field back', async () => {
     const stores = await openStores(dirOf());
     const store = stores.jobs;
-    const created = await store.create(job('a', { callback: 'http://x/cb', metadata: { agent: 'bob' }, zpass: 'pw', warning: 'w' }));
+    const options = { numtrans: true, scrubtext: true, scrubaudio: false, redact: ['card' as const], diarize: true, speakers: 2, gender: false, sentiment: false, vocab: ['Acme Gold'] };
+    const created = await store.create(job('a', { callback: 'http://x/cb', metadata: { agent: 'bob' }, zpass: 'pw', warning: 'w', options }));
     assert.is(created.state, 'queued');
     assert.is(created.attempts, 0);
     assert.is(created.progress, 0);
@@ -68,6 +69,8 @@ function jobsSuite(name: string, openStores: ConformanceOptions['open']) {
     assert.is(got.callback, 'http://x/cb');
     assert.is(got.zpass, 'pw');
     assert.is(got.callbackError, undefined);
+    assert.equal(got.options, options);
+    assert.is((await store.create(job('b'))).options, undefined);
     assert.is(await store.get('missing'), undefined);
     await stores.close();
   });

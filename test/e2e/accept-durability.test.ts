@@ -1,5 +1,5 @@
 /**
- * The accept path's durable writes (API.md §2: requestid only once the upload and the job record are
+ * The accept path's durable writes (docs/service.md, "Accepting a request": requestid only once the upload and the job record are
  * on disk): the upload is fsynced, renamed into the flat uploads/ directory and that directory fsynced
  * — nothing else from JS (the job row is one SQLite WAL commit with synchronous=FULL). DELETE removes
  * the upload; an upload with no job row (the process died before the commit) is removed at start.

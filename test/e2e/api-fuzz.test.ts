@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERRORS } from '../../src/errors.js';
-import { COMPAT_PARAMS, TRANSCRIBE_PARAMS } from '../../src/http/multipart.js';
+import { COMPAT_PARAMS, TRANSCRIBE_PARAMS } from '../../src/http/upload-form.js';
 import { OUTPUT_FORMATS } from '../../src/render/output.js';
 import { Tenancy, tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';

@@ -243,6 +243,7 @@ au('GET /account lists what the token may see: its own company, or every company
   assert.equal(a.body.companies[0].defaultDestination, { org: 'sales', folder: 'calls' });
   assert.equal(a.body.companies[0].orgs, [{ org: 'sales', folders: ['calls'] }]);
   assert.equal(a.body.companies[0].models, ['auto', ...svc.transcriber!.registry.list().filter((m) => m !== 'auto')]);
+  assert.equal(a.body.companies[0].settings, {});
   assert.equal(a.body.installedModels, svc.transcriber!.registry.list());
   const r = await getJson(`${svc.url}/account`, { headers: bearer(root) });
   assert.is(r.body.principal, 'root');

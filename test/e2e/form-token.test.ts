@@ -1,5 +1,5 @@
 /**
- * API.md §1: "Token in the query string or form only" — every /transcribe route that takes a token
+ * The interface contract: "Token in the query string or form only" (docs/service.md, "Token and parameters in a form body") — every /transcribe route that takes a token
  * also takes it (and the requestid) from a urlencoded or multipart form body: cancel, delete, result.
  */
 import { suite } from 'uvu';

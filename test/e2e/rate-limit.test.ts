@@ -1,5 +1,5 @@
 /**
- * Rate limits (API.md §8): a per-company token bucket (and one for the root token) on POST /transcribe
+ * Rate limits (docs/service.md, "Rate limits (429)"): a per-company token bucket (and one for the root token) on POST /transcribe
  * and on /search. Over it: 429 RATE_LIMITED with Retry-After; other companies, bad tokens and accepted
  * requests are not affected. Runs with VOXDEX_RATE_LIMIT_PER_MIN=2 (one token every 30 s).
  */

@@ -103,6 +103,10 @@ t('draws a progress bar on the terminal for a long recording; bad options are us
   assert.equal(bad, { code: 2, stdout: '', stderr: 'voxdex: Expected one of json, jsontop, text, srt, vtt for --output but received "doc"\n' });
   const ch = await voxdex(['transcribe', 'call.wav', '--channels', 'left']);
   assert.equal(ch, { code: 2, stdout: '', stderr: 'voxdex: Expected channel numbers such as 0 or 0,1 for --channels but received "left"\n' });
+  const diarize = await voxdex(['transcribe', 'call.wav', '--diarize=maybe']);
+  assert.equal(diarize, { code: 2, stdout: '', stderr: 'voxdex: Expected one of true, false, 1, 0 for diarize but received "maybe"\n' });
+  const speakers = await voxdex(['transcribe', 'call.wav', '--speakers', '0']);
+  assert.equal(speakers, { code: 2, stdout: '', stderr: 'voxdex: Expected an integer between 1 and 10 for speakers but received "0"\n' });
 });
 
 t.run();

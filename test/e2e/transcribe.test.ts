@@ -240,6 +240,9 @@ e2e('names not-implemented parameters in the warning and refuses unknown ones li
   const r = await waitResult(ctx.url, ctx.acme, up.body.requestid);
   const doc = (await (await fetch(r.body)).json()) as any;
   assert.is(doc.warning, 'parameters not implemented and ignored: diarize, sentiment');
+  // Validated and stored with the job already, for the stages that will read them.
+  const job = (await ctx.svc.store.get(up.body.requestid))!;
+  assert.equal(job.options, { numtrans: true, scrubtext: false, scrubaudio: false, redact: ['card', 'cvv', 'expiry', 'ssn', 'digits'], diarize: true, gender: false, sentiment: true, vocab: [] });
   const bad = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme, colour: 'blue' } });
   assert.is(bad.status, 400);
   assert.equal(bad.body, {
@@ -259,6 +262,9 @@ e2e('refuses bad requests with the contract status and code, queueing nothing', 
     ['wrong token', { file: ctx.pcm8, fields: { token: '0'.repeat(32) } }, 401, 'BAD_TOKEN'],
     ['no file', { fields: { token: ctx.acme } }, 400, 'BAD_ARGUMENT'],
     ['bad output', { file: ctx.pcm8, fields: { token: ctx.acme, output: 'xml' } }, 400, 'BAD_ARGUMENT'],
+    ['diarize not a boolean', { file: ctx.pcm8, fields: { token: ctx.acme, diarize: 'yes' } }, 400, 'BAD_ARGUMENT'],
+    ['speakers out of range', { file: ctx.pcm8, fields: { token: ctx.acme, speakers: '11' } }, 400, 'BAD_ARGUMENT'],
+    ['unknown redaction kind', { file: ctx.pcm8, fields: { token: ctx.acme, redact: 'iban' } }, 400, 'BAD_ARGUMENT'],
     ['ftp callback', { file: ctx.pcm8, fields: { token: ctx.acme, callback: 'ftp://example.com/x' } }, 400, 'BAD_CALLBACK_URL'],
     ['metadata not an object', { file: ctx.pcm8, fields: { token: ctx.acme, metadata: '[1,2]' } }, 400, 'BAD_ARGUMENT'],
     ['bad datetime', { file: ctx.pcm8, fields: { token: ctx.acme, datetime: 'yesterday' } }, 400, 'BAD_ARGUMENT'],

@@ -8,8 +8,7 @@
 import { readFileSync } from 'node:fs';
 
 const SPACE_MARK = /\u2581/g;
-/** <unk>, <s> (decoder start), </s> (end of sequence). */
-export const UNK = 0;
+/** Token ids: 0 is <unk>; <s> (decoder start), </s> (end of sequence). */
 export const BOS = 1;
 export const EOS = 2;
 const isSpecial = (id: number) => id <= EOS;

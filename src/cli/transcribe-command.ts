@@ -1,8 +1,10 @@
 /**
- * `voxdex transcribe FILE… [--model NAME] [--output FORMAT] [--channels LIST]`: the service's pipeline
- * in this process, no server, no data dir: each file (a WAV, or a zip/7z archive of WAVs, checked by the
- * same probe and limits as an upload) is unpacked, decoded, transcribed by the same ASR pool and models,
- * built into the same transcript document and rendered in the same outputs as `GET …/result`.
+ * `voxdex transcribe FILE… [--model NAME] [--output FORMAT] [--channels LIST] [request options]`: the
+ * service's pipeline in this process, no server, no data dir: each file (a WAV, or a zip/7z archive of
+ * WAVs, checked by the same probe and limits as an upload) is unpacked and each recording goes through
+ * the same processFile as an upload (pipelines/process-file.ts: decode, the same ASR pool and models,
+ * the post-ASR stages with the same request options, the transcript document), rendered in the same
+ * outputs as `GET …/result`.
  *
  * stdout gets only transcripts: one file → its transcript as the API renders it; several (files or
  * archive members) → json/jsontop one document per line (JSON Lines), text/srt/vtt each preceded by a
@@ -15,17 +17,18 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { processFile, type FileProgress } from '../../pipelines/process-file.js';
 import { createTranscriber, type Transcriber } from '../asr/transcriber.js';
 import { formatDuration } from '../audio/archive-policy.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
-import { buildDocument } from '../stages/document.js';
+import { resolveRequestOptions } from '../jobs/request-options.js';
 import { silentLogger } from '../log.js';
 import { OUTPUT_FORMATS, renderTranscript } from '../render/output.js';
-import { decode } from '../stages/decode.js';
 import { probeUpload } from '../stages/probe.js';
-import { isFailedItem, unpack } from '../stages/unpack.js';
-import type { DecodedAudio, OutputFormat, StageContext, TranscriptDocument } from '../types.js';
+import { isFailedItem, unpack, type UnpackItem } from '../stages/unpack.js';
+import type { OutputFormat, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
+import { optionFields } from './option-flags.js';
 
 /** Recordings at least this long get a progress bar (when stderr is a terminal). */
 export const LONG_SEC = 30;
@@ -36,6 +39,8 @@ export interface TranscribeCommand {
   output: OutputFormat;
   /** Channel numbers to transcribe (default: all). */
   channels?: number[];
+  /** From the option flags, as a request without company settings gets them. */
+  options: RequestOptions;
 }
 
 export interface TranscribeIo {
@@ -58,16 +63,7 @@ export function transcribeCommand(files: string[], opts: Record<string, string[]
     }
     channels = [...new Set(channels)].sort((a, b) => a - b);
   }
-  return { files, model: opts.model?.at(-1), output, channels };
-}
-
-/** Keeps only the wanted channels of a recording (numbers as in the recording). */
-function selectChannels(audio: DecodedAudio, wanted: number[] | undefined, name: string): { audio: DecodedAudio; numbers: number[] } {
-  const all = audio.channels.map((_, i) => i);
-  if (!wanted) return { audio, numbers: all };
-  const missing = wanted.filter((c) => c >= audio.channels.length);
-  if (missing.length > 0) throw voxdexError('BAD_ARGUMENT', `${name} has ${audio.channels.length} channel${audio.channels.length > 1 ? 's' : ''} (0-${audio.channels.length - 1}); --channels asked for ${missing.join(', ')}`);
-  return { audio: { ...audio, format: { ...audio.format, channels: wanted.length }, channels: wanted.map((c) => audio.channels[c]!) }, numbers: wanted };
+  return { files, model: opts.model?.at(-1), output, channels, options: resolveRequestOptions(optionFields(opts), {}) };
 }
 
 export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Config>, io: TranscribeIo): Promise<number> {
@@ -75,7 +71,7 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
   const requestid = randomUUID();
   const work = mkdtempSync(path.join(tmpdir(), 'voxdex-transcribe-'));
   const ctx: StageContext = { jobId: requestid, signal: new AbortController().signal, log: silentLogger, config };
-  const docs: TranscriptDocument[] = [];
+  let emitted = 0;
   let failed = 0;
   const fail = (name: string, err: unknown) => {
     failed++;
@@ -84,13 +80,14 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
   };
   const emit = (doc: TranscriptDocument, name: string, several: boolean) => {
     const text = renderTranscript(doc, cmd.output);
+    emitted++;
     if (cmd.output === 'json' || cmd.output === 'jsontop') io.out(`${text}\n`);
-    else io.out(several ? `${docs.length > 1 ? '\n' : ''}==> ${name} <==\n${text}` : text);
+    else io.out(several ? `${emitted > 1 ? '\n' : ''}==> ${name} <==\n${text}` : text);
   };
   try {
     await transcriber.ready();
     for (const [n, file] of cmd.files.entries()) {
-      let items: Awaited<ReturnType<typeof unpack>>['items'];
+      let items: UnpackItem[];
       try {
         await probeUpload(file, {}, config.archive);
         const workDir = path.join(work, String(n));
@@ -107,26 +104,21 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
           continue;
         }
         try {
-          const decoded = await decode({ path: item.path }, ctx);
-          const { audio, numbers } = selectChannels(decoded, cmd.channels, name);
-          const started = new Date().toISOString();
-          const bar = io.progress && audio.durationSec >= LONG_SEC ? progressBar(io.progress, item.name, audio.durationSec) : undefined;
-          let result;
-          try {
-            result = await transcriber.transcribe(audio, { model: cmd.model, source: item.name, onProgress: (f) => bar?.update(f) });
-          } finally {
-            bar?.stop();
-          }
-          // Channel numbers as in the recording (when --channels picked some).
-          result = {
-            ...result,
-            nchannels: decoded.channels.length,
-            chaninfo: result.chaninfo.map((c) => ({ ...c, channel: numbers[c.channel]! })),
-            utterances: result.utterances.map((u) => ({ ...u, metadata: { ...u.metadata, channel: numbers[u.metadata.channel]! } })),
-          };
-          const doc = buildDocument({ requestid, source: item.name, started, metadata: item.metadata, warnings: audio.warnings, result });
-          docs.push(doc);
-          emit(doc, name, cmd.files.length > 1 || items.length > 1);
+          const { document } = await processFile(
+            {
+              requestid,
+              path: item.path,
+              source: item.name,
+              model: cmd.model,
+              options: cmd.options,
+              channels: cmd.channels,
+              metadata: item.metadata,
+              progress: io.progress ? barProgress(io.progress, item.name) : undefined,
+            },
+            { transcriber },
+            ctx,
+          );
+          emit(document, name, cmd.files.length > 1 || items.length > 1);
         } catch (err) {
           fail(name, err);
         }
@@ -139,14 +131,19 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
   return failed > 0 ? 1 : 0;
 }
 
-function progressBar(stream: NodeJS.WriteStream, name: string, seconds: number) {
-  const bar = new cliProgress.SingleBar(
-    { format: `transcribe ${name} [{bar}] {percentage}% | ${formatDuration(seconds)} of audio | eta {eta_formatted}`, stream, hideCursor: true, clearOnComplete: false },
-    cliProgress.Presets.shades_classic,
-  );
-  bar.start(1, 0);
+/** A progress bar on `stream` for a recording of LONG_SEC or more, drawn while it is transcribed. */
+function barProgress(stream: NodeJS.WriteStream, name: string): FileProgress {
+  let bar: cliProgress.SingleBar | undefined;
   return {
-    update: (fraction: number) => bar.update(Math.min(1, fraction)),
-    stop: () => bar.stop(),
+    decoded(audio) {
+      if (audio.durationSec < LONG_SEC) return;
+      bar = new cliProgress.SingleBar(
+        { format: `transcribe ${name} [{bar}] {percentage}% | ${formatDuration(audio.durationSec)} of audio | eta {eta_formatted}`, stream, hideCursor: true, clearOnComplete: false },
+        cliProgress.Presets.shades_classic,
+      );
+      bar.start(1, 0);
+    },
+    transcribing: (fraction) => bar?.update(Math.min(1, fraction)),
+    transcribed: () => bar?.stop(),
   };
 }

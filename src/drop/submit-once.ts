@@ -5,6 +5,7 @@
  */
 import path from 'node:path';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
+import type { RequestOptionValues } from '../jobs/request-options.js';
 import type { Destination } from '../types.js';
 import { exists, readSidecar, sha256File, sidecarPath } from './files.js';
 import type { SubmissionLedger } from '../store/ledger.js';
@@ -28,7 +29,7 @@ export async function intakeFile(
   file: string,
   destination: Destination,
   source: 'drop' | 'import',
-  deps: { ledger: SubmissionLedger; submitter: Submitter; afterSubmit?: () => void },
+  deps: { ledger: SubmissionLedger; submitter: Submitter; afterSubmit?: () => void; options?: RequestOptionValues },
 ): Promise<IntakeResult> {
   let sha256: string | undefined;
   let sidecar: string | undefined;
@@ -49,6 +50,7 @@ export async function intakeFile(
       originalName: path.basename(file),
       destination,
       ...(side ? { metadata: side.metadata } : {}),
+      ...(deps.options || side?.options ? { options: { ...deps.options, ...side?.options } } : {}),
       source,
       sha256,
     });

@@ -13,7 +13,11 @@ import type { Req } from './server.js';
 /** The parameters voxdex implements on POST /transcribe. */
 export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime'] as const;
 
-/** Names the established service knows and voxdex does not implement yet: accepted with a warning. */
+/**
+ * Names the established service knows (and ours: speakers, vocab, redact) that voxdex does not
+ * implement yet: accepted with a warning. The request options among them are validated and stored
+ * with the job already (jobs/request-options.ts); each name leaves this list when its stage lands.
+ */
 export const COMPAT_PARAMS = [
   'diarize',
   'emotion',
@@ -22,6 +26,9 @@ export const COMPAT_PARAMS = [
   'scrubtext',
   'scrubaudio',
   'numtrans',
+  'speakers',
+  'vocab',
+  'redact',
   'lid',
   'filetype',
   'realtime',

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { copyFileSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
-import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
+import type { BlobStore } from '../blobs/blob-store.js';
 import { checkCallbackUrl } from '../callbacks/url-guard.js';
 import type { Config } from '../config.js';
 import { voxdexError, VoxdexError } from '../errors.js';
@@ -17,7 +17,8 @@ import { probeUpload } from '../stages/probe.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import type { Destination, OutputFormat } from '../types.js';
+import type { CompanySettings, Destination, OutputFormat } from '../types.js';
+import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 
 export interface JobIntakeDeps {
   config: Readonly<Config>;
@@ -30,6 +31,8 @@ export interface JobIntakeDeps {
   installedModels: () => string[];
   /** Called with each job once it is durably queued (the runner of this process, if any). */
   onAccepted?: (job: Job) => void;
+  /** A company's policy and option defaults (tenancy); default: none (every company gets the product defaults). */
+  companySettings?: (company: string) => CompanySettings;
 }
 
 /** A request as received, before validation (strings straight from a form, query or sidecar). */
@@ -45,6 +48,8 @@ export interface SubmitRequest {
   metadata?: string | Record<string, unknown>;
   datetime?: string;
   zpass?: string;
+  /** numtrans, scrubtext, diarize, …: resolved with the company's settings (jobs/request-options.ts). */
+  options?: RequestOptionValues;
   /** Parameter names accepted but not implemented. */
   ignored?: string[];
 }
@@ -91,13 +96,14 @@ export class JobIntake {
       const { company } = req.destination;
       this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
       const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
+      const options = resolveRequestOptions(req.options ?? {}, this.#d.companySettings?.(company) ?? {}, company);
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
       const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
       const id = randomUUID();
-      const key = blobKeys.upload(id, safeName(req.file.name), this.#d.blobs.kind === 's3' ? new Date() : undefined);
+      const key = this.#d.blobs.uploadKey(id, safeName(req.file.name));
       if (!req.move) {
         copy = path.join(this.#d.paths.incoming, `${id}.copy`);
         mkdirSync(this.#d.paths.incoming, { recursive: true });
@@ -121,6 +127,7 @@ export class JobIntake {
         zpass: req.zpass || undefined,
         warning,
         sizeBytes: req.file.size,
+        options,
       });
       this.#d.onAccepted?.(job);
       return id;

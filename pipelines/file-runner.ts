@@ -1,0 +1,133 @@
+/**
+ * Runs the files of one job through processFile (process-file.ts) with what a job needs around the
+ * stages: checkpointing (each finished file's transcript blob and index entry are recorded in the
+ * job store, with its tid, before the next starts, so a rerun after a crash skips finished files and
+ * re-indexes the same tid for an interrupted one), progress in the job store, the error policy (a
+ * file's error fails that file; an unavailable index or a cancel fails the job) and metrics. Nothing
+ * of a file is persisted before its post-ASR stages have run.
+ */
+import type { Transcriber } from '../src/asr/transcriber.js';
+import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
+import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
+import type { Metrics } from '../src/metrics.js';
+import type { TranscriptIndex } from '../src/search/transcript-index.js';
+import { indexStage } from '../src/stages/index-transcript.js';
+import type { MemberOutcome } from '../src/stages/result-file.js';
+import { isFailedItem, type AudioItem, type UnpackItem } from '../src/stages/unpack.js';
+import type { Job, JobItem, JobStore } from '../src/store/job-store.js';
+import type { RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
+import { processFile, type FileProgress } from './process-file.js';
+import type { PostAsrStage } from './post-asr-stages.js';
+
+export interface FileRunnerDeps {
+  store: JobStore;
+  index: TranscriptIndex;
+  transcriber: Transcriber;
+  /** The transcripts (the checkpoint) and an archive member's audio. */
+  blobs: BlobStore;
+  /** Each file transcribed is counted as it finishes. */
+  metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
+  /** Default POST_ASR_STAGES. */
+  postAsr?: readonly PostAsrStage[];
+}
+
+/** A job as the pipeline runs it: its options resolved (the job runner fills them for jobs stored before options existed). */
+export type PipelineJob = Job & { options: RequestOptions };
+
+/** Progress is written at most this often while a file is transcribed. */
+const PROGRESS_MS = 500;
+
+/** What became of every member of the job, in order. */
+export async function runFiles(job: PipelineJob, members: UnpackItem[], deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome[]> {
+  const items = await deps.store.setItems(job.id, members.map((m) => m.name));
+  const outcomes: MemberOutcome[] = [];
+  for (const [n, item] of items.entries()) {
+    throwIfAborted(ctx.signal);
+    const member = members.find((m) => m.name === item.member);
+    const document = await checkpoint(item, deps.blobs);
+    if (document) outcomes.push({ member: item.member, document });
+    else if (item.state === 'failed' || !member || isFailedItem(member)) outcomes.push(await failedBefore(job, item, member, deps.store));
+    else outcomes.push(await runFile(job, item, member, { n, of: items.length }, deps, ctx));
+  }
+  return outcomes;
+}
+
+function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw toVoxdexError(signal.reason === 'cancel' ? { code: 'CANCELLED', message: 'The request was cancelled' } : signal.reason);
+}
+
+/** A file finished by an earlier run: its transcript as stored. */
+async function checkpoint(item: JobItem, blobs: BlobStore): Promise<TranscriptDocument | undefined> {
+  const stored = item.state === 'done' && item.transcriptPath ? await blobs.get(item.transcriptPath) : undefined;
+  return stored && (JSON.parse(stored.toString('utf8')) as TranscriptDocument);
+}
+
+/** A member that failed to unpack, failed in an earlier run, or is no longer in the upload. */
+async function failedBefore(job: PipelineJob, item: JobItem, member: UnpackItem | undefined, store: JobStore): Promise<MemberOutcome> {
+  const error = item.error ?? (member && isFailedItem(member) ? member.error : undefined) ?? { code: 'INTERNAL' as const, message: `${item.member} is no longer in the upload` };
+  if (item.state !== 'failed') await store.updateItem(job.id, item.member, { state: 'failed', error });
+  return { member: item.member, error };
+}
+
+async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: { n: number; of: number }, deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome> {
+  await deps.store.updateItem(job.id, item.member, { state: 'running', bumpAttempts: true });
+  const t0 = performance.now();
+  try {
+    const { document } = await processFile(
+      {
+        requestid: job.id,
+        path: member.path,
+        source: member.name,
+        model: job.model,
+        options: job.options,
+        destination: job.destination,
+        metadata: job.metadata || member.metadata ? { ...job.metadata, ...member.metadata } : undefined,
+        warnings: job.warning ? [job.warning] : [],
+        progress: storeProgress(job, at, deps.store, ctx),
+      },
+      deps,
+      ctx,
+    );
+    await persistFile(job, item, member, document, deps, ctx);
+    await deps.store.setProgress(job.id, (at.n + 1) / at.of);
+    observeFile(deps.metrics, document.audiosecs, (performance.now() - t0) / 1000);
+    return { member: item.member, document };
+  } catch (err) {
+    if (ctx.signal.aborted) throw err;
+    const e = toVoxdexError(err);
+    if (e.code === 'INDEX_UNAVAILABLE') throw e; // the index is down: retry the job later, do not fail the file
+    if (e.code === 'INTERNAL') ctx.log.error({ err, member: item.member }, 'file failed');
+    const error: ErrorInfo = { code: e.code, message: e.message };
+    await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
+    return { member: item.member, error };
+  }
+}
+
+/** The checkpoint (transcript blob), an archive member's audio, the index entry, then the item done with its tid. */
+async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, document: TranscriptDocument, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
+  const transcriptPath = blobKeys.transcript(job.id, item.idx);
+  await deps.blobs.put(transcriptPath, JSON.stringify(document));
+  // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
+  if (job.kind === 'archive') await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.path);
+  const { tid } = await indexStage(deps.index)({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
+  await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
+}
+
+/** The job's progress while file n of `of` is transcribed, written at most every PROGRESS_MS. */
+function storeProgress(job: PipelineJob, at: { n: number; of: number }, store: JobStore, ctx: StageContext): FileProgress {
+  let writtenAt = 0;
+  return {
+    transcribing(f) {
+      const now = Date.now();
+      if (now - writtenAt < PROGRESS_MS) return;
+      writtenAt = now;
+      store.setProgress(job.id, (at.n + f) / at.of).catch((err) => ctx.log.warn({ err }, 'recording progress failed'));
+    },
+  };
+}
+
+function observeFile(metrics: FileRunnerDeps['metrics'], audiosecs: number, wallSec: number): void {
+  metrics.audioSeconds.inc(audiosecs);
+  metrics.filesProcessed.inc({ outcome: 'done' });
+  if (audiosecs > 0) metrics.rtf.observe(wallSec / audiosecs);
+}

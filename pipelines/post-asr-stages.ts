@@ -1,0 +1,14 @@
+/**
+ * What happens to a recording's words between the ASR and its transcript document, in order. A new
+ * capability is one line here (its stage lives in its own room, e.g. src/numbers/); the order is
+ * the product's privacy boundary: redaction runs before anything of the file is persisted (the
+ * runner writes the checkpoint, the index entry and the item's state only after these stages).
+ */
+import type { FileWork, Stage } from '../src/types.js';
+
+/** A post-ASR stage reads `work.options` (RequestOptions) and returns the work changed (or as it is when its option is off). */
+export type PostAsrStage = Stage<FileWork, FileWork>;
+
+export const POST_ASR_STAGES: readonly PostAsrStage[] = [
+  // In this order: numbers (numtrans) → speakers (diarize, gender) → redact (scrubtext) → analytics (sentiment, metrics).
+];

@@ -1,0 +1,81 @@
+/**
+ * One recording file through the one pipeline: decode → transcribe → the post-ASR stages
+ * (post-asr-stages.ts) → the transcript document. The upload runner (file-runner.ts, for the HTTP
+ * upload, the drop folder and `voxdex import`) and `voxdex transcribe` both call processFile, so a
+ * file is transcribed the same way wherever it came from. Nothing here persists anything.
+ */
+import type { Transcriber } from '../src/asr/transcriber.js';
+import { decode } from '../src/stages/decode.js';
+import { documentStage } from '../src/stages/document.js';
+import { renumberChannels, selectChannels } from '../src/stages/select-channels.js';
+import { transcribeStage } from '../src/stages/transcribe.js';
+import type { DecodedAudio, Destination, FileWork, RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
+import { POST_ASR_STAGES, type PostAsrStage } from './post-asr-stages.js';
+
+export interface FileInput {
+  requestid: string;
+  /** The audio file on local disk. */
+  path: string;
+  /** Its name in the request (the upload's or the archive member's). */
+  source: string;
+  /** Registry name/alias or 'auto'. */
+  model?: string;
+  options: RequestOptions;
+  destination?: Destination;
+  /** Channels to transcribe, numbers as in the recording (default: all). */
+  channels?: number[];
+  metadata?: Record<string, unknown>;
+  /** The request's warnings, before the file's own. */
+  warnings?: string[];
+  progress?: FileProgress;
+}
+
+/** How a caller follows one file (the runner records progress in the job store; the CLI draws a bar). */
+export interface FileProgress {
+  /** The audio is decoded: its length is known. */
+  decoded?(audio: DecodedAudio): void;
+  /** Fraction of the audio transcribed, 0..1. */
+  transcribing?(fraction: number): void;
+  /** Transcription ended, well or not. */
+  transcribed?(): void;
+}
+
+export interface FileDeps {
+  transcriber: Transcriber;
+  /** Default POST_ASR_STAGES. */
+  postAsr?: readonly PostAsrStage[];
+}
+
+export interface ProcessedFile {
+  document: TranscriptDocument;
+  /** The work as the last stage left it (its audio, for what the runner keeps of it). */
+  work: FileWork;
+}
+
+export async function processFile(input: FileInput, deps: FileDeps, ctx: StageContext): Promise<ProcessedFile> {
+  const recording = await decode({ path: input.path }, ctx);
+  const audio = input.channels ? selectChannels(recording, input.channels, input.source) : recording;
+  const started = new Date().toISOString();
+  input.progress?.decoded?.(audio);
+  let result;
+  try {
+    result = await transcribeStage(deps.transcriber)({ audio, model: input.model, source: input.source, onProgress: input.progress?.transcribing }, ctx);
+  } finally {
+    input.progress?.transcribed?.();
+  }
+  if (input.channels) result = renumberChannels(result, input.channels, recording.channels.length);
+  let work: FileWork = {
+    requestid: input.requestid,
+    source: input.source,
+    options: input.options,
+    ...(input.destination ? { destination: input.destination } : {}),
+    audio: recording,
+    result,
+    summary: {},
+    warnings: [...(input.warnings ?? []), ...recording.warnings],
+    started,
+    ...(input.metadata ? { metadata: input.metadata } : {}),
+  };
+  for (const stage of deps.postAsr ?? POST_ASR_STAGES) work = await stage(work, ctx);
+  return { document: await documentStage(work, ctx), work };
+}

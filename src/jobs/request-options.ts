@@ -1,0 +1,131 @@
+/**
+ * A request's options (numtrans, scrubtext, scrubaudio, redact, diarize, speakers, gender,
+ * sentiment/emotion, vocab) validated at the edge and combined with the company's settings: the one
+ * place that turns form fields, query parameters, a drop-folder sidecar or CLI flags into
+ * RequestOptions (docs/service.md, "Request options"). The result is stored with the job and read by
+ * the post-ASR stages; nothing downstream re-checks it.
+ */
+import { voxdexError } from '../errors.js';
+import { invalidParameter, parseInteger } from '../is.js';
+import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
+
+/** Every kind redaction knows, in the order they are listed to users. */
+export const REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
+
+/** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
+export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'vocab', 'redact'] as const;
+
+export type RequestOptionField = (typeof REQUEST_OPTION_FIELDS)[number];
+
+/**
+ * The fields as received: strings from a form, query or CLI flag; a sidecar's JSON values may also be
+ * booleans, numbers or (vocab, redact) arrays of strings. Absent or '' means "not sent".
+ */
+export type RequestOptionValues = Partial<Record<RequestOptionField, unknown>>;
+
+/** The request option fields among `params` (a form, a query, a sidecar's `options`). */
+export function pickRequestOptions(params: Readonly<Record<string, unknown>>): RequestOptionValues {
+  const out: RequestOptionValues = {};
+  for (const name of REQUEST_OPTION_FIELDS) if (params[name] !== undefined) out[name] = params[name];
+  return out;
+}
+
+export const MAX_SPEAKERS = 10;
+export const MAX_VOCAB_PHRASES = 100;
+export const MAX_VOCAB_PHRASE_CHARS = 50;
+
+const BOOLEANS: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
+
+/**
+ * Validates the fields and applies the company's settings: its policy (`scrub`) forces scrubtext /
+ * scrubaudio on and a request that turns one off is refused (FORBIDDEN, 403, naming the policy); its
+ * defaults fill what the request did not send. BAD_ARGUMENT (400) names the accepted values.
+ */
+export function resolveRequestOptions(fields: RequestOptionValues, settings: CompanySettings, company = 'this company'): RequestOptions {
+  const sentiment = optionalBoolean('sentiment', fields.sentiment);
+  const emotion = optionalBoolean('emotion', fields.emotion);
+  if (sentiment !== undefined && emotion !== undefined && sentiment !== emotion) {
+    throw voxdexError('BAD_ARGUMENT', `sentiment=${sentiment} and emotion=${emotion} disagree; emotion is another name for sentiment: send one of them`);
+  }
+  const scrubtext = policyBoolean('text', optionalBoolean('scrubtext', fields.scrubtext), settings, company);
+  const scrubaudio = policyBoolean('audio', optionalBoolean('scrubaudio', fields.scrubaudio), settings, company);
+  const options: RequestOptions = {
+    numtrans: optionalBoolean('numtrans', fields.numtrans) ?? settings.numtrans ?? true,
+    scrubtext,
+    scrubaudio,
+    redact: redactKinds(fields.redact, settings),
+    diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
+    gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
+    sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
+    vocab: [...new Set([...(settings.vocab ?? []), ...vocabulary(fields.vocab)])],
+  };
+  const speakers = fields.speakers;
+  if (!absent(speakers)) {
+    options.speakers = typeof speakers === 'number' ? integerValue('speakers', speakers) : parseInteger('speakers', String(speakers), 1, MAX_SPEAKERS);
+  }
+  return options;
+}
+
+/** The options of a request that sent none, for a company without settings (jobs stored before options existed). */
+export function defaultRequestOptions(): RequestOptions {
+  return resolveRequestOptions({}, {});
+}
+
+function absent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+function optionalBoolean(name: string, value: unknown): boolean | undefined {
+  if (absent(value)) return undefined;
+  if (typeof value === 'boolean') return value;
+  const b = typeof value === 'string' || typeof value === 'number' ? BOOLEANS[String(value)] : undefined;
+  if (b === undefined) throw invalidParameter(name, 'one of true, false, 1, 0', value);
+  return b;
+}
+
+function integerValue(name: string, n: number): number {
+  if (!Number.isInteger(n) || n < 1 || n > MAX_SPEAKERS) throw invalidParameter(name, `an integer between 1 and ${MAX_SPEAKERS}`, n);
+  return n;
+}
+
+/** The company policy wins: on is forced; turning it off is refused. */
+function policyBoolean(what: 'text' | 'audio', requested: boolean | undefined, settings: CompanySettings, company: string): boolean {
+  if (!settings.scrub?.includes(what)) return requested ?? false;
+  if (requested === false) {
+    throw voxdexError(
+      'FORBIDDEN',
+      `company ${company}'s policy redacts ${what} (voxdex company set ${company} --scrub ${settings.scrub.join(',')}); scrub${what}=false is not allowed`,
+    );
+  }
+  return true;
+}
+
+/** A comma-separated list (or a sidecar's array of strings), trimmed, empty entries dropped. */
+function list(name: string, value: unknown): string[] {
+  if (absent(value)) return [];
+  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
+  if (!items || !items.every((x) => typeof x === 'string')) throw invalidParameter(name, 'a comma-separated list', value);
+  return (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
+}
+
+/** The company's kinds (or every kind) plus what the request adds; a request cannot remove a company kind. */
+function redactKinds(value: unknown, settings: CompanySettings): RedactKind[] {
+  const asked = list('redact', value);
+  const unknown = asked.find((k) => !(REDACT_KINDS as readonly string[]).includes(k));
+  if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}`, unknown);
+  const kinds = new Set<string>(settings.redact ?? (asked.length > 0 ? [] : REDACT_KINDS));
+  for (const k of asked) kinds.add(k);
+  return REDACT_KINDS.filter((k) => kinds.has(k));
+}
+
+function vocabulary(value: unknown): string[] {
+  const phrases = list('vocab', value);
+  if (phrases.length > MAX_VOCAB_PHRASES) {
+    throw voxdexError('BAD_ARGUMENT', `vocab has ${phrases.length} phrases; send at most ${MAX_VOCAB_PHRASES} (comma-separated), or add the company's list with voxdex vocab add`);
+  }
+  const long = phrases.find((p) => p.length > MAX_VOCAB_PHRASE_CHARS);
+  if (long !== undefined) throw invalidParameter('vocab', `phrases of at most ${MAX_VOCAB_PHRASE_CHARS} characters`, long);
+  const bad = phrases.find((p) => /[\x00-\x1f\x7f]/.test(p));
+  if (bad !== undefined) throw invalidParameter('vocab', 'phrases without control characters', bad);
+  return phrases;
+}

@@ -1,0 +1,104 @@
+/**
+ * A company's settings (docs/service.md, "Request options"): its redaction policy and its defaults
+ * for the request options, and its vocabulary. Stored by tenancy as one JSON value per company;
+ * this module validates a change and merges it, the same for both adapters.
+ */
+import { voxdexError } from '../errors.js';
+import type { CompanySettings, RedactKind } from '../types.js';
+
+export const REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
+export const SCRUB_TARGETS: readonly ('text' | 'audio')[] = ['text', 'audio'];
+export const VOCAB_MAX_PHRASES = 1000;
+export const VOCAB_MAX_CHARS = 50;
+
+const FLAGS = ['diarize', 'gender', 'sentiment', 'numtrans'] as const;
+type Flag = (typeof FLAGS)[number];
+
+/** Throws BAD_ARGUMENT naming the accepted values unless every item is one of them. */
+function checkList<T extends string>(name: string, values: unknown, accepted: readonly T[]): T[] {
+  if (!Array.isArray(values)) throw voxdexError('BAD_ARGUMENT', `${name} must be a list of: ${accepted.join(', ')}`);
+  for (const v of values) {
+    if (!accepted.includes(v as T)) throw voxdexError('BAD_ARGUMENT', `Unknown ${name} ${JSON.stringify(v)}; accepted: ${accepted.join(', ')}`);
+  }
+  return [...new Set(values as T[])].sort((a, b) => accepted.indexOf(a) - accepted.indexOf(b));
+}
+
+/** A vocabulary phrase as stored: trimmed, inner whitespace single spaces, 1-50 characters. */
+export function normalizePhrase(phrase: string): string {
+  const p = phrase.trim().replace(/\s+/g, ' ');
+  if (p.length === 0 || p.length > VOCAB_MAX_CHARS) {
+    throw voxdexError('BAD_ARGUMENT', `A vocabulary phrase has 1 to ${VOCAB_MAX_CHARS} characters; ${JSON.stringify(phrase)} has ${p.length}`);
+  }
+  return p;
+}
+
+function checkVocab(vocab: unknown): string[] {
+  if (!Array.isArray(vocab) || vocab.some((v) => typeof v !== 'string')) throw voxdexError('BAD_ARGUMENT', 'vocab must be a list of phrases');
+  const phrases = [...new Set((vocab as string[]).map(normalizePhrase))];
+  if (phrases.length > VOCAB_MAX_PHRASES) {
+    throw voxdexError('BAD_ARGUMENT', `A company's vocabulary holds at most ${VOCAB_MAX_PHRASES} phrases; this change would make it ${phrases.length}. Remove some with voxdex vocab remove.`);
+  }
+  return phrases;
+}
+
+/**
+ * `current` with `patch` applied: each field the patch names replaces the stored one; an empty list
+ * goes back to the default (scrub: no policy; redact: every kind; vocab: none); fields the patch
+ * leaves undefined stay. Throws BAD_ARGUMENT on any invalid value.
+ */
+export function mergeCompanySettings(current: CompanySettings, patch: CompanySettings): CompanySettings {
+  const out: CompanySettings = { ...current };
+  if (patch.scrub !== undefined) out.scrub = checkList('scrub target', patch.scrub, SCRUB_TARGETS);
+  if (patch.redact !== undefined) out.redact = checkList('redaction kind', patch.redact, REDACT_KINDS);
+  for (const f of FLAGS) {
+    const v = patch[f];
+    if (v === undefined) continue;
+    if (typeof v !== 'boolean') throw voxdexError('BAD_ARGUMENT', `${f} must be on or off`);
+    out[f] = v;
+  }
+  if (patch.vocab !== undefined) out.vocab = checkVocab(patch.vocab);
+  for (const k of Object.keys(out) as (keyof CompanySettings)[]) {
+    const v = out[k];
+    if (v === undefined || (Array.isArray(v) && v.length === 0)) delete out[k];
+  }
+  return out;
+}
+
+/** The stored JSON back as settings (unknown fields, from a newer version, are kept out). */
+export function parseCompanySettings(json: string | undefined): CompanySettings {
+  if (json === undefined) return {};
+  const raw = JSON.parse(json) as Record<string, unknown>;
+  const out: CompanySettings = {};
+  if (Array.isArray(raw.scrub)) out.scrub = raw.scrub as CompanySettings['scrub'];
+  if (Array.isArray(raw.redact)) out.redact = raw.redact as RedactKind[];
+  for (const f of FLAGS) if (typeof raw[f] === 'boolean') out[f as Flag] = raw[f] as boolean;
+  if (Array.isArray(raw.vocab)) out.vocab = raw.vocab as string[];
+  return out;
+}
+
+// ------------------------------------------------------------ the command line's values
+
+/** `on`/`off` (also true/false, 1/0, yes/no) → boolean; anything else names what is accepted. */
+export function parseOnOff(name: string, value: string): boolean {
+  const v = value.trim().toLowerCase();
+  if (['on', 'true', '1', 'yes'].includes(v)) return true;
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  throw voxdexError('BAD_ARGUMENT', `--${name} takes on or off, not ${JSON.stringify(value)}`);
+}
+
+/** A comma-separated list (`none` or empty = the empty list), each item checked against `accepted`. */
+export function parseKindList<T extends string>(name: string, value: string, accepted: readonly T[]): T[] {
+  const v = value.trim();
+  if (v === '' || v.toLowerCase() === 'none') return [];
+  return checkList(name, v.split(',').map((s) => s.trim().toLowerCase()), accepted);
+}
+
+/** One line saying what the settings are, e.g. `scrub=text,audio redact=card,ssn diarize=on vocab=12 phrases`. */
+export function describeCompanySettings(s: CompanySettings): string {
+  const parts: string[] = [];
+  if (s.scrub !== undefined) parts.push(`scrub=${s.scrub.join(',') || 'none'}`);
+  if (s.redact !== undefined) parts.push(`redact=${s.redact.join(',') || 'none'}`);
+  for (const f of FLAGS) if (s[f] !== undefined) parts.push(`${f}=${s[f] ? 'on' : 'off'}`);
+  if (s.vocab?.length) parts.push(`vocab=${s.vocab.length} phrase${s.vocab.length === 1 ? '' : 's'}`);
+  return parts.join(' ') || 'defaults';
+}

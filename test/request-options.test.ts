@@ -1,0 +1,112 @@
+/** Request options at the edge: values, limits, company defaults and the company's redaction policy. */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { VoxdexError } from '../src/errors.js';
+import { defaultRequestOptions, pickRequestOptions, resolveRequestOptions } from '../src/jobs/request-options.js';
+
+const opts = suite('request options');
+
+function refused(fn: () => unknown): { code: string; status: number; message: string } {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, VoxdexError);
+    const e = err as VoxdexError;
+    return { code: e.code, status: e.status, message: e.message };
+  }
+  throw new Error('expected an error');
+}
+
+opts('a request that sends nothing gets the product defaults: numbers as numerals, everything else off, every redaction kind', () => {
+  assert.equal(defaultRequestOptions(), {
+    numtrans: true,
+    scrubtext: false,
+    scrubaudio: false,
+    redact: ['card', 'cvv', 'expiry', 'ssn', 'digits'],
+    diarize: false,
+    gender: false,
+    sentiment: false,
+    vocab: [],
+  });
+});
+
+opts('booleans take true, false, 1 and 0 (strings or JSON values); an empty field is not sent', () => {
+  const o = resolveRequestOptions({ numtrans: '0', scrubtext: 'true', scrubaudio: 1, diarize: true, gender: '1', sentiment: '' }, {});
+  assert.equal([o.numtrans, o.scrubtext, o.scrubaudio, o.diarize, o.gender, o.sentiment], [false, true, true, true, true, false]);
+});
+
+opts('any other boolean value is 400 BAD_ARGUMENT naming the accepted values', () => {
+  assert.equal(refused(() => resolveRequestOptions({ diarize: 'yes' }, {})), {
+    code: 'BAD_ARGUMENT',
+    status: 400,
+    message: 'Expected one of true, false, 1, 0 for diarize but received "yes"',
+  });
+  assert.equal(refused(() => resolveRequestOptions({ numtrans: 'True' }, {})).message, 'Expected one of true, false, 1, 0 for numtrans but received "True"');
+  assert.equal(refused(() => resolveRequestOptions({ gender: 2 }, {})).message, 'Expected one of true, false, 1, 0 for gender but received 2 of type number');
+});
+
+opts('emotion is another name for sentiment; the two may not disagree', () => {
+  assert.is(resolveRequestOptions({ emotion: 'true' }, {}).sentiment, true);
+  assert.is(resolveRequestOptions({ emotion: '1', sentiment: 'true' }, {}).sentiment, true);
+  assert.equal(refused(() => resolveRequestOptions({ emotion: '1', sentiment: '0' }, {})).message, 'sentiment=false and emotion=true disagree; emotion is another name for sentiment: send one of them');
+});
+
+opts('speakers is an integer from 1 to 10', () => {
+  assert.is(resolveRequestOptions({ speakers: '2' }, {}).speakers, 2);
+  assert.is(resolveRequestOptions({ speakers: 10 }, {}).speakers, 10);
+  assert.equal(refused(() => resolveRequestOptions({ speakers: '11' }, {})).message, 'Expected an integer between 1 and 10 for speakers but received "11"');
+  assert.equal(refused(() => resolveRequestOptions({ speakers: '1.5' }, {})).message, 'Expected an integer between 1 and 10 for speakers but received "1.5"');
+  assert.equal(refused(() => resolveRequestOptions({ speakers: 0 }, {})).message, 'Expected an integer between 1 and 10 for speakers but received 0 of type number');
+});
+
+opts('vocab: comma-separated, trimmed, at most 100 phrases of at most 50 characters, added to the company list', () => {
+  assert.equal(resolveRequestOptions({ vocab: ' Voxdex , call centre,,voxdex' }, { vocab: ['Acme Gold'] }).vocab, ['Acme Gold', 'Voxdex', 'call centre', 'voxdex']);
+  const many = Array.from({ length: 101 }, (_, i) => `w${i}`).join(',');
+  assert.equal(refused(() => resolveRequestOptions({ vocab: many }, {})), {
+    code: 'BAD_ARGUMENT',
+    status: 400,
+    message: "vocab has 101 phrases; send at most 100 (comma-separated), or add the company's list with voxdex vocab add",
+  });
+  assert.equal(refused(() => resolveRequestOptions({ vocab: `ok,${'x'.repeat(51)}` }, {})).message, `Expected phrases of at most 50 characters for vocab but received "${'x'.repeat(51)}"`);
+});
+
+opts('redact: known kinds only; a request adds kinds to the company\'s, never removes one', () => {
+  assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'ssn']);
+  assert.equal(resolveRequestOptions({ redact: 'ssn' }, { redact: ['card'] }).redact, ['card', 'ssn']);
+  assert.equal(resolveRequestOptions({}, { redact: ['cvv'] }).redact, ['cvv']);
+  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits for redact but received "iban"');
+});
+
+opts('company defaults fill what the request did not send; the request wins where it sent a value', () => {
+  const settings = { diarize: true, sentiment: true, numtrans: false, gender: true };
+  assert.equal(
+    (({ numtrans, diarize, gender, sentiment }) => ({ numtrans, diarize, gender, sentiment }))(resolveRequestOptions({}, settings)),
+    { numtrans: false, diarize: true, gender: true, sentiment: true },
+  );
+  assert.is(resolveRequestOptions({ diarize: 'false', numtrans: 'true' }, settings).diarize, false);
+  assert.is(resolveRequestOptions({ diarize: 'false', numtrans: 'true' }, settings).numtrans, true);
+});
+
+opts('a company policy turns scrubtext/scrubaudio on; a request that turns it off is 403 naming the policy', () => {
+  const policy = { scrub: ['text', 'audio'] as Array<'text' | 'audio'> };
+  const o = resolveRequestOptions({}, policy, 'acme');
+  assert.equal([o.scrubtext, o.scrubaudio], [true, true]);
+  assert.equal(resolveRequestOptions({ scrubtext: '1' }, policy, 'acme').scrubtext, true);
+  assert.equal(refused(() => resolveRequestOptions({ scrubtext: 'false' }, policy, 'acme')), {
+    code: 'FORBIDDEN',
+    status: 403,
+    message: "company acme's policy redacts text (voxdex company set acme --scrub text,audio); scrubtext=false is not allowed",
+  });
+  assert.equal(
+    refused(() => resolveRequestOptions({ scrubaudio: '0' }, { scrub: ['audio'] }, 'acme')).message,
+    "company acme's policy redacts audio (voxdex company set acme --scrub audio); scrubaudio=false is not allowed",
+  );
+  // A request may add what the policy does not force.
+  assert.is(resolveRequestOptions({ scrubaudio: 'true' }, { scrub: ['text'] }, 'acme').scrubaudio, true);
+});
+
+opts('pickRequestOptions takes only the option fields of a form', () => {
+  assert.equal(pickRequestOptions({ token: 't', model: 'auto', diarize: 'true', vocab: 'a,b' }), { diarize: 'true', vocab: 'a,b' });
+});
+
+opts.run();

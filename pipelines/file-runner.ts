@@ -29,6 +29,8 @@ export interface FileRunnerDeps {
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
   /** Default POST_ASR_STAGES. */
   postAsr?: readonly PostAsrStage[];
+  /** The company's categories the document matches (src/analytics/categories.ts `categorizer`), set as its `categories` before it is persisted. */
+  categorize?: (destination: Job['destination'], document: TranscriptDocument) => Promise<string[]>;
 }
 
 /** A job as the pipeline runs it: its options resolved (the job runner fills them for jobs stored before options existed). */
@@ -106,6 +108,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
 /** The checkpoint (transcript blob), an archive member's audio, the index entry, then the item done with its tid. */
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, document: TranscriptDocument, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
+  if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
   // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
   if (job.kind === 'archive') await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.path);

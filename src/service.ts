@@ -31,6 +31,7 @@ import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
 import { mountCategoryRoutes } from './http/category-routes.js';
 import { CategoryBackfill } from './analytics/backfill.js';
+import { categorizer } from './analytics/categories.js';
 import type { CategoryStore } from './store/category-store.js';
 import { openPgCategoryStore } from './store/pg/category-store.js';
 import { SqliteCategoryStore } from './store/sqlite/category-store.js';
@@ -162,7 +163,7 @@ async function startService(config: Readonly<Config>, options: ServiceOptions, l
 
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
 
-  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: pg ? node : undefined, runJobs: runsJobs });
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: pg ? node : undefined, runJobs: runsJobs, categorize: categorizer(categories) });
   const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
   const offNotifications = pg
     ? [pg.notifier.on('voxdex_jobs', () => runner.wake()), pg.notifier.on('voxdex_cancel', (id) => runner.cancelLocal(id))]

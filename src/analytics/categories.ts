@@ -10,7 +10,7 @@ import { invalidParameter, isShortName } from '../is.js';
 import { CATEGORY_NAME } from '../search/analytics-fields.js';
 import { type ChannelWords, channelWords, evaluate } from '../search/match.js';
 import { MAX_TERMS_LENGTH, parseTerms, type QueryNode } from '../search/query.js';
-import type { CategoryRule } from '../store/category-store.js';
+import type { CategoryRule, CategoryStore } from '../store/category-store.js';
 import type { TranscriptDocument } from '../types.js';
 
 export const MAX_CATEGORIES_PER_COMPANY = 500;
@@ -115,4 +115,24 @@ export function scoreCall(categories: readonly CompiledCategory[], call: Categor
 /** Categories of a finished document at indexing (src/stages: the index stage). */
 export function scoreDocument(categories: readonly CompiledCategory[], org: string, doc: TranscriptDocument): string[] {
   return scoreCall(categories, { org, words: channelWords(doc), document: doc });
+}
+
+/**
+ * Scores a finished document against its company's categories at indexing (the rules read from the
+ * store each time, so a change applies to the next call at once; compiled rules cached by version).
+ */
+export function categorizer(store: Pick<CategoryStore, 'list'>): (destination: { company: string; org: string }, doc: TranscriptDocument) => Promise<string[]> {
+  const compiled = new Map<string, CompiledCategory>();
+  return async (destination, doc) => {
+    const rules = (await store.list(destination.company)).map((c) => {
+      const key = `${c.company}\u0000${c.name}\u0000${c.version}`;
+      let cc = compiled.get(key);
+      if (!cc) {
+        if (compiled.size > 10_000) compiled.clear();
+        compiled.set(key, (cc = compileCategory(c.name, c)));
+      }
+      return cc;
+    });
+    return rules.length === 0 ? [] : scoreDocument(rules, destination.org, doc);
+  };
 }

@@ -11,15 +11,9 @@
  * (`<sil>`, `[noise]`, `++breath++`) are not speech. An utterance without word events counts as one
  * interval over its span.
  */
+import type { CallMetrics } from '../types.js';
 import { partyKey } from './sentiment.js';
 
-export interface CallMetrics {
-  overtalksecs: number;
-  silencesecs: number;
-  longestsilencesecs: number;
-  talksecs: Record<string, number>;
-  wordsperminute: Record<string, number>;
-}
 
 /** Pauses shorter than this inside one party's speech are talk. */
 export const MERGE_GAP_SEC = 0.5;

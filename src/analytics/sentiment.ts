@@ -18,9 +18,8 @@
  * thresholds measured on bench/lib/sentiment-set.ts (docs/analytics.md).
  */
 import vader from 'vader-sentiment';
-import type { SentimentLabel } from '../search/analytics-fields.js';
+import type { SentimentLabel } from '../types.js';
 
-export { SENTIMENT_LABELS, type SentimentLabel } from '../search/analytics-fields.js';
 
 /** Compound score thresholds: ≥ STRONG Positive, ≥ MILD Mostly Positive, ≤ -MILD Mostly Negative, ≤ -STRONG Negative. */
 export const MILD = 0.2;

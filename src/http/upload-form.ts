@@ -11,7 +11,7 @@ import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import type { Req } from './server.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
-export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime'] as const;
+export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'sentiment', 'emotion'] as const;
 
 /**
  * Names the established service knows (and ours: speakers, vocab, redact) that voxdex does not
@@ -20,9 +20,7 @@ export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model',
  */
 export const COMPAT_PARAMS = [
   'diarize',
-  'emotion',
   'gender',
-  'sentiment',
   'scrubtext',
   'scrubaudio',
   'numtrans',

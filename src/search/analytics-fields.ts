@@ -7,11 +7,10 @@
  * overlay them on it when reading (`withCategories`).
  */
 import { invalidParameter } from '../is.js';
-import type { TranscriptDocument } from '../types.js';
+import type { SentimentLabel, TranscriptDocument } from '../types.js';
 import type { SearchQuery } from './transcript-index.js';
 
-export const SENTIMENT_LABELS = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'] as const;
-export type SentimentLabel = (typeof SENTIMENT_LABELS)[number];
+export const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'];
 
 export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk'] as const;
 /** The one option that may be given several times in a query string (values join as a comma list). */
@@ -51,11 +50,11 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
 
 /** What an index stores for filtering and sorting: the distinct utterance labels and the metrics. */
 export function documentAnalytics(doc: TranscriptDocument): { sentiments: string[]; overtalk?: number; silence?: number; categories: string[] } {
-  const d = doc as TranscriptDocument & { metrics?: { overtalksecs?: number; silencesecs?: number }; categories?: unknown };
+  const d = doc as Omit<TranscriptDocument, 'categories'> & { categories?: unknown };
   const sentiments = new Set<string>();
   for (const u of doc.utterances ?? []) {
-    const label = (u.metadata as { sentiment?: unknown } | undefined)?.sentiment;
-    if (typeof label === 'string' && (SENTIMENT_LABELS as readonly string[]).includes(label)) sentiments.add(label);
+    const label = u.metadata?.sentiment;
+    if (label !== undefined && SENTIMENT_LABELS.includes(label)) sentiments.add(label);
   }
   const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
   const categories = Array.isArray(d.categories) ? d.categories.filter((c): c is string => typeof c === 'string' && CATEGORY_NAME.test(c)) : [];

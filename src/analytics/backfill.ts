@@ -14,7 +14,7 @@
  */
 import type { Logger } from '../log.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
-import type { CategoryRecord, CategoryStore } from '../store/category-store.js';
+import type { BackfillState, CategoryRecord, CategoryStore } from '../store/category-store.js';
 import { compileCategory, type CompiledCategory, needsDocument, scoreCall } from './categories.js';
 
 export const BATCH = 1000;
@@ -136,13 +136,10 @@ export class CategoryBackfill {
       await index.setCategories(company, updates);
       run.scanned += page.items.length;
       run.changed += updates.length;
-      const state = page.next === undefined ? 'done' : 'running';
-      const kept: CategoryRecord[] = [];
-      for (const c of live) {
-        const progress = { state, done: c.backfill.done + page.items.length, ...(page.next === undefined ? {} : { cursor: page.next }) } as const;
-        if (await store.saveProgress(company, c.name, c.version, progress)) kept.push({ ...c, backfill: progress });
-      }
-      live = kept;
+      const state: BackfillState = page.next === undefined ? 'done' : 'running';
+      const next = live.map((c) => ({ ...c, backfill: { state, done: c.backfill.done + page.items.length, ...(page.next === undefined ? {} : { cursor: page.next }) } }));
+      const saved = new Set(await store.saveProgressMany(company, next.map((c) => ({ name: c.name, version: c.version, progress: c.backfill }))));
+      live = next.filter((c) => saved.has(c.name));
       if (page.next === undefined || live.length === 0) {
         if (page.next === undefined) log.info({ company, categories: group.map((c) => c.name), scanned: run.scanned }, 'category backfill done');
         return;

@@ -55,6 +55,8 @@ export interface CategoryStore {
    * meanwhile. A removed category whose backfill is done is dropped.
    */
   saveProgress(company: string, name: string, version: number, progress: BackfillProgress): Promise<boolean>;
+  /** saveProgress for several categories of a company in one transaction; returns the names saved. */
+  saveProgressMany(company: string, items: ReadonlyArray<{ name: string; version: number; progress: BackfillProgress }>): Promise<string[]>;
   /**
    * Takes or renews the lease `key` for `owner` until now + ttlMs; false while another owner holds
    * an unexpired one. One node backfills a company at a time.

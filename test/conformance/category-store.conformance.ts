@@ -62,6 +62,21 @@ export function categoryStoreConformance(name: string, o: CategoryStoreConforman
     assert.equal((await st.get('acme', 'angry'))!.backfill, { state: 'done', done: 900 });
   });
 
+  s('saveProgressMany saves those whose version matches, in one go', async () => {
+    const st = await o.open();
+    const a = await st.put('acme', 'a', { terms: 'a' });
+    const b = await st.put('acme', 'b', { terms: 'b' });
+    await st.put('acme', 'b', { terms: 'b2' });
+    const saved = await st.saveProgressMany('acme', [
+      { name: 'a', version: a.version, progress: { state: 'running', done: 10, cursor: 'x' } },
+      { name: 'b', version: b.version, progress: { state: 'running', done: 10, cursor: 'x' } },
+      { name: 'nope', version: 1, progress: { state: 'done', done: 1 } },
+    ]);
+    assert.equal(saved, ['a']);
+    assert.equal((await st.get('acme', 'a'))!.backfill, { state: 'running', done: 10, cursor: 'x' });
+    assert.equal((await st.get('acme', 'b'))!.backfill, { state: 'pending', done: 0 });
+  });
+
   s('pending lists every unfinished backfill, removed categories included; a removed one goes once done', async () => {
     const st = await o.open();
     const a = await st.put('acme', 'a', { terms: 'a' });

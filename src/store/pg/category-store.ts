@@ -74,14 +74,22 @@ export class PgCategoryStore implements CategoryStore {
     return rows.map(categoryFromRow);
   }
 
-  async saveProgress(company: string, name: string, version: number, p: BackfillProgress): Promise<boolean> {
+  async saveProgress(company: string, name: string, version: number, progress: BackfillProgress): Promise<boolean> {
+    return (await this.saveProgressMany(company, [{ name, version, progress }])).length === 1;
+  }
+
+  async saveProgressMany(company: string, items: ReadonlyArray<{ name: string; version: number; progress: BackfillProgress }>): Promise<string[]> {
     return inTransaction(this.#pool, async (c) => {
-      const r = await c.query('UPDATE categories SET state = $1, done = $2, cursor = $3 WHERE company = $4 AND name = $5 AND version = $6', [
-        p.state, p.done, p.cursor ?? null, company, name, version,
-      ]);
-      if ((r.rowCount ?? 0) === 0) return false;
-      if (p.state === 'done') await c.query('DELETE FROM categories WHERE company = $1 AND name = $2 AND deleted = 1', [company, name]);
-      return true;
+      const saved: string[] = [];
+      for (const { name, version, progress: p } of items) {
+        const r = await c.query('UPDATE categories SET state = $1, done = $2, cursor = $3 WHERE company = $4 AND name = $5 AND version = $6', [
+          p.state, p.done, p.cursor ?? null, company, name, version,
+        ]);
+        if ((r.rowCount ?? 0) === 0) continue;
+        if (p.state === 'done') await c.query('DELETE FROM categories WHERE company = $1 AND name = $2 AND deleted = 1', [company, name]);
+        saved.push(name);
+      }
+      return saved;
     });
   }
 

@@ -88,14 +88,21 @@ export class SqliteCategoryStore implements CategoryStore {
     return (this.#db.prepare(`SELECT * FROM categories WHERE state <> 'done' ORDER BY company, name`).all() as Row[]).map(categoryFromRow);
   }
 
-  async saveProgress(company: string, name: string, version: number, p: BackfillProgress): Promise<boolean> {
+  async saveProgress(company: string, name: string, version: number, progress: BackfillProgress): Promise<boolean> {
+    return (await this.saveProgressMany(company, [{ name, version, progress }])).length === 1;
+  }
+
+  async saveProgressMany(company: string, items: ReadonlyArray<{ name: string; version: number; progress: BackfillProgress }>): Promise<string[]> {
+    const update = this.#db.prepare('UPDATE categories SET state = ?, done = ?, cursor = ? WHERE company = ? AND name = ? AND version = ?');
+    const purge = this.#db.prepare('DELETE FROM categories WHERE company = ? AND name = ? AND deleted = 1');
     return this.#db.transaction(() => {
-      const r = this.#db
-        .prepare('UPDATE categories SET state = ?, done = ?, cursor = ? WHERE company = ? AND name = ? AND version = ?')
-        .run(p.state, p.done, p.cursor ?? null, company, name, version);
-      if (r.changes === 0) return false;
-      if (p.state === 'done') this.#db.prepare('DELETE FROM categories WHERE company = ? AND name = ? AND deleted = 1').run(company, name);
-      return true;
+      const saved: string[] = [];
+      for (const { name, version, progress: p } of items) {
+        if (update.run(p.state, p.done, p.cursor ?? null, company, name, version).changes === 0) continue;
+        if (p.state === 'done') purge.run(company, name);
+        saved.push(name);
+      }
+      return saved;
     })();
   }
 

@@ -224,14 +224,33 @@ export class ElasticsearchIndex implements TranscriptIndex {
     return items.length < limit ? { items } : { items, next: items.at(-1)!.tid };
   }
 
+  /**
+   * Re-indexes each transcript from its stored `doc` with the new categories (a partial update would
+   * lose `words.text`, which _source excludes), only if unchanged since it was read: one re-indexed
+   * meanwhile got its categories at indexing and is left alone.
+   */
   async setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void> {
     if (updates.length === 0) return;
-    const operations = updates.flatMap((u) => [
-      { update: { _index: this.indexName, _id: u.tid } },
-      { script: { source: 'if (ctx._source.company == params.company) { ctx._source.categories = params.categories } else { ctx.op = "noop" }', params: { company, categories: u.categories } } },
-    ]);
-    const res = await this.#call(() => this.#client.bulk({ operations, refresh: true }));
-    const failed = res.items.find((item) => item.update?.error && item.update.status !== 404)?.update;
+    const wanted = new Map(updates.map((u) => [u.tid, u.categories]));
+    type Stored = Pick<EsTranscript, 'tid' | 'company' | 'org' | 'folder' | 'datetime' | 'indexedAt' | 'doc'>;
+    const got = await this.#call(() =>
+      this.#client.mget<Stored>({ index: this.indexName, ids: [...wanted.keys()], _source: ['tid', 'company', 'org', 'folder', 'datetime', 'indexedAt', 'doc'] }),
+    );
+    const operations: unknown[] = [];
+    for (const d of got.docs) {
+      if (!('found' in d) || !d.found || !d._source || d._source.company !== company) continue;
+      const s = d._source;
+      const es = toEsTranscript(
+        { tid: s.tid, company: s.company, org: s.org, folder: s.folder, datetime: s.datetime, indexedAt: s.indexedAt, document: JSON.parse(s.doc) as TranscriptDocument },
+        Date.parse(s.datetime),
+        s.indexedAt,
+      );
+      es.categories = [...wanted.get(s.tid)!];
+      operations.push({ index: { _index: this.indexName, _id: s.tid, if_seq_no: d._seq_no, if_primary_term: d._primary_term } }, es);
+    }
+    if (operations.length === 0) return;
+    const res = await this.#call(() => this.#client.bulk({ operations: operations as estypes.BulkOperationContainer[], refresh: true }));
+    const failed = res.items.find((item) => item.index?.error && item.index.status !== 409)?.index;
     if (failed) throw voxdexError('INDEX_UNAVAILABLE', `${this.#where} rejected a category update of ${failed._id}: ${failed.error?.type}: ${failed.error?.reason}`);
   }
 

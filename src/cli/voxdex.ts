@@ -6,6 +6,7 @@
  *   voxdex company alias CO ALIAS MODEL
  *   voxdex company set CO [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]
  *   voxdex vocab add|list|remove CO PHRASE...
+ *   voxdex category add|list|remove CO …
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
  *   voxdex token rotate CO
@@ -33,6 +34,7 @@ import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
+import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -148,10 +150,11 @@ before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.
     valued: ['to', ...OPTION_VALUED],
     booleans: OPTION_BOOLEANS,
   },
+  ...CATEGORY_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token', 'vocab'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -237,6 +240,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
   switch (found.name) {
     case 'serve':
       return serve(config);
+    case 'category add':
+    case 'category list':
+    case 'category remove':
+      return runCategoryCommand(config, found.name, p, opts, out);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
       const models = installedModels(config, opts.model ?? []);

@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/voxdex.js';
-import { Tenancy, tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = suite('cli');
@@ -53,7 +54,7 @@ cli('company add prints only the new token; --show-secret adds the callback secr
   const rotated = voxdex('token', 'rotate', 'acme');
   assert.is(rotated.code, 0);
   assert.match(rotated.stdout, /^[0-9a-f]{32}\n$/);
-  const t = new Tenancy(tenancyDbPath(path.join(dir, 'data')));
+  const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')));
   try {
     assert.equal(t.authenticate(rotated.stdout.trim()), { kind: 'company', company: 'acme' });
     assert.throws(() => t.authenticate(token), /not valid/);
@@ -155,7 +156,7 @@ cli('company add refuses a model that is not installed, naming the installed one
   assert.is(bad.stdout, '');
   assert.match(bad.stderr, /^voxdex: Unknown model "nosuchmodel": --model takes an installed model \(auto, [^)]*en-us[^)]*\); leave it out for all of them\n$/);
   const models = () => {
-    const t = new Tenancy(tenancyDbPath(path.join(dir, 'data')));
+    const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')));
     try {
       return t.hasCompany('umbrella') ? t.getCompany('umbrella').models : undefined;
     } finally {

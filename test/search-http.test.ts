@@ -15,7 +15,7 @@ import { createHttpApp } from '../src/http/server.js';
 import { tenancyAccess, type Access } from '../src/http/auth.js';
 import { createSearchHandler, mountSearchRoutes, SEARCH_ERRORS } from '../src/http/search-routes.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
-import { Tenancy } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import { CORPUS, makeTranscript, SPECS } from './conformance/transcript-corpus.js';
 
 const ROOT = 'root-token-for-tests-0123456789abcdef';
@@ -23,7 +23,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'voxdex-search-http-'));
 const test = suite<{ base: string; acme: string; other: string; logs: string[]; close: () => Promise<void> }>('search-http');
 
 test.before(async (ctx) => {
-  const tenancy = new Tenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
+  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
   ctx.acme = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
   tenancy.addFolder('acme', 'sales', 'f2');
   tenancy.addFolder('acme', 'support', 'f1');
@@ -207,7 +207,7 @@ const errorCases: Array<[string, (c: { base: string; acme: string; other: string
   ['csv with details is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, output: 'details', format: 'csv' }, h), 400, 'BAD_ARGUMENT',
     'The csv format applies to output=summary only, not output=details.'],
   ['an unknown option is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, term: 'x' }, h), 400, 'UNKNOWN_PARAMETER',
-    'Unknown option "term"; accepted: token, output, json, csv, format, terms, channel, from, to, duration, model, filename, requestid, meta.&lt;field&gt;, offset, size, sort, sortdir, fields, zipfiles.'],
+    'Unknown option "term"; accepted: token, output, json, csv, format, terms, channel, speaker, from, to, duration, model, filename, requestid, meta.&lt;field&gt;, offset, size, sort, sortdir, fields, zipfiles.'],
   ['a bad from date is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, from: '03/01/2024' }, h), 400, 'BAD_ARGUMENT',
     'Expected an ISO 8601 date or date-time (2024-05-01 or 2024-05-01T13:45:00Z) for from but received "03/01/2024"'],
   ['a bad duration is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, duration: '60-30' }, h), 400, 'BAD_ARGUMENT',

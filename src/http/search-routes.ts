@@ -21,7 +21,7 @@ import {
 import { renderCount, renderDetails, renderError, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from '../search/render.js';
 import type { SearchScope, TranscriptIndex } from '../search/transcript-index.js';
 import type { Access } from './auth.js';
-import type { Limiter } from './rate-limit.js';
+import type { Limiter } from '../rate-limit/limiter.js';
 import type { ErrorStyle, RouteTable } from './server.js';
 
 export interface SearchRouteOptions {

@@ -18,7 +18,7 @@ import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { requestToken } from './bearer.js';
 import { checkParamNames, readFields, readUpload } from './upload-form.js';
-import type { Limiter } from './rate-limit.js';
+import type { Limiter } from '../rate-limit/limiter.js';
 import type { UploadSlots } from './upload-slots.js';
 import { linkOrigin } from './public-url.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';

@@ -19,8 +19,8 @@ edges.before(async () => {
   ctx.dir = makeTempDir('voxdex-edges-');
   ctx.svc = await startInProcess(path.join(ctx.dir, 'data'), { VOXDEX_ASR_THREADS: '1', VOXDEX_RATE_LIMIT_PER_MIN: '0' });
   ctx.url = ctx.svc.url;
-  ctx.acme = ctx.svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
-  ctx.globex = ctx.svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbound' }).token;
+  ctx.acme = (await ctx.svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
+  ctx.globex = (await ctx.svc.tenancy.change((t) => t.addCompany('globex', { org: 'ops', folder: 'inbound' }))).token;
   ctx.root = readFileSync(ctx.svc.config.rootTokenFile, 'utf8').trim();
   ctx.wav = await makeWav(ctx.dir, { name: 'hello.wav', rate: 8000, text: 'hello' });
   ctx.wav2 = await makeWav(ctx.dir, { name: 'bye.wav', rate: 16000, text: 'good bye' });

@@ -33,6 +33,7 @@ import type { CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
+import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
 
@@ -315,11 +316,14 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const cmd = transcribeCommand(p, opts);
       const notice = pendingOptionsNotice(optionFields(opts));
       if (notice) process.stderr.write(notice);
-      return runTranscribe(cmd, config, {
-        out: (text) => process.stdout.write(text),
-        err: (text) => process.stderr.write(text),
-        progress: process.stderr.isTTY ? process.stderr : undefined,
-      });
+      const err = (text: string) => process.stderr.write(text);
+      // A missing, unreadable or non-audio file is one line, before any model loads; the others still run.
+      const files = checkInputFiles(cmd.files, err);
+      if (files.length === 0) return 1;
+      const progress = process.stderr.isTTY ? process.stderr : undefined;
+      progress?.write('voxdex: loading the speech models…\n');
+      const code = await runTranscribe({ ...cmd, files }, config, { out: (text) => process.stdout.write(text), err, progress });
+      return files.length < cmd.files.length ? 1 : code;
     }
     case 'import':
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');

@@ -14,6 +14,7 @@ RUNTIME=(
 )
 TEST=(
   pocketsphinx pocketsphinx-testdata       # the engine's own CLI (bench peer) and real test speech
+  asterisk-core-sounds-es-wav asterisk-core-sounds-fr-wav asterisk-core-sounds-it-wav asterisk-core-sounds-ru-wav  # other real voices: diarization tests and bench
   zip unzip maven default-jre-headless curl
   postgresql                               # the PostgreSQL server for the distributed-mode tests (scripts/postgres.sh)
   # (python3-venv, for .cache/pyvenv: schemathesis and requests, is in RUNTIME)

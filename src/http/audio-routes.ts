@@ -107,7 +107,8 @@ async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined):
     if (file !== undefined && file !== job.source) {
       throw voxdexError('NOT_FOUND', `Request ${job.id} holds one file, ${JSON.stringify(job.source)}, not ${JSON.stringify(file)}`);
     }
-    const copy = await local(d, job.uploadPath);
+    // scrubaudio keeps a silenced copy as member 0 and deletes the upload.
+    const copy = (await local(d, blobKeys.memberAudio(job.id, 0))) ?? (await local(d, job.uploadPath));
     if (!copy) throw voxdexError('NOT_FOUND', `The recording of request ${job.id} no longer exists`);
     return copy;
   }

@@ -40,6 +40,10 @@ import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
+import { redactStored } from '../../pipelines/redact-stored.js';
+import { elasticsearchIndexFromConfig } from '../search/elasticsearch-index.js';
+import { SqliteTranscriptIndex } from '../search/sqlite-index.js';
+import type { TranscriptIndex } from '../search/transcript-index.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -154,6 +158,20 @@ before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.
     positional: [1, 1],
     valued: ['to', ...OPTION_VALUED],
     booleans: OPTION_BOOLEANS,
+  },
+  redact: {
+    usage: 'voxdex redact CO_SHORT [--org ORG_SHORT] [--redact KINDS] [--text-only]',
+    about: `Applies redaction to what the company has stored (docs/redaction.md): every finished request's transcripts,
+index entries and result file are redacted, and the audio kept for playback is rewritten silent over the spans
+(its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
+    options: [
+      ['--org ORG_SHORT', 'only this organization'],
+      ['--redact KINDS', "comma-separated kinds (card, cvv, expiry, ssn, digits); default: the company's, else all"],
+      ['--text-only', 'leave the audio as it is'],
+    ],
+    positional: [1, 1],
+    valued: ['org', 'redact'],
+    flags: ['text-only'],
   },
 } satisfies Record<string, CommandSpec>;
 
@@ -312,6 +330,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
         progress: process.stderr.isTTY ? process.stderr : undefined,
       });
     }
+    case 'redact':
+      return redactCommand(config, p[0]!, { org: opts.org?.at(-1), kinds: opts.redact?.at(-1), textOnly: flags.has('text-only') }, out);
     case 'import':
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
       return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!], optionFields(opts));
@@ -392,6 +412,31 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
   } finally {
     await blobs.close();
     await stores.close();
+  }
+}
+
+async function redactCommand(config: Readonly<Config>, company: string, o: { org?: string; kinds?: string; textOnly: boolean }, out: (line: string) => void): Promise<number> {
+  const settings = await withTenancy(config, (t) => t.companySettings(company));
+  const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : settings.redact;
+  const paths = new JobPaths(config.dataDir);
+  const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
+  await index.init();
+  const pg = config.databaseUrl ? await openPgStores(config.databaseUrl, { owner: `redact:${process.pid}` }) : undefined;
+  const stores = pg ?? openSqliteStores(jobStorePath(config.dataDir));
+  const s3 = config.s3;
+  const blobs = s3 ? new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials }) : new LocalBlobStore(config.dataDir);
+  try {
+    const r = await redactStored(
+      { store: stores.jobs, blobs, index, scratchDir: paths.incoming },
+      { company, org: o.org, kinds, audio: !o.textOnly, onProgress: (p) => process.stderr.write(`\rvoxdex: ${p.done} requests, ${p.changed} redacted`) },
+    );
+    process.stderr.write('\n');
+    out(`${company}: ${r.requests} requests checked, ${r.changed} redacted`);
+    return 0;
+  } finally {
+    await blobs.close();
+    await stores.close();
+    await index.close();
   }
 }
 

@@ -18,7 +18,7 @@ import { silentLogger } from '../src/log.js';
 import { formatQuery, parseTerms } from '../src/search/query.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import { decodeWav } from '../src/stages/decode.js';
-import { Tenancy } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import type { DecodedAudio, TranscriptDocument } from '../src/types.js';
 import { makeTranscript } from './conformance/transcript-corpus.js';
 
@@ -46,7 +46,7 @@ test.before(async (ctx) => {
     asr: 'voxdex', model: r.model, audiosecs: r.audiosecs, nchannels: r.nchannels, requestid: 'r1', source: 'callback.wav',
     chaninfo: r.chaninfo, utterances: r.utterances,
   };
-  const tenancy = new Tenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
+  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
   ctx.token = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
   const index = new SqliteTranscriptIndex({ file: path.join(dir, 'search.sqlite') });
   await index.init();

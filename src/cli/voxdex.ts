@@ -6,6 +6,7 @@
  *   voxdex company alias CO ALIAS MODEL
  *   voxdex company set CO [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]
  *   voxdex vocab add|list|remove CO PHRASE...
+ *   voxdex category add|list|remove CO …
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
  *   voxdex token rotate CO
@@ -20,18 +21,11 @@ import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/job-intake.js';
 import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
-import { createLogger } from '../log.js';
+import { createLogger, silentLogger } from '../log.js';
+import { openPorts, openTenancy } from '../ports/ports.js';
 import { createService, serviceSubmitter } from '../service.js';
-import { LocalBlobStore } from '../blobs/local-blob-store.js';
-import { S3BlobStore } from '../blobs/s3-blob-store.js';
 import { JobPaths } from '../store/paths.js';
-import { migrate } from '../store/pg-migrations.js';
-import { openPgPool } from '../store/pg-pool.js';
-import { openPgStores } from '../store/pg-stores.js';
-import { PgTenancy } from '../tenancy/pg-tenancy.js';
-import { jobStorePath } from '../store/sqlite-job-store.js';
-import { openSqliteStores } from '../store/sqlite-stores.js';
-import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
+import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
   describeCompanySettings, parseKindList, parseOnOff, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
@@ -39,11 +33,10 @@ import type { CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
+import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
+import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
 import { redactStored } from '../../pipelines/redact-stored.js';
-import { elasticsearchIndexFromConfig } from '../search/elasticsearch-index.js';
-import { SqliteTranscriptIndex } from '../search/sqlite-index.js';
-import type { TranscriptIndex } from '../search/transcript-index.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -66,7 +59,7 @@ prints a new company token on stdout (earlier tokens stay valid).`,
     options: [
       ['--org ORG_SHORT', 'default organization (created when missing)'],
       ['--folder FOLDERNAME', 'default folder (created when missing)'],
-      ['--model NAME', 'an authorized model, repeatable; the first is the default (none: every installed model)'],
+      ['--model NAME', 'an authorized installed model, repeatable; the first is the default (none: every installed model, also on a re-run)'],
       ['--show-secret', "also print the company's callback signing secret on a second line"],
     ],
     positional: [1, 1],
@@ -173,10 +166,11 @@ index entries and result file are redacted, and the audio kept for playback is r
     valued: ['org', 'redact'],
     flags: ['text-only'],
   },
+  ...CATEGORY_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token', 'vocab'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -184,31 +178,35 @@ ${Object.values(COMMANDS)
   .join('\n')}
 Every command takes --help. ${ENVIRONMENT}`;
 
-/**
- * Tenancy for the admin commands: the embedded SQLite file (its callback secrets sealed with the key
- * beside root.token), or PostgreSQL (VOXDEX_DATABASE_URL), where a change is made with the same code
- * on a copy and written back in one transaction (pg-tenancy.ts); every running node picks it up at once.
- */
-async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): Promise<T> {
-  if (!config.databaseUrl) {
-    const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
+/** The names, each checked against the installed models (an alias of the registry counts); UNKNOWN_MODEL names the installed ones. */
+function installedModels(config: Readonly<Config>, names: string[]): string[] {
+  const registry = loadModelRegistry(config.modelsFile);
+  const installed = registry.list();
+  for (const name of names) {
+    if (installed.includes(name)) continue;
+    let spec: ReturnType<typeof registry.resolve> | undefined;
     try {
-      return fn(t);
-    } finally {
-      t.close();
+      spec = registry.resolve(name, 8000);
+    } catch {
+      spec = undefined;
+    }
+    if (!spec || !registry.isAvailable(spec)) {
+      throw voxdexError('UNKNOWN_MODEL', `Unknown model ${JSON.stringify(name)}: --model takes an installed model (${installed.join(', ')}); leave it out for all of them`);
     }
   }
-  const pool = openPgPool(config.databaseUrl, { max: 2, applicationName: 'voxdex admin' });
+  return names;
+}
+
+/**
+ * Tenancy for the admin commands: `fn` runs in one transaction on the mode's tenancy (the embedded
+ * file, or PostgreSQL, where every running node picks the change up at once: pg-tenancy.ts).
+ */
+async function withTenancy<T>(config: Readonly<Config>, fn: (t: TenancyAdmin) => T): Promise<T> {
+  const tenancy = await openTenancy(config);
   try {
-    await migrate(pool);
-    const pg = await PgTenancy.open({ pool, keyFile: config.secretsKeyFile });
-    try {
-      return await pg.change(fn);
-    } finally {
-      pg.close();
-    }
+    return await tenancy.change(fn);
   } finally {
-    await pool.end();
+    await tenancy.close();
   }
 }
 
@@ -258,9 +256,18 @@ export async function main(argv: string[], env: Record<string, string | undefine
   switch (found.name) {
     case 'serve':
       return serve(config);
+    case 'category add':
+    case 'category list':
+    case 'category remove':
+      return runCategoryCommand(config, found.name, p, opts, out);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
-      const r = await withTenancy(config, (t) => t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model }));
+      const models = installedModels(config, opts.model ?? []);
+      const r = await withTenancy(config, (t) => {
+        const added = t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models });
+        t.setModels(p[0]!, models); // no --model: every installed model, also for a company that had a list
+        return added;
+      });
       out(r.token);
       if (flags.has('show-secret')) out(r.callbackSecret);
       return 0;
@@ -324,11 +331,14 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const cmd = transcribeCommand(p, opts);
       const notice = pendingOptionsNotice(optionFields(opts));
       if (notice) process.stderr.write(notice);
-      return runTranscribe(cmd, config, {
-        out: (text) => process.stdout.write(text),
-        err: (text) => process.stderr.write(text),
-        progress: process.stderr.isTTY ? process.stderr : undefined,
-      });
+      const err = (text: string) => process.stderr.write(text);
+      // A missing, unreadable or non-audio file is one line, before any model loads; the others still run.
+      const files = checkInputFiles(cmd.files, err);
+      if (files.length === 0) return 1;
+      const progress = process.stderr.isTTY ? process.stderr : undefined;
+      progress?.write('voxdex: loading the speech models…\n');
+      const code = await runTranscribe({ ...cmd, files }, config, { out: (text) => process.stdout.write(text), err, progress });
+      return files.length < cmd.files.length ? 1 : code;
     }
     case 'redact':
       return redactCommand(config, p[0]!, { org: opts.org?.at(-1), kinds: opts.redact?.at(-1), textOnly: flags.has('text-only') }, out);
@@ -383,60 +393,31 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
   resolveRequestOptions(options, {}); // the flags' values, checked once here (each company's policy is checked per file)
   const registry = loadModelRegistry(config.modelsFile);
   const installedModels = () => registry.list();
-  const paths = new JobPaths(config.dataDir);
   // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
-  if (!config.databaseUrl) {
-    const stores = openSqliteStores(jobStorePath(config.dataDir));
-    const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
-    try {
-      const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
-      return summary.failed > 0 ? 1 : 0;
-    } finally {
-      await stores.close();
-      tenancy.close();
-    }
-  }
-  const stores = await openPgStores(config.databaseUrl, { owner: `import:${process.pid}` });
-  const s3 = config.s3!;
-  const blobs = new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials });
+  const ports = await openPorts(config, { node: `import:${process.pid}`, log: silentLogger });
   try {
-    const tenancy = await PgTenancy.open({ pool: stores.pool, keyFile: config.secretsKeyFile });
-    try {
-      const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
-      return summary.failed > 0 ? 1 : 0;
-    } finally {
-      tenancy.close();
-    }
+    const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, paths: new JobPaths(config.dataDir), installedModels });
+    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: ports.ledger, options, progress: process.stdout.isTTY });
+    return summary.failed > 0 ? 1 : 0;
   } finally {
-    await blobs.close();
-    await stores.close();
+    await ports.close();
   }
 }
 
 async function redactCommand(config: Readonly<Config>, company: string, o: { org?: string; kinds?: string; textOnly: boolean }, out: (line: string) => void): Promise<number> {
-  const settings = await withTenancy(config, (t) => t.companySettings(company));
-  const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : settings.redact;
-  const paths = new JobPaths(config.dataDir);
-  const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
-  await index.init();
-  const pg = config.databaseUrl ? await openPgStores(config.databaseUrl, { owner: `redact:${process.pid}` }) : undefined;
-  const stores = pg ?? openSqliteStores(jobStorePath(config.dataDir));
-  const s3 = config.s3;
-  const blobs = s3 ? new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials }) : new LocalBlobStore(config.dataDir);
+  const ports = await openPorts(config, { node: `redact:${process.pid}`, log: silentLogger });
   try {
+    const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
+    await ports.index.init();
     const r = await redactStored(
-      { store: stores.jobs, blobs, index, scratchDir: paths.incoming },
+      { store: ports.jobs, blobs: ports.blobs, index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },
       { company, org: o.org, kinds, audio: !o.textOnly, onProgress: (p) => process.stderr.write(`\rvoxdex: ${p.done} requests, ${p.changed} redacted`) },
     );
     process.stderr.write('\n');
     out(`${company}: ${r.requests} requests checked, ${r.changed} redacted`);
     return 0;
   } finally {
-    await blobs.close();
-    await stores.close();
-    await index.close();
+    await ports.close();
   }
 }
 

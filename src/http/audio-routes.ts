@@ -19,6 +19,7 @@ import type { Job, JobStore } from '../store/job-store.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
 import { checkParamNames, readFields } from './upload-form.js';
+import { linkOrigin } from './public-url.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface AudioRouteDeps {
@@ -32,6 +33,8 @@ export interface AudioRouteDeps {
   urlSecret: string;
   /** How long a signed audio link is valid. */
   linkTtlSec: number;
+  /** VOXDEX_PUBLIC_URL: where audio links point (else the request's validated Host). */
+  publicUrl?: string;
 }
 
 const AUDIO_PARAMS = ['token', 'file', 'channel', 'inline'];
@@ -65,8 +68,7 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     query.set('channel', String(channel));
     query.set('expires', String(expires));
     query.set('sig', signAudio(d.urlSecret, id, params.file ?? '', String(channel), expires));
-    const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-    sendJson(res, 200, `${proto}://${req.headers.host ?? 'localhost'}/transcribe/download/${id}/audio?${query}`);
+    sendJson(res, 200, `${linkOrigin(req, d.publicUrl)}/transcribe/download/${id}/audio?${query}`);
   });
 
   const signed = async (req: Req, res: Res) => {

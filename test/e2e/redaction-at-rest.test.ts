@@ -14,7 +14,8 @@ import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'n
 import path from 'node:path';
 import { MULAW_TO_INT16 } from '../../src/audio/g711.js';
 import { luhn } from '../../src/numbers/lexicon.js';
-import { Tenancy, tenancyDbPath } from '../../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
+import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { getJson, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
@@ -132,7 +133,7 @@ test.after(async () => {
 test('a redacted payment call leaves no digit, word or sound of the card and code anywhere', async () => {
   const dataDir = path.join(dir, 'data');
   mkdirSync(dataDir, { mode: 0o700 });
-  const tenancy = new Tenancy(tenancyDbPath(dataDir));
+  const tenancy = new SqliteTenancy(tenancyDbPath(dataDir));
   const { token } = tenancy.addCompany('acme', { org: 'pay', folder: 'calls' });
   tenancy.close();
   child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '1', VOXDEX_LOG_LEVEL: 'debug' });

@@ -12,19 +12,14 @@ import type { Req } from './server.js';
 import { mergeOnce, singleValues, takeOnce } from './single-fields.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
-export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact'] as const;
+export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact', 'diarize', 'gender', 'speakers', 'sentiment', 'emotion'] as const;
 
 /**
- * Names the established service knows (and ours: speakers, vocab, redact) that voxdex does not
+ * Names the established service knows (and ours: vocab, redact) that voxdex does not
  * implement yet: accepted with a warning. The request options among them are validated and stored
  * with the job already (jobs/request-options.ts); each name leaves this list when its stage lands.
  */
 export const COMPAT_PARAMS = [
-  'diarize',
-  'emotion',
-  'gender',
-  'sentiment',
-  'speakers',
   'vocab',
   'lid',
   'filetype',

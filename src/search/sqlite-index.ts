@@ -11,9 +11,12 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
-import { type ChannelWords, channelWords, findHits, metaText } from './match.js';
+import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
+import { documentAnalytics, withCategories } from './analytics-fields.js';
+import type { TranscriptDocument } from '../types.js';
 import type {
+  CategoryScanPage,
   IndexedTranscript,
   SearchQuery,
   SearchResult,
@@ -40,10 +43,25 @@ interface Row {
   metadata: string;
 }
 
+/**
+ * Call analytics (analytics-fields.ts), added to schema 1 without changing it (a file indexed before
+ * has no rows here: no categories, no labels, missing metrics sort lowest): category membership
+ * (changed by the backfill without re-indexing), the distinct utterance sentiment labels, and the
+ * overtalk / silence seconds.
+ */
+const ANALYTICS_TABLES = `
+  CREATE TABLE IF NOT EXISTS tcat (name TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (name, id)) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS tcat_id ON tcat (id);
+  CREATE TABLE IF NOT EXISTS tsent (label TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (label, id)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);`;
+
 /** Stored in PRAGMA user_version; a file with another version is refused rather than misread. */
 export const SCHEMA_VERSION = 1;
 
-const SORT_COLUMN = { datetime: 't.dt', duration: 't.duration', filename: 't.filename', confidence: 't.confidence' } as const;
+const SORT_COLUMN = {
+  datetime: 't.dt', duration: 't.duration', filename: 't.filename', confidence: 't.confidence',
+  overtalk: '(SELECT overtalk FROM tmetrics m WHERE m.id = t.id)', silence: '(SELECT silence FROM tmetrics m WHERE m.id = t.id)',
+} as const;
 const ROW_COLUMNS = 't.id, t.tid, t.datetime, t.duration, t.nchannels, t.model, t.filename, t.confidence, t.metadata';
 
 export class SqliteTranscriptIndex implements TranscriptIndex {
@@ -103,6 +121,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
       CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
         content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
       CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
+      ${ANALYTICS_TABLES}
     `);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     this.#db = db;
@@ -147,6 +166,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
           const text = metaText(value);
           if (text !== undefined) insertMeta.run(field, text, id);
         }
+        this.#indexAnalytics(id, d);
       }
     })();
   }
@@ -157,6 +177,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     this.#prepare('DELETE FROM words WHERE id = ?').run(id);
     this.#prepare('DELETE FROM docs WHERE id = ?').run(id);
     this.#prepare('DELETE FROM meta WHERE id = ?').run(id);
+    for (const table of ['tcat', 'tsent', 'tmetrics']) this.#prepare(`DELETE FROM ${table} WHERE id = ?`).run(id);
     this.#prepare('DELETE FROM transcripts WHERE id = ?').run(id);
   }
 
@@ -178,6 +199,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async count(scope: SearchScope, query: SearchQuery): Promise<number> {
+    if (query.speaker !== undefined) return this.#bySpeaker(scope, query).length;
     const { sql, params } = this.#where(scope, query);
     return this.#prepare(`SELECT count(*) FROM transcripts t WHERE ${sql}`).pluck().get(...params) as number;
   }
@@ -186,7 +208,9 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const total = await this.count(scope, query);
     const page = this.#page(scope, query, ROW_COLUMNS) as unknown as Array<Row & { words?: ChannelWords[] }>;
     const rows = page.map((r): SummaryRow => {
-      const { score, hits } = findHits(query.terms, r.words ?? this.#words(r.id), query.channel);
+      const words = r.words ?? this.#words(r.id);
+      const { score, hits } = findHits(query.terms, query.speaker === undefined ? words : speakerWords(words, query.speaker), query.channel);
+      const speakers = speakersOf(words);
       const row: SummaryRow = {
         tid: r.tid,
         filename: r.filename,
@@ -198,7 +222,10 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
         metadata: JSON.parse(r.metadata) as Record<string, unknown>,
         hits,
       };
+      if (speakers.length > 0) row.speakers = speakers;
       if (r.confidence !== null) row.confidence = r.confidence;
+      const categories = this.#categoriesOf(r.id);
+      if (categories.length > 0) row.categories = categories;
       return row;
     });
     return { total, rows };
@@ -208,7 +235,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
     return (this.#page(scope, query, 't.id, t.tid') as Array<{ id: number; tid: string }>).map((r) => ({
       tid: r.tid,
-      ...JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')),
+      ...withCategories(JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument, this.#categoriesOf(r.id)),
     }));
   }
 
@@ -222,6 +249,12 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   #page(scope: SearchScope, query: SearchQuery, columns: string): Array<Record<string, unknown>> {
     const { sql, params } = this.#where(scope, query);
     if (query.size === 0) return [];
+    if (query.speaker !== undefined) {
+      const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
+      return this.#bySpeaker(scope, query)
+        .slice(query.offset, query.offset + query.size)
+        .map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
+    }
     if (query.sort !== 'score' || !query.terms) {
       const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
       const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
@@ -239,6 +272,28 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const slice = scored.slice(query.offset, query.offset + query.size);
     const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
     return slice.map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
+  }
+
+  /**
+   * With `speaker`: the SQL matches (the terms said by anyone) checked in the app against that
+   * speaker's words alone, in the requested order. The transcript's words are read for each candidate.
+   */
+  #bySpeaker(scope: SearchScope, query: SearchQuery): Array<{ id: number; tid: string; words: ChannelWords[]; score: number }> {
+    const { sql, params } = this.#where(scope, query);
+    const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
+    const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
+    const out: Array<{ id: number; tid: string; words: ChannelWords[]; score: number }> = [];
+    for (const r of this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql} ORDER BY ${order}`).all(...params) as Array<{ id: number; tid: string }>) {
+      const words = this.#words(r.id);
+      const mine = speakerWords(words, query.speaker!);
+      if (!speakerMatches(query, mine)) continue;
+      out.push({ ...r, words, score: findHits(query.terms, mine, query.channel).score });
+    }
+    if (query.sort === 'score' && query.terms) {
+      const dir = query.sortdir === 'asc' ? 1 : -1;
+      out.sort((a, b) => dir * (a.score - b.score) || (a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0));
+    }
+    return out;
   }
 
   #words(id: number): ChannelWords[] {
@@ -268,7 +323,61 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     if (q.requestid !== undefined) add('t.requestid = ?', q.requestid);
     for (const [field, value] of Object.entries(q.meta)) add('t.id IN (SELECT id FROM meta WHERE field = ? AND value = ?)', field, value);
     if (!q.terms && q.channel !== undefined) add('t.nchannels > ?', q.channel);
+    if (q.categories) add(`t.id IN (SELECT id FROM tcat WHERE name IN (${q.categories.map(() => '?').join(', ')}))`, ...q.categories);
+    if (q.sentiment !== undefined) add('t.id IN (SELECT id FROM tsent WHERE label = ?)', q.sentiment);
+    if (q.overtalkMin !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk >= ?)', q.overtalkMin);
+    if (q.overtalkMax !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk <= ?)', q.overtalkMax);
     return { sql: parts.join(' AND '), params };
+  }
+
+  #indexAnalytics(id: number, doc: TranscriptDocument): void {
+    const a = documentAnalytics(doc);
+    for (const name of a.categories) this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)').run(name, id);
+    for (const label of a.sentiments) this.#prepare('INSERT OR IGNORE INTO tsent (label, id) VALUES (?, ?)').run(label, id);
+    if (a.overtalk !== undefined || a.silence !== undefined) {
+      this.#prepare('INSERT OR REPLACE INTO tmetrics (id, overtalk, silence) VALUES (?, ?, ?)').run(id, a.overtalk ?? null, a.silence ?? null);
+    }
+  }
+
+  #categoriesOf(id: number): string[] {
+    return this.#prepare('SELECT name FROM tcat WHERE id = ? ORDER BY name').pluck().all(id) as string[];
+  }
+
+  async categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage> {
+    const rows = this.#prepare(
+      `SELECT t.id, t.tid, t.org, w.channels, w.times, (SELECT group_concat(name, char(31)) FROM tcat c WHERE c.id = t.id) AS cats
+       FROM transcripts t JOIN words w ON w.id = t.id WHERE t.company = ? AND t.id > ? ORDER BY t.id LIMIT ?`,
+    ).all(company, cursor === undefined ? 0 : Number(cursor), limit) as Array<{ id: number; tid: string; org: string; channels: string; times: Buffer; cats: string | null }>;
+    const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
+    const items = rows.map((r) => ({
+      tid: r.tid,
+      org: r.org,
+      words: decodeWords(r.channels, r.times),
+      categories: r.cats === null ? [] : r.cats.split('\u001f').sort(),
+      document: async () => JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument,
+    }));
+    return rows.length < limit ? { items } : { items, next: String(rows.at(-1)!.id) };
+  }
+
+  async setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void> {
+    const find = this.#prepare('SELECT id FROM transcripts WHERE tid = ? AND company = ?').pluck();
+    const clear = this.#prepare('DELETE FROM tcat WHERE id = ?');
+    const insert = this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)');
+    this.#conn.transaction(() => {
+      for (const u of updates) {
+        const id = find.get(u.tid, company) as number | undefined;
+        if (id === undefined) continue;
+        clear.run(id);
+        for (const name of u.categories) insert.run(name, id);
+      }
+    })();
+  }
+
+  async categoryCounts(company: string): Promise<Record<string, number>> {
+    const rows = this.#prepare(
+      'SELECT c.name, count(*) AS n FROM tcat c JOIN transcripts t ON t.id = c.id WHERE t.company = ? GROUP BY c.name ORDER BY c.name',
+    ).all(company) as Array<{ name: string; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.name, r.n]));
   }
 
   #expand(glob: string, limit: number): string[] {
@@ -293,8 +402,8 @@ function scopeCondition(scope: SearchScope, noIndex = false): { sql: string; par
 
 /**
  * Per-channel words for the `words` table: JSON [[channel, normalized words joined by ' ', original
- * words joined by U+001F or '' when equal to the normalized ones]…] and the start/end times of all
- * words as Uint32 milliseconds.
+ * words joined by U+001F or '' when equal to the normalized ones, and for a diarized transcript the
+ * words' speakers as runs]…] and the start/end times of all words as Uint32 milliseconds.
  */
 function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
   const total = cws.reduce((n, cw) => n + cw.starts.length, 0);
@@ -309,7 +418,9 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
   const channels = cws.map((cw) => {
     const norm = cw.norm.join(' ');
     const words = cw.words.map((w) => w.replace(/\u001f/g, ' ')).join('\u001f');
-    return [cw.channel, norm, words === cw.norm.join('\u001f') ? '' : words];
+    const row: unknown[] = [cw.channel, norm, words === cw.norm.join('\u001f') ? '' : words];
+    if (cw.speakers) row.push(speakerRuns(cw.speakers));
+    return row;
   });
   return { channels: JSON.stringify(channels), times: Buffer.from(times.buffer) };
 }
@@ -317,7 +428,7 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
 function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
   const times = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
   let k = 0;
-  return (JSON.parse(channels) as Array<[number, string, string]>).map(([channel, joined, original]) => {
+  return (JSON.parse(channels) as Array<[number, string, string, SpeakerRuns?]>).map(([channel, joined, original, runs]) => {
     const norm = joined === '' ? [] : joined.split(' ');
     const words = original === '' ? norm : original.split('\u001f');
     const starts = new Array<number>(norm.length);
@@ -326,6 +437,8 @@ function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
       starts[i] = times[k++]! / 1000;
       ends[i] = times[k++]! / 1000;
     }
-    return { channel, norm, words, starts, ends };
+    const cw: ChannelWords = { channel, norm, words, starts, ends };
+    if (runs) cw.speakers = fromSpeakerRuns(runs, norm.length);
+    return cw;
   });
 }

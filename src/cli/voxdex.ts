@@ -36,6 +36,7 @@ import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptio
 import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
+import { redactStored } from '../../pipelines/redact-stored.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -150,6 +151,20 @@ before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.
     positional: [1, 1],
     valued: ['to', ...OPTION_VALUED],
     booleans: OPTION_BOOLEANS,
+  },
+  redact: {
+    usage: 'voxdex redact CO_SHORT [--org ORG_SHORT] [--redact KINDS] [--text-only]',
+    about: `Applies redaction to what the company has stored (docs/redaction.md): every finished request's transcripts,
+index entries and result file are redacted, and the audio kept for playback is rewritten silent over the spans
+(its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
+    options: [
+      ['--org ORG_SHORT', 'only this organization'],
+      ['--redact KINDS', "comma-separated kinds (card, cvv, expiry, ssn, digits); default: the company's, else all"],
+      ['--text-only', 'leave the audio as it is'],
+    ],
+    positional: [1, 1],
+    valued: ['org', 'redact'],
+    flags: ['text-only'],
   },
   ...CATEGORY_COMMANDS,
 } satisfies Record<string, CommandSpec>;
@@ -325,6 +340,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const code = await runTranscribe({ ...cmd, files }, config, { out: (text) => process.stdout.write(text), err, progress });
       return files.length < cmd.files.length ? 1 : code;
     }
+    case 'redact':
+      return redactCommand(config, p[0]!, { org: opts.org?.at(-1), kinds: opts.redact?.at(-1), textOnly: flags.has('text-only') }, out);
     case 'import':
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
       return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!], optionFields(opts));
@@ -382,6 +399,23 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
     const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, paths: new JobPaths(config.dataDir), installedModels });
     const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: ports.ledger, options, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
+  } finally {
+    await ports.close();
+  }
+}
+
+async function redactCommand(config: Readonly<Config>, company: string, o: { org?: string; kinds?: string; textOnly: boolean }, out: (line: string) => void): Promise<number> {
+  const ports = await openPorts(config, { node: `redact:${process.pid}`, log: silentLogger });
+  try {
+    const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
+    await ports.index.init();
+    const r = await redactStored(
+      { store: ports.jobs, blobs: ports.blobs, index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },
+      { company, org: o.org, kinds, audio: !o.textOnly, onProgress: (p) => process.stderr.write(`\rvoxdex: ${p.done} requests, ${p.changed} redacted`) },
+    );
+    process.stderr.write('\n');
+    out(`${company}: ${r.requests} requests checked, ${r.changed} redacted`);
+    return 0;
   } finally {
     await ports.close();
   }

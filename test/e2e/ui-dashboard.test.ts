@@ -12,14 +12,12 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Service } from '../../src/service.js';
 import { buildUi } from '../../ui/build.js';
-import { launchChromium, type Browser } from '../fixtures/browser.js';
+import { DESKTOP, launchChromium, screenshotsAt, type Browser } from '../fixtures/browser.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { makeTranscript } from '../conformance/transcript-corpus.js';
 import { ROOT, sleep, startInProcess } from './harness.js';
 
 const SCREENSHOTS = path.join(ROOT, 'test-output', 'ui');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 const ui = suite('e2e: the dashboard in Chromium');
 let dir = '';
 let svc: Service;
@@ -28,16 +26,7 @@ let page: Page;
 let acme = '';
 const errors: string[] = [];
 
-async function screenshots(name: string): Promise<void> {
-  for (const [size, label] of [[DESKTOP, '1280'], [PHONE, 'phone']] as const) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(100);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `${name} at ${label}: ${overflow}px wider than the screen`);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const screenshots = (name: string) => screenshotsAt(page, SCREENSHOTS, name);
 
 ui.before(async () => {
   dir = makeTempDir('voxdex-dash-');

@@ -6,7 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { main } from '../src/cli/voxdex.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
-import { Tenancy, tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
+import { tenancyDbPath } from '../src/tenancy/tenancy.js';
 import { CORPUS } from './conformance/transcript-corpus.js';
 
 const test = suite('category-cli');
@@ -14,7 +15,7 @@ let dir = '';
 
 test.before(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-category-cli-'));
-  const t = new Tenancy(tenancyDbPath(path.join(dir, 'data')), { keyFile: path.join(dir, 'secrets.key') });
+  const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')), { keyFile: path.join(dir, 'secrets.key') });
   t.addCompany('acme', { org: 'sales', folder: 'f1' });
   t.close();
   const index = new SqliteTranscriptIndex({ file: path.join(dir, 'data', 'search.sqlite') });

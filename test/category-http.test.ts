@@ -17,7 +17,7 @@ import { createHttpApp } from '../src/http/server.js';
 import { silentLogger } from '../src/log.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import { SqliteCategoryStore } from '../src/store/sqlite/category-store.js';
-import { Tenancy } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import { CORPUS } from './conformance/transcript-corpus.js';
 
 const ROOT = 'root-token-for-tests-0123456789abcdef';
@@ -25,7 +25,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'voxdex-category-http-'));
 const test = suite<{ base: string; acme: string; other: string; backfill: CategoryBackfill; close: () => Promise<void> }>('category-http');
 
 test.before(async (ctx) => {
-  const tenancy = new Tenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
+  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
   ctx.acme = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
   tenancy.addFolder('acme', 'sales', 'f2');
   tenancy.addFolder('acme', 'support', 'f1');

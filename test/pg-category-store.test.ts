@@ -1,6 +1,6 @@
 /** The category store conformance suite on PostgreSQL (scripts/postgres.sh: VOXDEX_TEST_DATABASE_URL); two pools = two nodes. */
 import type pg from 'pg';
-import { openPgPool } from '../src/store/pg-pool.js';
+import { openPgPool } from '../src/store/pg/pg-pool.js';
 import { PgCategoryStore } from '../src/store/pg/category-store.js';
 import { categoryStoreConformance } from './conformance/category-store.conformance.js';
 import { freshSchema, type TestSchema } from './fixtures/pg.js';

@@ -22,7 +22,7 @@ test('defaults: summary, json, size 100, datetime desc, every column, both zip f
   assert.is(o.output, 'summary');
   assert.is(o.format, 'json');
   assert.equal(o.query, { meta: {}, offset: 0, size: 100, sort: 'datetime', sortdir: 'desc' });
-  assert.equal(o.fields, ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'hits', 'categories']);
+  assert.equal(o.fields, ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'speakers', 'hits', 'categories']);
   assert.equal(o.zipfiles, ['json', 'text']);
 });
 
@@ -53,10 +53,10 @@ test('format: flags, format=, and Accept: text/csv for summary only', () => {
 
 test('fields: include list, exclusions, stable order, unknown names', () => {
   assert.equal(parseFields('hits,tid'), ['tid', 'hits']);
-  assert.equal(parseFields('-hits,-metadata'), ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'categories']);
+  assert.equal(parseFields('-hits,-metadata'), ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'speakers', 'categories']);
   assert.equal(parseFields('tid,score,-score'), ['tid']);
   fails(() => parseFields('tid,nope'), 'BAD_ARGUMENT',
-    'Expected column names among tid, filename, datetime, duration, nchannels, model, confidence, score, metadata, hits, categories (-name excludes) for fields but received "nope"');
+    'Expected column names among tid, filename, datetime, duration, nchannels, model, confidence, score, metadata, speakers, hits, categories (-name excludes) for fields but received "nope"');
 });
 
 test('dates: ISO 8601 with zones, date-only to is the end of the day, invalid dates fail', () => {
@@ -93,13 +93,24 @@ test('repeated options and unknown names are rejected', () => {
   fails(() => fromJsonBody({ csv: {} }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for csv but received "{}"');
   fails(() => fromJsonBody({ json: [true] }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for json but received "[true]"');
   // ... and an unknown name with a null value was not checked at all.
-  fails(() => fromJsonBody({ '': null, channel: null }), 'UNKNOWN_PARAMETER', 'Unknown option ""; accepted: token, output, json, csv, format, terms, channel, from, to, duration, model, filename, requestid, meta.<field>, offset, size, sort, sortdir, fields, zipfiles, category, sentiment, overtalk.');
+  fails(() => fromJsonBody({ '': null, channel: null }), 'UNKNOWN_PARAMETER', 'Unknown option ""; accepted: token, output, json, csv, format, terms, channel, speaker, from, to, duration, model, filename, requestid, meta.<field>, offset, size, sort, sortdir, fields, zipfiles, category, sentiment, overtalk.');
   assert.equal(fromJsonBody({ channel: null, 'meta.x': null }), {});
 });
 
 test('delete: a comma list of tids', () => {
   assert.equal(parseDeleteOptions({ token: 't', tid: 'a, b,,c' }), { token: 't', tids: ['a', 'b', 'c'] });
   fails(() => parseDeleteOptions({ token: 't', tid: 'a', terms: 'x' }), 'UNKNOWN_PARAMETER', 'Unknown option "terms"; accepted: token, tid.');
+});
+
+
+test('prototype names are option and field names like any other', () => {
+  const q = parseSearchOptions(fromSearchParams(new URLSearchParams('meta.__proto__=x&meta.constructor=y')), undefined).query;
+  assert.ok(Object.hasOwn(q.meta, '__proto__'));
+  assert.equal(Object.entries(q.meta), [['__proto__', 'x'], ['constructor', 'y']]);
+  const body = fromJsonBody(JSON.parse('{"meta":{"__proto__":"x"}}'));
+  assert.equal(Object.entries(parseSearchOptions(body, undefined).query.meta), [['__proto__', 'x']]);
+  assert.throws(() => parseSearchOptions(fromJsonBody(JSON.parse('{"__proto__":"x"}')), undefined), /Unknown option "__proto__"/);
+  assert.throws(() => parseSearchOptions(fromSearchParams(new URLSearchParams('__proto__=x')), undefined), /Unknown option "__proto__"/);
 });
 
 test.run();

@@ -1,23 +1,15 @@
 /**
  * `voxdex category add|list|remove` (API.md §10): the same store and validation as
- * PUT|GET|DELETE /categories. Works while the service runs (embedded: the tenancy file; distributed:
+ * PUT|GET|DELETE /categories, through the installation's ports (embedded: the tenancy file; distributed:
  * PostgreSQL); a running node starts the backfill within 2 s (a stopped one when it starts).
  */
 import type { Config } from '../config.js';
 import { voxdexError } from '../errors.js';
 import { checkCategoryName, MAX_CATEGORIES_PER_COMPANY, parseCategoryRule } from '../analytics/categories.js';
-import { elasticsearchIndexFromConfig } from '../search/elasticsearch-index.js';
-import { SqliteTranscriptIndex } from '../search/sqlite-index.js';
-import type { TranscriptIndex } from '../search/transcript-index.js';
-import type { CategoryStore } from '../store/category-store.js';
-import { openPgCategoryStore } from '../store/pg/category-store.js';
-import { openPgPool } from '../store/pg-pool.js';
-import { SqliteCategoryStore } from '../store/sqlite/category-store.js';
-import { PgTenancy } from '../tenancy/pg-tenancy.js';
-import { checkShortName, Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
-import { migrate } from '../store/pg-migrations.js';
+import { silentLogger } from '../log.js';
+import { openPorts, type Ports } from '../ports/ports.js';
+import { checkShortName } from '../tenancy/tenancy.js';
 import type { CommandSpec } from './args.js';
-import path from 'node:path';
 
 export const CATEGORY_COMMANDS = {
   'category add': {
@@ -47,45 +39,9 @@ indexed are scored in the background by the running service (GET /categories/CO/
 
 export type CategoryCommand = keyof typeof CATEGORY_COMMANDS;
 
-interface Opened {
-  store: CategoryStore;
-  hasCompany: (company: string) => boolean;
-  hasOrg: (company: string, org: string) => boolean;
-  close: () => Promise<void>;
-}
-
-async function open(config: Readonly<Config>): Promise<Opened> {
-  if (!config.databaseUrl) {
-    const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
-    return {
-      store: new SqliteCategoryStore(t.db),
-      hasCompany: (c) => t.hasCompany(c),
-      hasOrg: (c, o) => t.listOrgs(c).includes(o),
-      close: async () => t.close(),
-    };
-  }
-  const pool = openPgPool(config.databaseUrl, { max: 2, applicationName: 'voxdex admin' });
-  await migrate(pool);
-  const pg = await PgTenancy.open({ pool, keyFile: config.secretsKeyFile });
-  return {
-    store: await openPgCategoryStore(pool),
-    hasCompany: (c) => pg.tenancy.hasCompany(c),
-    hasOrg: (c, o) => pg.tenancy.listOrgs(c).includes(o),
-    close: async () => {
-      pg.close();
-      await pool.end();
-    },
-  };
-}
-
-async function counts(config: Readonly<Config>, company: string): Promise<Record<string, number>> {
-  const index: TranscriptIndex = config.esUrl ? elasticsearchIndexFromConfig(config) : new SqliteTranscriptIndex({ file: path.join(config.dataDir, 'search.sqlite') });
-  await index.init();
-  try {
-    return await index.categoryCounts(company);
-  } finally {
-    await index.close();
-  }
+/** The installation's ports (either mode), for one admin command. */
+function open(config: Readonly<Config>): Promise<Ports> {
+  return openPorts(config, { node: `category:${process.pid}`, log: silentLogger });
 }
 
 export async function runCategoryCommand(
@@ -98,28 +54,29 @@ export async function runCategoryCommand(
   const company = checkShortName('company', p[0]);
   const o = await open(config);
   try {
-    if (!o.hasCompany(company)) throw voxdexError('NOT_FOUND', `No company ${company}; voxdex company list shows them.`);
+    if (!o.tenancy.hasCompany(company)) throw voxdexError('NOT_FOUND', `No company ${company}; voxdex company list shows them.`);
     if (name === 'category add') {
       const cat = checkCategoryName(p[1]);
       const body: Record<string, string> = { terms: p[2]! };
       for (const k of ['org', 'channel', 'speaker']) if (opts[k]) body[k] = opts[k]!.at(-1)!;
       const rule = parseCategoryRule(body);
-      if (rule.org && !o.hasOrg(company, rule.org)) throw voxdexError('NOT_FOUND', `Company ${company} has no organization ${rule.org}.`);
-      const existing = await o.store.get(company, cat);
-      if (!existing && (await o.store.list(company)).length >= MAX_CATEGORIES_PER_COMPANY) {
+      if (rule.org && !o.tenancy.listOrgs(company).includes(rule.org)) throw voxdexError('NOT_FOUND', `Company ${company} has no organization ${rule.org}.`);
+      const existing = await o.categories.get(company, cat);
+      if (!existing && (await o.categories.list(company)).length >= MAX_CATEGORIES_PER_COMPANY) {
         throw voxdexError('BAD_ARGUMENT', `Company ${company} has ${MAX_CATEGORIES_PER_COMPANY} categories, the most it may have; remove one first.`);
       }
-      const saved = await o.store.put(company, cat, rule);
+      const saved = await o.categories.put(company, cat, rule);
       out(`${existing ? 'replaced' : 'created'} category ${company}/${cat} (version ${saved.version}); the calls already indexed are scored in the background`);
     } else if (name === 'category list') {
-      const n = await counts(config, company);
-      for (const c of await o.store.list(company)) {
+      await o.index.init();
+      const n = await o.index.categoryCounts(company);
+      for (const c of await o.categories.list(company)) {
         const limits = [c.org && `org=${c.org}`, c.channel !== undefined && `channel=${c.channel}`, c.speaker && `speaker=${c.speaker}`].filter(Boolean).join(',');
         out([c.name, String(n[c.name] ?? 0), `${c.backfill.state}:${c.backfill.done}`, limits || '-', c.terms].join('\t'));
       }
     } else {
       const cat = checkCategoryName(p[1]);
-      if (!(await o.store.remove(company, cat))) throw voxdexError('NOT_FOUND', `Company ${company} has no category ${cat}.`);
+      if (!(await o.categories.remove(company, cat))) throw voxdexError('NOT_FOUND', `Company ${company} has no category ${cat}.`);
       out(`removed category ${company}/${cat}; its name is taken off the calls in the background`);
     }
     return 0;

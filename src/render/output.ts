@@ -2,11 +2,14 @@
  * Renders a transcript document in the requested output (docs/service.md, "Results"):
  * - `json`: the document, null/undefined fields omitted;
  * - `jsontop`: the top-level fields only, utterance detail collapsed into one `text` field
- *   (one channel: the words in order on one line; several channels: one `[channel] text` line per utterance);
- * - `text`: one line per utterance in time order, prefixed `[channel] ` when there are several channels;
+ *   (one channel: the words in order on one line; several channels or diarized: the `text` lines);
+ * - `text`: one line per utterance in time order, prefixed `[speaker] ` when diarized (`[S1] `, `[C0] `),
+ *   else `[channel] ` when there are several channels;
  * - `srt`, `vtt`: subtitles (SubRip, WebVTT), see subtitles.ts.
  */
+import { setOwn } from '../is.js';
 import type { OutputFormat, TranscriptDocument, Utterance } from '../types.js';
+import { linePrefix } from './line-prefix.js';
 import { renderSrt, renderVtt } from './subtitles.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['json', 'jsontop', 'text', 'srt', 'vtt'];
@@ -47,20 +50,24 @@ function multiChannel(doc: TranscriptDocument): boolean {
   return doc.nchannels > 1;
 }
 
+function diarized(doc: TranscriptDocument): boolean {
+  return doc.utterances.some((u) => u.metadata.speaker);
+}
+
 /** The lines of `output=text`, without line ends. */
 export function textLines(doc: TranscriptDocument): string[] {
-  const multi = multiChannel(doc);
+  const multi = multiChannel(doc) || diarized(doc);
   return ordered(doc)
     .map((u) => ({ u, text: utteranceText(u) }))
     .filter((x) => x.text.length > 0)
-    .map(({ u, text }) => (multi ? `[${u.metadata.channel}] ${text}` : text));
+    .map(({ u, text }) => (multi ? `${linePrefix(doc, u)}${text}` : text));
 }
 
 function omitNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(omitNulls);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = omitNulls(v);
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) setOwn(out, k, omitNulls(v));
     return out;
   }
   return value;
@@ -72,7 +79,7 @@ export function renderTranscript(doc: TranscriptDocument, output: OutputFormat):
       return JSON.stringify(omitNulls(doc));
     case 'jsontop': {
       const { utterances: _drop, ...top } = doc;
-      const text = multiChannel(doc) ? textLines(doc).join('\n') : ordered(doc).map(utteranceText).filter(Boolean).join(' ');
+      const text = multiChannel(doc) || diarized(doc) ? textLines(doc).join('\n') : ordered(doc).map(utteranceText).filter(Boolean).join(' ');
       return JSON.stringify(omitNulls({ ...top, text }));
     }
     case 'text': {

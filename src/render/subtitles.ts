@@ -1,11 +1,12 @@
 /**
- * Subtitle outputs of a transcript: SubRip (`srt`) and WebVTT (`vtt`). Cues follow the utterances in
- * time order (ties: channel, then uttid); an utterance longer than a reader can take in is split at
+ * Subtitle outputs of a transcript: SubRip (`srt`) and WebVTT (`vtt`). Cues are in time order across
+ * channels (ties: channel, then uttid); an utterance longer than a reader can take in is split at
  * word boundaries (word times from `events`) so that a cue spans at most MAX_CUE_SEC and holds at most
  * two lines of MAX_LINE_CHARS (the usual subtitle guidance: 42 characters a line, 2 lines, ~7 s).
- * With several channels each cue starts with `[channel] `, as in the `text` output.
+ * Each cue starts as the `text` output's lines do: `[speaker] ` when diarized, `[channel] ` with several channels.
  */
 import type { TranscriptDocument, Utterance, WordEvent } from '../types.js';
+import { linePrefix } from './line-prefix.js';
 
 export const MAX_LINE_CHARS = 42;
 export const MAX_CUE_SEC = 7;
@@ -39,7 +40,7 @@ function wrap(words: string[]): string[] | null {
 
 /** The cues of a document, in time order. */
 export function cues(doc: TranscriptDocument): Cue[] {
-  const prefix = (u: Utterance) => (doc.nchannels > 1 ? `[${u.metadata.channel}] ` : '');
+  const prefix = (u: Utterance) => linePrefix(doc, u);
   const out: Cue[] = [];
   for (const u of ordered(doc)) {
     const events = u.events.filter((e) => e.word !== '');
@@ -61,7 +62,9 @@ export function cues(doc: TranscriptDocument): Cue[] {
     }
     flush();
   }
-  return out;
+  // A long utterance split into cues overlaps the other channels' utterances: order all cues by start
+  // (a stable sort: ties keep channel, then uttid order).
+  return out.sort((x, y) => x.start - y.start);
 }
 
 /** 3723.5 → "01:02:03,500" (srt) or "01:02:03.500" (vtt). */

@@ -8,7 +8,7 @@ import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import type { Config } from '../config.js';
 import type { TranscriptDocument } from '../types.js';
 import { voxdexError, VoxdexError } from '../errors.js';
-import { findHits, type ChannelWords } from './match.js';
+import { findHits, speakerMatches, speakersOf, speakerWords, type ChannelWords } from './match.js';
 import { withCategories } from './analytics-fields.js';
 import { ANALYTICS_PROPERTIES, decodeRow, type EsTranscript, INDEX_SETTINGS, MAPPING_VERSION, MAPPINGS, searchQuery, searchSort, toEsTranscript } from './elasticsearch-mapping.js';
 import type {
@@ -164,6 +164,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
   }
 
   async count(scope: SearchScope, query: SearchQuery): Promise<number> {
+    if (query.speaker !== undefined) return (await this.#scan(searchQuery(scope, query), query)).length;
     const res = await this.#call(() => this.#client.count({ index: this.indexName, query: searchQuery(scope, query) }));
     return res.count;
   }
@@ -173,7 +174,9 @@ export class ElasticsearchIndex implements TranscriptIndex {
     const rows = page.map(({ source, words }): SummaryRow => {
       const s = source as Row;
       const data = decodeRow(s.row);
-      const { score, hits } = findHits(query.terms, words ?? data.words, query.channel);
+      const all = words ?? data.words;
+      const { score, hits } = findHits(query.terms, query.speaker === undefined ? all : speakerWords(all, query.speaker), query.channel);
+      const speakers = speakersOf(all);
       const row: SummaryRow = {
         tid: s.tid,
         filename: s.filename,
@@ -185,6 +188,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
         metadata: data.metadata,
         hits,
       };
+      if (speakers.length > 0) row.speakers = speakers;
       if (s.confidence !== undefined && s.confidence !== null) row.confidence = s.confidence;
       if (s.categories && s.categories.length > 0) row.categories = [...s.categories].sort();
       return row;
@@ -279,7 +283,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
     fields: Array<keyof EsTranscript>,
   ): Promise<{ total: number; page: Array<{ source: Source; words?: ChannelWords[] }> }> {
     const query = searchQuery(scope, q);
-    if (q.sort === 'score' && q.terms) return this.#pageByScore(query, q, fields);
+    if ((q.sort === 'score' && q.terms) || q.speaker !== undefined) return this.#pageScanned(query, q, fields);
     const res = await this.#call(() =>
       this.#client.search<Source>({
         index: this.indexName,
@@ -294,15 +298,20 @@ export class ElasticsearchIndex implements TranscriptIndex {
     return { total: totalOf(res.hits.total), page: res.hits.hits.map((h) => ({ source: h._source! })) };
   }
 
-  async #pageByScore(query: estypes.QueryDslQueryContainer, q: SearchQuery, fields: Array<keyof EsTranscript>) {
+  /**
+   * Every match read in order (by tid for a score sort, else the requested sort), scored in the app and,
+   * with `speaker`, kept only when that speaker's words match: sorting by score and the speaker filter.
+   */
+  async #scan(query: estypes.QueryDslQueryContainer, q: SearchQuery): Promise<Array<{ tid: string; score: number; words: ChannelWords[] }>> {
     const scored: Array<{ tid: string; score: number; words: ChannelWords[] }> = [];
+    const byScore = q.sort === 'score' && q.terms !== undefined;
     let after: estypes.SortResults | undefined;
     for (;;) {
       const res = await this.#call(() =>
         this.#client.search<Pick<EsTranscript, 'tid' | 'row'>>({
           index: this.indexName,
           query,
-          sort: [{ tid: { order: 'asc' } }],
+          sort: byScore ? [{ tid: { order: 'asc' } }] : searchSort(q),
           size: this.#scanPage,
           search_after: after,
           _source: ['tid', 'row'],
@@ -310,13 +319,22 @@ export class ElasticsearchIndex implements TranscriptIndex {
       );
       for (const h of res.hits.hits) {
         const { words } = decodeRow(h._source!.row);
-        scored.push({ tid: h._source!.tid, words, score: findHits(q.terms, words, q.channel).score });
+        const mine = q.speaker === undefined ? words : speakerWords(words, q.speaker);
+        if (q.speaker !== undefined && !speakerMatches(q, mine)) continue;
+        scored.push({ tid: h._source!.tid, words, score: findHits(q.terms, mine, q.channel).score });
       }
       if (res.hits.hits.length < this.#scanPage) break;
       after = res.hits.hits.at(-1)!.sort;
     }
-    const dir = q.sortdir === 'asc' ? 1 : -1;
-    scored.sort((a, b) => dir * (a.score - b.score) || (a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0));
+    if (byScore) {
+      const dir = q.sortdir === 'asc' ? 1 : -1;
+      scored.sort((a, b) => dir * (a.score - b.score) || (a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0));
+    }
+    return scored;
+  }
+
+  async #pageScanned(query: estypes.QueryDslQueryContainer, q: SearchQuery, fields: Array<keyof EsTranscript>) {
+    const scored = await this.#scan(query, q);
     const slice = scored.slice(q.offset, q.offset + q.size);
     if (slice.length === 0) return { total: scored.length, page: [] };
     const res = await this.#call(() =>

@@ -12,7 +12,7 @@
  * as the SQLite backend does from its `words` table.
  */
 import type { estypes } from '@elastic/elasticsearch';
-import { type ChannelWords, channelWords, metaText } from './match.js';
+import { type ChannelWords, channelWords, fromSpeakerRuns, metaText, speakerRuns, type SpeakerRuns } from './match.js';
 import { isWildcard, type QueryNode } from './query.js';
 import { documentAnalytics } from './analytics-fields.js';
 import type { IndexedTranscript, SearchQuery, SearchScope } from './transcript-index.js';
@@ -149,11 +149,12 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
 }
 
 /**
- * Compact row data, cheap to decode for every summary row: `{m: metadata, c: [[channel, norm, words, times]]}`
+ * Compact row data, cheap to decode for every summary row: `{m: metadata, c: [[channel, norm, words, times, speakers?]]}`
  * where `norm` is the normalized words joined by spaces; `words` the original words joined by spaces, ''
  * when they equal the normalized ones, or a JSON array when one contains a space; `times` base64 of
  * little-endian int32 milliseconds [start0, end0, start1, …]. Times are kept to the millisecond, as the
- * embedded store keeps them (times in seconds with ms precision), so both order equal-time hits alike.
+ * embedded store keeps them (times in seconds with ms precision), so both order equal-time hits alike;
+ * `speakers` (diarized transcripts) the words' speakers as runs [[first word, speaker], …].
  */
 export function encodeRow(metadata: Record<string, unknown>, cws: readonly ChannelWords[]): string {
   return JSON.stringify({
@@ -167,14 +168,16 @@ export function encodeRow(metadata: Record<string, unknown>, cws: readonly Chann
       const norm = cw.norm.join(' ');
       const joined = cw.words.join(' ');
       const words = joined === norm ? '' : cw.words.some((w) => w.includes(' ')) ? cw.words : joined;
-      return [cw.channel, norm, words, times.toString('base64')];
+      const row: unknown[] = [cw.channel, norm, words, times.toString('base64')];
+      if (cw.speakers) row.push(speakerRuns(cw.speakers));
+      return row;
     }),
   });
 }
 
 export function decodeRow(text: string): { metadata: Record<string, unknown>; words: ChannelWords[] } {
-  const row = JSON.parse(text) as { m: Record<string, unknown>; c: Array<[number, string, string | string[], string]> };
-  return { metadata: row.m, words: row.c.map(([channel, norm, words, times]) => new StoredChannel(channel, norm, words, times)) };
+  const row = JSON.parse(text) as { m: Record<string, unknown>; c: Array<[number, string, string | string[], string, SpeakerRuns?]> };
+  return { metadata: row.m, words: row.c.map(([channel, norm, words, times, runs]) => new StoredChannel(channel, norm, words, times, runs)) };
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -189,16 +192,19 @@ class StoredChannel implements ChannelWords {
   #times: string;
   #starts: number[] | undefined;
   #ends: number[] | undefined;
+  readonly speakers?: (string | undefined)[];
 
   constructor(
     readonly channel: number,
     norm: string,
     words: string | string[],
     times: string,
+    runs?: SpeakerRuns,
   ) {
     this.norm = norm === '' ? [] : norm.split(' ');
     this.#words = words;
     this.#times = times;
+    if (runs) this.speakers = fromSpeakerRuns(runs, this.norm.length);
   }
 
   get words(): string[] {

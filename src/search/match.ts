@@ -4,7 +4,7 @@
  * SQLite and Elasticsearch return identical hits, snippets and scores.
  */
 import type { TranscriptDocument } from '../types.js';
-import type { Hit } from './transcript-index.js';
+import type { Hit, SearchQuery } from './transcript-index.js';
 import { normalizeWord, type QueryNode } from './query.js';
 
 /** One channel's word sequence: utterances in time order, fillers and punctuation-only words dropped. */
@@ -16,6 +16,8 @@ export interface ChannelWords {
   words: string[];
   starts: number[];
   ends: number[];
+  /** Each word's speaker (`metadata.speaker` of its utterance) when the transcript is diarized. */
+  speakers?: (string | undefined)[];
 }
 
 export const SNIPPET_CONTEXT_WORDS = 3;
@@ -31,6 +33,7 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
     const channel = u.metadata?.channel ?? 0;
     let cw = byChannel.get(channel);
     if (!cw) byChannel.set(channel, (cw = { channel, norm: [], words: [], starts: [], ends: [] }));
+    const speaker = typeof u.metadata?.speaker === 'string' ? u.metadata.speaker : undefined;
     for (const e of u.events ?? []) {
       if (typeof e.word !== 'string' || FILLER.test(e.word)) continue;
       const n = normalizeWord(e.word);
@@ -39,9 +42,32 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
       cw.words.push(e.word);
       cw.starts.push(e.start);
       cw.ends.push(e.end);
+      if (speaker !== undefined) (cw.speakers ??= new Array<string | undefined>(cw.norm.length - 1).fill(undefined)).push(speaker);
+      else cw.speakers?.push(undefined);
     }
   }
   return [...byChannel.values()].sort((a, b) => a.channel - b.channel);
+}
+
+/** The transcript's speakers in order of first appearance. */
+export function speakersOf(all: ChannelWords[]): string[] {
+  const first = new Map<string, number>();
+  for (const cw of all) cw.speakers?.forEach((s, i) => s !== undefined && (first.get(s) ?? Infinity) > cw.starts[i]! && first.set(s, cw.starts[i]!));
+  return [...first].sort((a, b) => a[1] - b[1]).map(([s]) => s);
+}
+
+/**
+ * One speaker's words only (search option `speaker`): each channel's sequence reduced to that speaker's
+ * words, so that phrases and proximity match within what that speaker said.
+ */
+export function speakerWords(all: ChannelWords[], speaker: string): ChannelWords[] {
+  return all
+    .filter((cw) => cw.speakers?.includes(speaker))
+    .map((cw) => {
+      const keep = cw.speakers!.map((s, i) => (s === speaker ? i : -1)).filter((i) => i >= 0);
+      const pick = <T>(xs: T[]) => keep.map((i) => xs[i]!);
+      return { channel: cw.channel, norm: pick(cw.norm), words: pick(cw.words), starts: pick(cw.starts), ends: pick(cw.ends), speakers: keep.map(() => speaker) };
+    });
 }
 
 const patterns = new Map<string, RegExp | string>();
@@ -161,12 +187,17 @@ export function findHits(node: QueryNode | undefined, all: ChannelWords[], chann
     }
   }
   found.sort((a, b) => a.cw.starts[a.s]! - b.cw.starts[b.s]! || a.cw.channel - b.cw.channel || a.s - b.s || a.e - b.e);
-  const hits = found.slice(0, MAX_HITS_PER_ROW).map(({ cw, s, e }) => ({
-    channel: cw.channel,
-    start: ms(cw.starts[s]!),
-    end: ms(cw.ends[e]!),
-    text: cw.words.slice(Math.max(0, s - SNIPPET_CONTEXT_WORDS), e + 1 + SNIPPET_CONTEXT_WORDS).join(' '),
-  }));
+  const hits = found.slice(0, MAX_HITS_PER_ROW).map(({ cw, s, e }) => {
+    const hit: Hit = {
+      channel: cw.channel,
+      start: ms(cw.starts[s]!),
+      end: ms(cw.ends[e]!),
+      text: cw.words.slice(Math.max(0, s - SNIPPET_CONTEXT_WORDS), e + 1 + SNIPPET_CONTEXT_WORDS).join(' '),
+    };
+    const speaker = cw.speakers?.[s];
+    if (speaker !== undefined) hit.speaker = speaker;
+    return hit;
+  });
   return { score: found.length, hits };
 }
 
@@ -176,4 +207,31 @@ export function metaText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
   return JSON.stringify(value);
+}
+
+/** Each word's speaker as runs, for storage: [[first word index, speaker or null], …]. */
+export type SpeakerRuns = Array<[number, string | null]>;
+
+export function speakerRuns(speakers: (string | undefined)[]): SpeakerRuns {
+  const runs: SpeakerRuns = [];
+  speakers.forEach((s, i) => {
+    if (i === 0 || s !== speakers[i - 1]) runs.push([i, s ?? null]);
+  });
+  return runs;
+}
+
+export function fromSpeakerRuns(runs: SpeakerRuns, n: number): (string | undefined)[] {
+  const out = new Array<string | undefined>(n).fill(undefined);
+  runs.forEach(([from, s], k) => {
+    const to = k + 1 < runs.length ? runs[k + 1]![0] : n;
+    for (let i = from; i < to; i++) out[i] = s ?? undefined;
+  });
+  return out;
+}
+
+/** Does one speaker's part of a transcript (speakerWords) match the query's terms, or hold its channel? */
+export function speakerMatches(query: SearchQuery, mine: ChannelWords[]): boolean {
+  if (mine.length === 0) return false;
+  if (query.terms) return evaluate(query.terms, mine, query.channel);
+  return query.channel === undefined || mine.some((c) => c.channel === query.channel);
 }

@@ -44,7 +44,7 @@ export function allows(accept: string | undefined, type: string): boolean {
 }
 
 /** JSON that is safe to serve as text/html: `<`, `>` and `&` escaped (same value when parsed). */
-export function htmlSafeJson(value: unknown): string {
+function htmlSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -59,7 +59,7 @@ export function renderCount(n: number, accept: string | undefined): Rendered {
 }
 
 /** A summary row with only the selected fields, in the stable order. */
-export function pickFields(row: SummaryRow, fields: readonly SummaryField[]): Record<string, unknown> {
+function pickFields(row: SummaryRow, fields: readonly SummaryField[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) if (row[f] !== undefined) out[f] = row[f];
   return out;
@@ -78,7 +78,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  * Excel, LibreOffice and Google Sheets show it as text instead of evaluating it (OWASP). Numbers
  * are written as numbers; objects as JSON (which starts with `{` or `[`).
  */
-export function csvField(value: unknown): string {
+function csvField(value: unknown): string {
   const s = value === undefined || value === null ? '' : typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && FORMULA_START.test(s)) return `"'${s.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -87,19 +87,21 @@ export function csvField(value: unknown): string {
 /**
  * Summary CSV: header row, then one row per transcript, CRLF line ends. Columns in the order of
  * SUMMARY_FIELDS; `metadata` becomes one `meta.<field>` column per field present in any row (sorted);
- * `hits` is the JSON array of hits; `categories` (a column only when a row of the page has any) the
- * names joined by `;`. Served as text/csv unless the client's Accept excludes it; then
+ * `speakers` the diarized transcripts' speakers separated by spaces (the column only when a row has some), `hits` is the JSON array of hits;
+ * `categories` (a column only when a row of the page has any) the names joined by `;`. Served as text/csv unless the client's Accept excludes it; then
  * as text/html with `&`, `<`, `>` written as entities (never markup from a transcript in an HTML body).
  */
 export function renderSummaryCsv(rows: SummaryRow[], fields: readonly SummaryField[], accept: string | undefined): Rendered {
   const metaFields = [...new Set(rows.flatMap((r) => Object.keys(r.metadata)))].sort();
+  const diarized = rows.some((r) => r.speakers);
   const anyCategories = rows.some((r) => r.categories !== undefined);
-  const columns = fields.flatMap((f) => (f === 'metadata' ? metaFields.map((m) => `meta.${m}`) : f === 'categories' && !anyCategories ? [] : [f]));
+  const shown = (f: SummaryField) => (f === 'speakers' ? diarized : f === 'categories' ? anyCategories : true);
+  const columns = fields.flatMap((f) => (f === 'metadata' ? metaFields.map((m) => `meta.${m}`) : shown(f) ? [f] : []));
   const lines = [columns.map(csvField).join(',')];
   for (const row of rows) {
     lines.push(
       columns
-        .map((c) => csvField(c.startsWith('meta.') ? row.metadata[c.slice(5)] : c === 'categories' ? (row.categories ?? []).join(';') : row[c as keyof SummaryRow]))
+        .map((c) => csvField(c.startsWith('meta.') ? row.metadata[c.slice(5)] : c === 'speakers' ? (row.speakers ?? []).join(' ') : c === 'categories' ? (row.categories ?? []).join(';') : row[c as keyof SummaryRow]))
         .join(','),
     );
   }
@@ -113,14 +115,14 @@ export function renderDetails(docs: StoredTranscript[], accept: string | undefin
 
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 
-/** The `text` output (docs/service.md, "Results"): one line per utterance in time order; `[channel] ` when several channels. */
+/** The `text` output (docs/service.md, "Results"): one line per utterance in time order; `[speaker] ` when diarized, else `[channel] ` when several channels. */
 export function documentText(doc: TranscriptDocument): string {
   const many = (doc.nchannels ?? 1) > 1;
   const utts = [...(doc.utterances ?? [])].sort((a, b) => a.start - b.start || (a.metadata?.channel ?? 0) - (b.metadata?.channel ?? 0));
   const lines = utts
     .map((u) => ({ u, text: (u.events ?? []).map((e) => e.word).filter((w) => !FILLER.test(w)).join(' ') }))
     .filter((l) => l.text !== '')
-    .map(({ u, text }) => (many ? `[${u.metadata?.channel ?? 0}] ${text}` : text));
+    .map(({ u, text }) => (u.metadata?.speaker ? `[${u.metadata.speaker}] ${text}` : many ? `[${u.metadata?.channel ?? 0}] ${text}` : text));
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }
 

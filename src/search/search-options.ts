@@ -3,7 +3,7 @@
  * turned into one flat `RawOptions` map and validated by ONE parser, so both give identical results.
  */
 import { voxdexError } from '../errors.js';
-import { invalidParameter, parseInteger } from '../is.js';
+import { invalidParameter, parseInteger, setOwn } from '../is.js';
 import { ANALYTICS_OPTION_NAMES, parseAnalyticsOptions, REPEATABLE_OPTION } from './analytics-fields.js';
 import { parseTerms } from './query.js';
 import { DEFAULT_SIZE, MAX_SIZE, SORT_KEYS, type SearchQuery, type SortDir, type SortKey } from './transcript-index.js';
@@ -11,19 +11,21 @@ import { DEFAULT_SIZE, MAX_SIZE, SORT_KEYS, type SearchQuery, type SortDir, type
 export const OUTPUTS = ['count', 'summary', 'details', 'zip'] as const;
 export type SearchOutput = (typeof OUTPUTS)[number];
 /** Summary columns in their stable order (CSV: `metadata` expands to `meta.<field>` columns, sorted). */
-export const SUMMARY_FIELDS = ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'hits', 'categories'] as const;
+export const SUMMARY_FIELDS = ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'speakers', 'hits', 'categories'] as const;
 export type SummaryField = (typeof SUMMARY_FIELDS)[number];
 export const ZIP_FILES = ['json', 'text'] as const;
 export type ZipFile = (typeof ZIP_FILES)[number];
 
 export const SEARCH_OPTION_NAMES = [
-  'token', 'output', 'json', 'csv', 'format', 'terms', 'channel', 'from', 'to', 'duration', 'model', 'filename',
+  'token', 'output', 'json', 'csv', 'format', 'terms', 'channel', 'speaker', 'from', 'to', 'duration', 'model', 'filename',
   'requestid', 'meta.<field>', 'offset', 'size', 'sort', 'sortdir', 'fields', 'zipfiles', ...ANALYTICS_OPTION_NAMES,
 ] as const;
 export const DELETE_OPTION_NAMES = ['token', 'tid'] as const;
 
 export const MAX_OFFSET = 10_000_000;
 export const MAX_CHANNEL = 255;
+/** What `metadata.speaker` holds (src/speakers/stage.ts): S<n>, C<channel>, C<channel>S<n>. */
+const SPEAKER_LABEL = /^(S[1-9]\d{0,2}|C\d{1,3}(S[1-9]\d{0,2})?)$/;
 const MAX_VALUE_LENGTH = 1000;
 
 /** Options by name; a flag given without value (`?csv`) is ''. */
@@ -53,7 +55,7 @@ export function fromSearchParams(params: URLSearchParams): RawOptions {
       continue;
     }
     if (Object.hasOwn(out, name)) throw voxdexError('BAD_ARGUMENT', `The option ${name} was given more than once; give it once.`);
-    out[name] = value;
+    setOwn(out, name, value);
   }
   return out;
 }
@@ -78,9 +80,9 @@ export function fromJsonBody(body: unknown): RawOptions {
     }
     if (name === 'json' || name === 'csv') {
       if (value === false) return;
-      out[name] = value === true ? '' : String(value);
+      setOwn(out, name, value === true ? '' : String(value));
     } else {
-      out[name] = String(value);
+      setOwn(out, name, String(value));
     }
   };
   for (const [name, value] of Object.entries(body)) {
@@ -184,7 +186,7 @@ export function parseSearchOptions(raw: RawOptions, accept = ''): SearchOptions 
     if (!name.startsWith('meta.')) continue;
     const field = name.slice(5);
     if (field === '' || field.length > 200) throw invalidParameter('meta.<field>', 'a field name of 1 to 200 characters', name);
-    meta[field] = text(name, value) ?? '';
+    setOwn(meta, field, text(name, value) ?? '');
   }
 
   const query: SearchQuery = {
@@ -197,6 +199,10 @@ export function parseSearchOptions(raw: RawOptions, accept = ''): SearchOptions 
   const terms = raw.terms === undefined ? undefined : parseTerms(raw.terms);
   if (terms) query.terms = terms;
   if (raw.channel !== undefined) query.channel = parseInteger('channel', raw.channel, 0, MAX_CHANNEL);
+  if (raw.speaker !== undefined) {
+    if (!SPEAKER_LABEL.test(raw.speaker)) throw invalidParameter('speaker', 'a speaker label such as S1, S2 (diarized mono) or C0, C1S2 (channels)', raw.speaker);
+    query.speaker = raw.speaker;
+  }
   if (raw.from !== undefined) query.fromMs = parseIsoDate('from', raw.from);
   if (raw.to !== undefined) query.toMs = parseIsoDate('to', raw.to, true);
   if (query.fromMs !== undefined && query.toMs !== undefined && query.fromMs > query.toMs) {

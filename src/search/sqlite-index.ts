@@ -9,9 +9,9 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-import { openSqlite } from '../store/sqlite.js';
+import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
-import { type ChannelWords, channelWords, findHits, metaText } from './match.js';
+import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
 import { documentAnalytics, withCategories } from './analytics-fields.js';
 import type { TranscriptDocument } from '../types.js';
@@ -199,6 +199,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async count(scope: SearchScope, query: SearchQuery): Promise<number> {
+    if (query.speaker !== undefined) return this.#bySpeaker(scope, query).length;
     const { sql, params } = this.#where(scope, query);
     return this.#prepare(`SELECT count(*) FROM transcripts t WHERE ${sql}`).pluck().get(...params) as number;
   }
@@ -207,7 +208,9 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const total = await this.count(scope, query);
     const page = this.#page(scope, query, ROW_COLUMNS) as unknown as Array<Row & { words?: ChannelWords[] }>;
     const rows = page.map((r): SummaryRow => {
-      const { score, hits } = findHits(query.terms, r.words ?? this.#words(r.id), query.channel);
+      const words = r.words ?? this.#words(r.id);
+      const { score, hits } = findHits(query.terms, query.speaker === undefined ? words : speakerWords(words, query.speaker), query.channel);
+      const speakers = speakersOf(words);
       const row: SummaryRow = {
         tid: r.tid,
         filename: r.filename,
@@ -219,6 +222,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
         metadata: JSON.parse(r.metadata) as Record<string, unknown>,
         hits,
       };
+      if (speakers.length > 0) row.speakers = speakers;
       if (r.confidence !== null) row.confidence = r.confidence;
       const categories = this.#categoriesOf(r.id);
       if (categories.length > 0) row.categories = categories;
@@ -245,6 +249,12 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   #page(scope: SearchScope, query: SearchQuery, columns: string): Array<Record<string, unknown>> {
     const { sql, params } = this.#where(scope, query);
     if (query.size === 0) return [];
+    if (query.speaker !== undefined) {
+      const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
+      return this.#bySpeaker(scope, query)
+        .slice(query.offset, query.offset + query.size)
+        .map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
+    }
     if (query.sort !== 'score' || !query.terms) {
       const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
       const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
@@ -262,6 +272,28 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const slice = scored.slice(query.offset, query.offset + query.size);
     const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
     return slice.map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
+  }
+
+  /**
+   * With `speaker`: the SQL matches (the terms said by anyone) checked in the app against that
+   * speaker's words alone, in the requested order. The transcript's words are read for each candidate.
+   */
+  #bySpeaker(scope: SearchScope, query: SearchQuery): Array<{ id: number; tid: string; words: ChannelWords[]; score: number }> {
+    const { sql, params } = this.#where(scope, query);
+    const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
+    const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
+    const out: Array<{ id: number; tid: string; words: ChannelWords[]; score: number }> = [];
+    for (const r of this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql} ORDER BY ${order}`).all(...params) as Array<{ id: number; tid: string }>) {
+      const words = this.#words(r.id);
+      const mine = speakerWords(words, query.speaker!);
+      if (!speakerMatches(query, mine)) continue;
+      out.push({ ...r, words, score: findHits(query.terms, mine, query.channel).score });
+    }
+    if (query.sort === 'score' && query.terms) {
+      const dir = query.sortdir === 'asc' ? 1 : -1;
+      out.sort((a, b) => dir * (a.score - b.score) || (a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0));
+    }
+    return out;
   }
 
   #words(id: number): ChannelWords[] {
@@ -370,8 +402,8 @@ function scopeCondition(scope: SearchScope, noIndex = false): { sql: string; par
 
 /**
  * Per-channel words for the `words` table: JSON [[channel, normalized words joined by ' ', original
- * words joined by U+001F or '' when equal to the normalized ones]…] and the start/end times of all
- * words as Uint32 milliseconds.
+ * words joined by U+001F or '' when equal to the normalized ones, and for a diarized transcript the
+ * words' speakers as runs]…] and the start/end times of all words as Uint32 milliseconds.
  */
 function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
   const total = cws.reduce((n, cw) => n + cw.starts.length, 0);
@@ -386,7 +418,9 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
   const channels = cws.map((cw) => {
     const norm = cw.norm.join(' ');
     const words = cw.words.map((w) => w.replace(/\u001f/g, ' ')).join('\u001f');
-    return [cw.channel, norm, words === cw.norm.join('\u001f') ? '' : words];
+    const row: unknown[] = [cw.channel, norm, words === cw.norm.join('\u001f') ? '' : words];
+    if (cw.speakers) row.push(speakerRuns(cw.speakers));
+    return row;
   });
   return { channels: JSON.stringify(channels), times: Buffer.from(times.buffer) };
 }
@@ -394,7 +428,7 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
 function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
   const times = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
   let k = 0;
-  return (JSON.parse(channels) as Array<[number, string, string]>).map(([channel, joined, original]) => {
+  return (JSON.parse(channels) as Array<[number, string, string, SpeakerRuns?]>).map(([channel, joined, original, runs]) => {
     const norm = joined === '' ? [] : joined.split(' ');
     const words = original === '' ? norm : original.split('\u001f');
     const starts = new Array<number>(norm.length);
@@ -403,6 +437,8 @@ function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
       starts[i] = times[k++]! / 1000;
       ends[i] = times[k++]! / 1000;
     }
-    return { channel, norm, words, starts, ends };
+    const cw: ChannelWords = { channel, norm, words, starts, ends };
+    if (runs) cw.speakers = fromSpeakerRuns(runs, norm.length);
+    return cw;
   });
 }

@@ -48,6 +48,8 @@ export interface SearchQuery {
   terms?: QueryNode;
   /** Terms match on this channel only; without terms: transcripts that have this channel. */
   channel?: number;
+  /** Terms match in this speaker's words only (`metadata.speaker`); without terms: transcripts with this speaker. */
+  speaker?: string;
   /** Call datetime range, epoch milliseconds, both inclusive. */
   fromMs?: number;
   toMs?: number;
@@ -74,6 +76,8 @@ export interface SearchQuery {
 /** One matched occurrence: the channel, the time span of the matched words, and a short snippet. */
 export interface Hit {
   channel: number;
+  /** The speaker of the hit's first word, when the transcript is diarized. */
+  speaker?: string;
   start: number;
   end: number;
   text: string;
@@ -90,6 +94,8 @@ export interface SummaryRow {
   confidence?: number;
   score: number;
   metadata: Record<string, unknown>;
+  /** The diarized transcript's speakers in order of first appearance (absent when not diarized). */
+  speakers?: string[];
   hits: Hit[];
   /** The company's categories the call matches (absent when none). */
   categories?: string[];

@@ -5,7 +5,7 @@
  */
 import type pg from 'pg';
 import type { BackfillProgress, CategoryRecord, CategoryRule, CategoryStore } from '../category-store.js';
-import { inTransaction } from '../pg-pool.js';
+import { inTransaction } from './pg-pool.js';
 import { categoryFromRow } from '../sqlite/category-store.js';
 
 /** The store on this pool, its tables created. */

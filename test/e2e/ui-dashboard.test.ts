@@ -33,7 +33,7 @@ ui.before(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await buildUi();
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
   const texts = ['i want to cancel my subscription', 'i need a refund please', 'thank you that was great', 'cancel the order and refund me'];
   const docs = Array.from({ length: 12 }, (_, i) => {
     const t = makeTranscript({ tid: `d${i}`, scope: ['acme', 'sales', 'calls'], datetime: `2026-03-${String(1 + (i % 5)).padStart(2, '0')}T10:00:00Z`, duration: 60, model: 'm',

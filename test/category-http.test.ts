@@ -100,6 +100,9 @@ test('a rule with a syntax error is 400 BAD_QUERY naming the position; other bad
   assert.equal(await r.json(), { error: { code: 'BAD_QUERY', message: 'Invalid terms: the "(" at position 7 is not closed. See docs/search.md for the syntax.' } });
   r = await put(base, '/categories/acme/bad', { terms: 'x', channel: -1 }, acme);
   assert.is(r.status, 400);
+  // JSON types as documented: null is not a name, "1" is not a number (a form field is text: there it is)
+  assert.is((await put(base, '/categories/acme/bad', { terms: 'x', org: null }, acme)).status, 400);
+  assert.is((await put(base, '/categories/acme/bad', { terms: 'x', channel: '1' }, acme)).status, 400);
   r = await put(base, '/categories/acme/b%20ad', { terms: 'x' }, acme);
   assert.is((await r.json()).error.code, 'BAD_NAME');
   r = await put(base, '/categories/acme/bad', { terms: 'x', org: 'nosuchorg' }, acme);

@@ -29,6 +29,8 @@ export interface BackfillOptions {
   /** How often to look for unfinished backfills (ms; default 2000). 0: only when kicked. */
   pollMs?: number;
   batch?: number;
+  /** Lease length (ms; default LEASE_MS): how long a dead node's lease holds off the others. */
+  leaseMs?: number;
 }
 
 /** What one `runCompany` did: calls scanned and calls whose categories changed. */
@@ -38,14 +40,14 @@ export interface BackfillRun {
 }
 
 export class CategoryBackfill {
-  readonly #o: Required<Omit<BackfillOptions, 'pollMs'>> & { pollMs: number };
+  readonly #o: Required<BackfillOptions>;
   #timer: NodeJS.Timeout | undefined;
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
 
   constructor(o: BackfillOptions) {
-    this.#o = { pollMs: 2000, batch: BATCH, ...o };
+    this.#o = { pollMs: 2000, batch: BATCH, leaseMs: LEASE_MS, ...o };
   }
 
   start(): void {
@@ -100,7 +102,7 @@ export class CategoryBackfill {
     const { store, owner } = this.#o;
     const key = `categories:${company}`;
     const run: BackfillRun = { scanned: 0, changed: 0 };
-    if (!(await store.lease(key, owner, LEASE_MS))) return run;
+    if (!(await store.lease(key, owner, this.#o.leaseMs))) return run;
     try {
       for (;;) {
         if (this.#stopped) return run;
@@ -122,7 +124,7 @@ export class CategoryBackfill {
     for (const c of group) compiled.set(c.name, c.deleted ? undefined : compileCategory(c.name, c));
     let cursor = start;
     for (;;) {
-      if (!(await store.lease(`categories:${company}`, owner, LEASE_MS))) return;
+      if (!(await store.lease(`categories:${company}`, owner, this.#o.leaseMs))) return;
       const page = await index.categoryScan(company, cursor, this.#o.batch);
       const names = new Set(live.map((c) => c.name));
       const rules = live.map((c) => compiled.get(c.name)).filter((c): c is CompiledCategory => c !== undefined);

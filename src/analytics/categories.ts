@@ -40,10 +40,11 @@ export function checkCategoryName(name: unknown): string {
 }
 
 /**
- * Validates a rule as sent (`{"terms", "org"?, "channel"?, "speaker"?}`); a syntax error in `terms`
+ * Validates a rule as sent (`{"terms", "org"?, "channel"?, "speaker"?}`; `form`: the values are text,
+ * from form fields or the command line); a syntax error in `terms`
  * is the search's BAD_QUERY naming the position of the bad character.
  */
-export function parseCategoryRule(body: unknown): CategoryRule {
+export function parseCategoryRule(body: unknown, o: { form?: boolean } = {}): CategoryRule {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw voxdexError('BAD_ARGUMENT', 'Expected a JSON object {"terms": "...", "org"?: "ORG", "channel"?: 0, "speaker"?: "S1"} as the body.');
   }
@@ -58,16 +59,17 @@ export function parseCategoryRule(body: unknown): CategoryRule {
   }
   parseTerms(b.terms);
   const rule: CategoryRule = { terms: b.terms };
-  if (b.org !== undefined && b.org !== null) {
+  if (b.org !== undefined) {
     if (!isShortName(b.org)) throw invalidParameter('org', 'a short name of 1-64 characters A-Z a-z 0-9 _ . -', b.org, 'BAD_NAME');
     rule.org = b.org;
   }
-  if (b.channel !== undefined && b.channel !== null) {
-    const n = typeof b.channel === 'string' && /^\d+$/.test(b.channel) ? Number(b.channel) : b.channel;
+  if (b.channel !== undefined) {
+    // A form field is text; JSON must give a number.
+    const n = o.form && typeof b.channel === 'string' && /^\d{1,3}$/.test(b.channel) ? Number(b.channel) : b.channel;
     if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > 255) throw invalidParameter('channel', 'an integer between 0 and 255', b.channel);
     rule.channel = n;
   }
-  if (b.speaker !== undefined && b.speaker !== null) {
+  if (b.speaker !== undefined) {
     if (typeof b.speaker !== 'string' || !SPEAKER.test(b.speaker)) throw invalidParameter('speaker', 'a speaker label such as S1 or C0', b.speaker);
     rule.speaker = b.speaker;
   }

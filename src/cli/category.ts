@@ -59,7 +59,7 @@ export async function runCategoryCommand(
       const cat = checkCategoryName(p[1]);
       const body: Record<string, string> = { terms: p[2]! };
       for (const k of ['org', 'channel', 'speaker']) if (opts[k]) body[k] = opts[k]!.at(-1)!;
-      const rule = parseCategoryRule(body);
+      const rule = parseCategoryRule(body, { form: true });
       if (rule.org && !o.tenancy.listOrgs(company).includes(rule.org)) throw voxdexError('NOT_FOUND', `Company ${company} has no organization ${rule.org}.`);
       const existing = await o.categories.get(company, cat);
       if (!existing && (await o.categories.list(company)).length >= MAX_CATEGORIES_PER_COMPANY) {

@@ -84,7 +84,7 @@ async function readJson(req: Req): Promise<unknown> {
 }
 
 /** The token and the rule of a PUT: a JSON body, or form fields / query parameters. */
-async function readPut(req: Req): Promise<{ token: string | undefined; body: unknown }> {
+async function readPut(req: Req): Promise<{ token: string | undefined; body: unknown; form?: boolean }> {
   const type = String(req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('application/json')) {
     const params = queryParams(req);
@@ -94,7 +94,7 @@ async function readPut(req: Req): Promise<{ token: string | undefined; body: unk
   const fields = await readFields(req, ['token', ...RULE_FIELDS]);
   const body: Record<string, string> = {};
   for (const f of RULE_FIELDS) if (fields[f] !== undefined) body[f] = fields[f]!;
-  return { token: requestToken(req, fields.token), body };
+  return { token: requestToken(req, fields.token), body, form: true };
 }
 
 export function mountCategoryRoutes(routes: RouteTable, d: CategoryRouteDeps): void {
@@ -122,8 +122,8 @@ export function mountCategoryRoutes(routes: RouteTable, d: CategoryRouteDeps): v
   routes.add('PUT', '/categories/:company/:name', async (req, res) => {
     const co = company(req);
     const name = checkCategoryName(segment(req.params.name));
-    const { token, body } = await readPut(req);
-    const rule = parseCategoryRule(body);
+    const { token, body, form } = await readPut(req);
+    const rule = parseCategoryRule(body, { form });
     await d.access.check(token, () => ({ company: co, ...(rule.org ? { org: rule.org } : {}) }));
     const existing = await d.store.get(co, name);
     if (!existing && (await d.store.list(co)).length >= MAX_CATEGORIES_PER_COMPANY) {

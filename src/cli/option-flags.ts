@@ -3,7 +3,6 @@
  * names and values as the HTTP fields (--diarize, --diarize=false, --speakers 2, --vocab LIST, …),
  * validated by the same resolveRequestOptions.
  */
-import { COMPAT_PARAMS } from '../http/upload-form.js';
 import type { RequestOptionValues } from '../jobs/request-options.js';
 
 /** `--name` alone is true; `--name=false` (or 0) turns it off. */
@@ -27,10 +26,4 @@ export function optionFields(opts: Record<string, string[]>): RequestOptionValue
     if (v !== undefined) out[name] = v;
   }
   return out;
-}
-
-/** A line for stderr naming the option flags given whose stage has not landed yet, or undefined. */
-export function pendingOptionsNotice(fields: RequestOptionValues): string | undefined {
-  const pending = Object.keys(fields).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n));
-  return pending.length > 0 ? `voxdex: not implemented yet and ignored: ${pending.map((n) => `--${n}`).join(', ')}\n` : undefined;
 }

@@ -32,7 +32,7 @@ import {
 import type { CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
-import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
+import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
 import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
@@ -329,8 +329,6 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return 0;
     case 'transcribe': {
       const cmd = transcribeCommand(p, opts);
-      const notice = pendingOptionsNotice(optionFields(opts));
-      if (notice) process.stderr.write(notice);
       const err = (text: string) => process.stderr.write(text);
       // A missing, unreadable or non-audio file is one line, before any model loads; the others still run.
       const files = checkInputFiles(cmd.files, err);

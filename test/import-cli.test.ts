@@ -63,6 +63,18 @@ imp('submits each content once, skips duplicates and partial files, and prints a
   await stores.close();
 });
 
+imp('the option flags go with every file; a sidecar\'s options override them field by field', async () => {
+  writeFileSync(path.join(dir, 'src', 'sub', 'b.json'), JSON.stringify({ agent: 'Bo', options: { diarize: false, speakers: 3 } }));
+  const stores = openSqliteStores(':memory:');
+  const submitter = new RecordingSubmitter();
+  await runImport({ dir: path.join(dir, 'src'), to: 'acme/sales/calls', submitter, ledger: stores.ledger, options: { diarize: 'true', vocab: 'Acme Gold' }, log: () => {} });
+  assert.equal(submitter.calls.map((c) => [c.originalName, c.metadata, c.options]), [
+    ['a.wav', undefined, { diarize: 'true', vocab: 'Acme Gold' }],
+    ['b.wav', { agent: 'Bo' }, { diarize: false, vocab: 'Acme Gold', speakers: 3 }],
+  ]);
+  await stores.close();
+});
+
 imp('a rerun on the same data dir submits nothing twice', async () => {
   const file = path.join(dir, 'jobs.sqlite');
   const submitter = new RecordingSubmitter();

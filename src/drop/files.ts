@@ -88,6 +88,9 @@ export async function moveInto(file: string, dir: string): Promise<string> {
   return target;
 }
 
+/** Writes `value` as `file` whole or not at all (a reader never sees a half-written report). */
 export async function writeJson(file: string, value: unknown): Promise<void> {
-  await writeFile(file, `${JSON.stringify(value, null, 2)}\n`);
+  const partial = `${file}.part`;
+  await writeFile(partial, `${JSON.stringify(value, null, 2)}\n`);
+  await rename(partial, file);
 }

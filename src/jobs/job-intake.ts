@@ -31,7 +31,10 @@ export interface JobIntakeDeps {
   installedModels: () => string[];
   /** Called with each job once it is durably queued (the runner of this process, if any). */
   onAccepted?: (job: Job) => void;
-  /** A company's policy and option defaults (tenancy); default: none (every company gets the product defaults). */
+  /**
+   * A company's policy and option defaults. Default: the tenancy's `companySettings` where it has
+   * one, else none (every company gets the product defaults).
+   */
   companySettings?: (company: string) => CompanySettings;
 }
 
@@ -60,6 +63,12 @@ export class JobIntake {
 
   constructor(deps: JobIntakeDeps) {
     this.#d = deps;
+  }
+
+  #settings(company: string): CompanySettings {
+    if (this.#d.companySettings) return this.#d.companySettings(company);
+    const tenancy = this.#d.tenancy as { companySettings?: (company: string) => CompanySettings };
+    return typeof tenancy.companySettings === 'function' ? tenancy.companySettings(company) : {};
   }
 
   /** Refuses every later submission with OVERLOADED (the service is stopping). */
@@ -96,7 +105,7 @@ export class JobIntake {
       const { company } = req.destination;
       this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
       const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
-      const options = resolveRequestOptions(req.options ?? {}, this.#d.companySettings?.(company) ?? {}, company);
+      const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }

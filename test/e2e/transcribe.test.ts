@@ -250,6 +250,27 @@ e2e('names not-implemented parameters in the warning and refuses unknown ones li
   });
 });
 
+e2e('a company policy turns redaction on: scrubtext=false is 403 naming the policy; the stored options have it on', async () => {
+  // The tenancy's companySettings (tenancy stores the settings; the intake asks it).
+  const t = ctx.svc.tenancy as unknown as { companySettings?: (company: string) => unknown };
+  const before = t.companySettings;
+  t.companySettings = (company) => (company === 'globex' ? { scrub: ['text'] } : {});
+  try {
+    const refused = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.globex, scrubtext: 'false' } });
+    assert.is(refused.status, 403);
+    assert.equal(refused.body, {
+      error: { code: 'FORBIDDEN', message: "company globex's policy redacts text (voxdex company set globex --scrub text); scrubtext=false is not allowed" },
+    });
+    const up = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.globex } });
+    assert.is(up.status, 200);
+    assert.is((await ctx.svc.store.get(up.body.requestid))!.options!.scrubtext, true);
+    await waitResult(ctx.url, ctx.globex, up.body.requestid);
+  } finally {
+    if (before) t.companySettings = before;
+    else delete t.companySettings;
+  }
+});
+
 e2e('refuses bad requests with the contract status and code, queueing nothing', async () => {
   const before = await ctx.svc.store.countByState();
   const flac = path.join(ctx.dir, 'tone.flac');

@@ -20,35 +20,94 @@ interface Word {
   el: HTMLElement;
 }
 
+/** What the page's URL says about the call to show. */
+interface CallParams {
+  scope: Scope;
+  tid?: string;
+  file?: string;
+  dt?: string;
+  terms: string;
+  /** Start playing here (seconds), from a hit. */
+  at?: number;
+  back: string | null;
+  /** The search that finds the call (and its hits). */
+  filter: Record<string, unknown>;
+  channel: string | null;
+}
+
 export async function renderTranscript(main: HTMLElement, params: URLSearchParams, account: Account): Promise<() => void> {
+  const call = callParams(params, account);
+  replace(main, h('p', { class: 'muted' }, 'Loading the call…'));
+  const [docs, found] = await Promise.all([
+    details(call.scope, call.filter),
+    call.terms
+      ? search(call.scope, { ...call.filter, terms: call.terms, ...(call.channel ? { channel: Number(call.channel) } : {}) })
+      : Promise.resolve(undefined),
+  ]);
+  const doc = docs.find((d) => (call.tid ? d.tid === call.tid : d.source === call.file));
+  const backLink = h('a', { class: 'back', href: call.back ?? '#/search' }, '\u2190 Back to the results');
+  if (!doc) {
+    replace(main, backLink, h('h1', { tabindex: '-1' }, call.file ?? 'Call'), h('p', { class: 'error', role: 'alert' }, 'This call is no longer in the index (it may have been deleted).'));
+    return () => {};
+  }
+  const row = found?.rows.find((r) => r.tid === doc.tid);
+  const hits = row?.hits ?? [];
+  const player = createPlayer(doc);
+  const transcript = createTranscript(doc, hits, player.audio);
+  replace(
+    main,
+    backLink,
+    h('h1', { tabindex: '-1' }, doc.source),
+    callFacts(doc, row?.datetime ?? call.dt),
+    h('section', { class: 'player', 'aria-label': 'Recording' }, player.audio, player.radios, player.status),
+    hitSection(hits, hitWordTest(call.terms), transcript.seek),
+    transcript.section,
+  );
+  transcript.lanes.setAttribute('aria-describedby', 'transcript-legend');
+  transcript.lanes.setAttribute('aria-label', 'Transcript by channel');
+  void player.load(call.at, call.at !== undefined);
+  (main.querySelector('h1') as HTMLElement).focus();
+  return () => {
+    transcript.stop();
+    player.stop();
+  };
+}
+
+function callParams(params: URLSearchParams, account: Account): CallParams {
   const company = params.get('co') ?? account.companies[0]?.company ?? '';
-  const scope: Scope = { company, org: params.get('org') ?? '', folder: params.get('folder') ?? undefined };
-  const tid = params.get('tid') ?? undefined;
   const file = params.get('file') ?? undefined;
   const dt = params.get('dt') ?? undefined;
-  const terms = params.get('terms') ?? '';
-  const at = params.get('t') === null ? undefined : Number(params.get('t'));
-  const back = params.get('back');
   const filter: Record<string, unknown> = { size: 1000 };
   if (file) filter.filename = file;
   if (dt) Object.assign(filter, { from: dt, to: dt });
   if (params.get('rid')) filter.requestid = params.get('rid');
+  return {
+    scope: { company, org: params.get('org') ?? '', folder: params.get('folder') ?? undefined },
+    tid: params.get('tid') ?? undefined,
+    file,
+    dt,
+    terms: params.get('terms') ?? '',
+    at: params.get('t') === null ? undefined : Number(params.get('t')),
+    back: params.get('back'),
+    filter,
+    channel: params.get('channel'),
+  };
+}
 
-  replace(main, h('p', { class: 'muted' }, 'Loading the call…'));
-  const [docs, found] = await Promise.all([
-    details(scope, filter),
-    terms ? search(scope, { ...filter, terms, ...(params.get('channel') ? { channel: Number(params.get('channel')) } : {}) }) : Promise.resolve(undefined),
-  ]);
-  const doc = docs.find((d) => (tid ? d.tid === tid : d.source === file));
-  const backLink = h('a', { class: 'back', href: back ?? '#/search' }, '\u2190 Back to the results');
-  if (!doc) {
-    replace(main, backLink, h('h1', { tabindex: '-1' }, file ?? 'Call'), h('p', { class: 'error', role: 'alert' }, 'This call is no longer in the index (it may have been deleted).'));
-    return () => {};
-  }
-  const row = found?.rows.find((r) => r.tid === doc.tid);
+type CallDoc = Awaited<ReturnType<typeof details>>[number];
 
-  // ---------------------------------------------------------------- player
-  const audio = h('audio', { id: 'player', controls: true, preload: 'metadata' });
+interface Player {
+  audio: HTMLAudioElement;
+  radios: HTMLElement;
+  status: HTMLElement;
+  /** Loads the recording (a fresh signed link) and seeks to `startAt`, playing if asked. */
+  load(startAt: number | undefined, play: boolean): Promise<void>;
+  stop(): void;
+}
+
+/** The audio element, the channel choice (mixed, one channel, all) and a status line. */
+function createPlayer(doc: CallDoc): Player {
+  const audio = h('audio', { id: 'player', controls: true, preload: 'metadata' }) as HTMLAudioElement;
   const status = h('p', { class: 'audio-status', role: 'status' });
   const channelChoices: [string, string][] = [['mix', 'Mixed']];
   for (let c = 0; c < doc.nchannels; c++) channelChoices.push([String(c), `Channel ${c}`]);
@@ -110,10 +169,53 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
     retried = true; // an expired link: ask for a new one once
     void load(audio.currentTime, false);
   });
+  const stop = () => {
+    audio.pause();
+    audio.removeAttribute('src');
+    audio.load();
+  };
+  return { audio, radios, status, load, stop };
+}
 
-  // ---------------------------------------------------------------- transcript
-  const isHit = hitWordTest(terms);
-  const hits = row?.hits ?? [];
+interface Transcript {
+  section: HTMLElement;
+  lanes: HTMLElement;
+  /** Plays from `t` (seconds). */
+  seek(t: number): void;
+  stop(): void;
+}
+
+/** The transcript section: one lane per channel, the words playable, the spoken word highlighted. */
+function createTranscript(doc: CallDoc, hits: Hit[], audio: HTMLAudioElement): Transcript {
+  const seek = (t: number) => {
+    audio.currentTime = t;
+    if (audio.paused) void audio.play().catch(() => {});
+    follower.highlight();
+  };
+  const { lanes, words } = transcriptLanes(doc, hits, seek);
+  wordNavigation(lanes, words, seek);
+  const follow = h('input', { type: 'checkbox', checked: true });
+  const follower = followPlayback(audio, words, follow);
+  const section = h(
+    'section',
+    { class: 'transcript', 'aria-labelledby': 'transcript-title' },
+    h('div', { class: 'transcript-head' }, h('h2', { id: 'transcript-title' }, 'Transcript'), h('label', { class: 'check' }, follow, 'Follow playback')),
+    h(
+      'p',
+      { class: 'legend hint', id: 'transcript-legend' },
+      'Click a word to play from it (keyboard: arrow keys move between words, Enter plays). ',
+      h('span', { class: 'w low' }, 'Dotted'),
+      ' words are uncertain; ',
+      h('span', { class: 'w w-hit' }, 'marked'),
+      ' words are hits.',
+    ),
+    words.length ? lanes : h('p', { class: 'muted' }, 'No speech was recognized in this call.'),
+  );
+  return { section, lanes, seek, stop: follower.stop };
+}
+
+/** The utterances in time order, each word a span (uncertain and hit words marked), each utterance's time a play button. */
+function transcriptLanes(doc: CallDoc, hits: Hit[], seek: (t: number) => void): { lanes: HTMLElement; words: Word[] } {
   const words: Word[] = [];
   const lanes = h('div', { class: `lanes lanes-${Math.min(doc.nchannels, 4)}`, role: 'list' });
   const utts = [...doc.utterances].sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel);
@@ -148,18 +250,16 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
     lanes.append(h('div', { class: `utt ch-${ch}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, `Channel ${ch}`), time, moodTag), p));
   }
   if (words[0]) words[0].el.tabIndex = 0;
-  const byChannel = new Map<number, Word[]>();
-  for (const w of words) {
-    if (!byChannel.has(w.channel)) byChannel.set(w.channel, []);
-    byChannel.get(w.channel)!.push(w);
-  }
-  for (const list of byChannel.values()) list.sort((a, b) => a.start - b.start);
-  const order = new Map(words.map((w, i) => [w.el, i]));
+  return { lanes, words };
+}
 
-  const seek = (t: number) => {
-    audio.currentTime = t;
-    if (audio.paused) void audio.play().catch(() => {});
-    highlight();
+/** A click on a word plays from it; arrow keys, Home and End move between words, Enter or Space plays. */
+function wordNavigation(lanes: HTMLElement, words: Word[], seek: (t: number) => void): void {
+  const order = new Map(words.map((w, i) => [w.el, i]));
+  const focusWord = (i: number) => {
+    for (const w of words) if (w.el.tabIndex === 0) w.el.tabIndex = -1;
+    words[i]!.el.tabIndex = 0;
+    words[i]!.el.focus();
   };
   lanes.addEventListener('click', (e) => {
     const el = (e.target as HTMLElement).closest('.w') as HTMLElement | null;
@@ -180,14 +280,16 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
       seek(words[i]!.start);
     }
   });
-  const focusWord = (i: number) => {
-    for (const w of words) if (w.el.tabIndex === 0) w.el.tabIndex = -1;
-    words[i]!.el.tabIndex = 0;
-    words[i]!.el.focus();
-  };
+}
 
-  // Highlight the word being spoken on each channel, following playback.
-  const follow = h('input', { type: 'checkbox', checked: true });
+/** Highlights the word being spoken on each channel, following playback (scrolling to it while `follow` is checked). */
+function followPlayback(audio: HTMLAudioElement, words: Word[], follow: HTMLInputElement): { highlight(): void; stop(): void } {
+  const byChannel = new Map<number, Word[]>();
+  for (const w of words) {
+    if (!byChannel.has(w.channel)) byChannel.set(w.channel, []);
+    byChannel.get(w.channel)!.push(w);
+  }
+  for (const list of byChannel.values()) list.sort((a, b) => a.start - b.start);
   let lit: HTMLElement[] = [];
   const highlight = () => {
     const t = audio.currentTime;
@@ -212,13 +314,16 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
   });
   audio.addEventListener('seeked', highlight);
   audio.addEventListener('timeupdate', highlight);
+  return { highlight, stop: () => cancelAnimationFrame(frame) };
+}
 
-  // ---------------------------------------------------------------- the page
+/** The call's facts: date, duration, channels, model, confidence, request, custom metadata. */
+function callFacts(doc: CallDoc, datetime: string | undefined): HTMLElement {
   const meta = doc.streamtags?.metadata ?? {};
-  const facts = h(
+  return h(
     'dl',
     { class: 'facts' },
-    fact('Call date', dateTime(row?.datetime ?? dt)),
+    fact('Call date', dateTime(datetime)),
     fact('Duration', duration(doc.audiosecs)),
     fact('Channels', String(doc.nchannels)),
     fact('Model', doc.model),
@@ -226,47 +331,16 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
     fact('Request', doc.requestid),
     Object.entries(meta).map(([k, v]) => fact(k, typeof v === 'string' ? v : JSON.stringify(v))),
   );
-  const hitList = hits.length
-    ? h(
-        'section',
-        { class: 'call-hits', 'aria-labelledby': 'hits-title' },
-        h('h2', { id: 'hits-title' }, hits.length === 1 ? '1 hit' : `${hits.length} hits`),
-        h('ul', { class: 'hits' }, hits.map((x) => h('li', {}, hitButton(x, isHit, seek)))),
-      )
-    : null;
-  replace(
-    main,
-    backLink,
-    h('h1', { tabindex: '-1' }, doc.source),
-    facts,
-    h('section', { class: 'player', 'aria-label': 'Recording' }, audio, radios, status),
-    hitList,
-    h(
-      'section',
-      { class: 'transcript', 'aria-labelledby': 'transcript-title' },
-      h('div', { class: 'transcript-head' }, h('h2', { id: 'transcript-title' }, 'Transcript'), h('label', { class: 'check' }, follow, 'Follow playback')),
-      h(
-        'p',
-        { class: 'legend hint', id: 'transcript-legend' },
-        'Click a word to play from it (keyboard: arrow keys move between words, Enter plays). ',
-        h('span', { class: 'w low' }, 'Dotted'),
-        ' words are uncertain; ',
-        h('span', { class: 'w w-hit' }, 'marked'),
-        ' words are hits.',
-      ),
-      words.length ? lanes : h('p', { class: 'muted' }, 'No speech was recognized in this call.'),
-    ),
+}
+
+function hitSection(hits: Hit[], isHit: (w: string) => boolean, seek: (t: number) => void): HTMLElement | null {
+  if (!hits.length) return null;
+  return h(
+    'section',
+    { class: 'call-hits', 'aria-labelledby': 'hits-title' },
+    h('h2', { id: 'hits-title' }, hits.length === 1 ? '1 hit' : `${hits.length} hits`),
+    h('ul', { class: 'hits' }, hits.map((x) => h('li', {}, hitButton(x, isHit, seek)))),
   );
-  lanes.setAttribute('aria-describedby', 'transcript-legend');
-  lanes.setAttribute('aria-label', 'Transcript by channel');
-  void load(at, at !== undefined);
-  (main.querySelector('h1') as HTMLElement).focus();
-  return () => {
-    cancelAnimationFrame(frame);
-    audio.pause();
-    audio.removeAttribute('src');
-    audio.load();
-  };
 }
 
 function fact(name: string, value: string): HTMLElement {

@@ -5,7 +5,7 @@
  * telephone band. Held out: the prompts named m–z and seeds the tuning (prompts a–l) never saw
  * (`--tune` runs the a–l set instead).
  *
- *   node --import tsx bench/diarization.ts [--calls 2] [--seconds 60] [--tune] [--no-asr]
+ *   node --import tsx bench/diarization.ts [--calls 1] [--seconds 60] [--tune] [--no-asr]
  *
  * 1. Correctness first: a two-speaker call must come out with two speakers and ≥ 90 % of its words right,
  *    and a one-speaker call with one, or the bench stops.
@@ -34,7 +34,7 @@ const arg = (n: string) => {
   const i = argv.indexOf(`--${n}`);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-const perMix = Number(arg('calls') ?? 2);
+const perMix = Number(arg('calls') ?? 1);
 const seconds = Number(arg('seconds') ?? 60);
 const tune = argv.includes('--tune');
 const filter = (f: string) => f.includes('librivox') || (tune ? /\/[a-l][^/]*$/ : /\/[m-z][^/]*$/).test(f);

@@ -115,10 +115,19 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
   const isHit = hitWordTest(terms);
   const hits = row?.hits ?? [];
   const words: Word[] = [];
-  const lanes = h('div', { class: `lanes lanes-${Math.min(doc.nchannels, 4)}`, role: 'list' });
   const utts = [...doc.utterances].sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel);
+  // a diarized mono call: one lane per speaker (S1, S2… in order of first appearance), as channels have
+  const speakers = doc.nchannels === 1 ? [...new Set(utts.map((u) => u.metadata.speaker).filter((s): s is string => !!s))] : [];
+  const bySpeaker = speakers.length > 1;
+  const talk = new Map<string, number>();
+  for (const u of utts) if (u.metadata.speaker) talk.set(u.metadata.speaker, (talk.get(u.metadata.speaker) ?? 0) + Math.max(0, u.end - u.start));
+  const talkTotal = [...talk.values()].reduce((a, b) => a + b, 0);
+  const share = (s: string) => `${Math.round((100 * (talk.get(s) ?? 0)) / (talkTotal || 1))} %`;
+  const lanes = h('div', { class: `lanes lanes-${Math.min(bySpeaker ? speakers.length : doc.nchannels, 4)}`, role: 'list' });
   for (const u of utts) {
     const ch = u.metadata.channel;
+    const lane = bySpeaker ? speakers.indexOf(u.metadata.speaker!) : ch;
+    const who = bySpeaker ? `Speaker ${u.metadata.speaker}` : u.metadata.speaker ? `Channel ${ch} \u00b7 ${u.metadata.speaker}` : `Channel ${ch}`;
     const ws = u.events.filter((e) => !FILLER.test(e.word));
     if (ws.length === 0) continue;
     const p = h('p', { class: 'words' });
@@ -141,9 +150,9 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
       if (i > 0) p.append(' ');
       p.append(el);
     });
-    const time = h('button', { type: 'button', class: 'utt-time', 'aria-label': `Play channel ${ch} from ${clock(u.start)}` }, clock(u.start));
+    const time = h('button', { type: 'button', class: 'utt-time', 'aria-label': `Play ${who.toLowerCase()} from ${clock(u.start)}` }, clock(u.start));
     time.addEventListener('click', () => seek(u.start));
-    lanes.append(h('div', { class: `utt ch-${ch}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, `Channel ${ch}`), time), p));
+    lanes.append(h('div', { class: `utt ch-${lane}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, who), time), p));
   }
   if (words[0]) words[0].el.tabIndex = 0;
   const byChannel = new Map<number, Word[]>();
@@ -219,6 +228,7 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
     fact('Call date', dateTime(row?.datetime ?? dt)),
     fact('Duration', duration(doc.audiosecs)),
     fact('Channels', String(doc.nchannels)),
+    speakers.length ? fact('Speakers', speakers.map((sp) => `${sp} ${share(sp)} of talk`).join(', ')) : null,
     fact('Model', doc.model),
     doc.confidence !== undefined ? fact('Confidence', doc.confidence.toFixed(2)) : null,
     fact('Request', doc.requestid),

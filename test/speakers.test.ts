@@ -10,7 +10,12 @@ import { diarizeRecording } from '../src/speakers/diarize.js';
 import { loadSpeakerEncoder, type SpeakerEncoder } from '../src/speakers/encoder.js';
 import { genderOf, median } from '../src/speakers/pitch.js';
 import { regionWindows, speechRegions, speechTimeline, toSpeechTime, windowStarts } from '../src/speakers/regions.js';
-import type { TranscriptDocument, Utterance } from '../src/types.js';
+import type { FileWork, TranscriptDocument, Utterance } from '../src/types.js';
+import { loadConfig } from '../src/config.js';
+import { defaultRequestOptions } from '../src/jobs/request-options.js';
+import { silentLogger } from '../src/log.js';
+import { createSpeakersPool } from '../src/speakers/pool.js';
+import { speakersStage } from '../src/speakers/stage.js';
 import { buildCall, utterancesOf, voicesAvailable, type Call } from './fixtures/speaker-calls.js';
 
 const utt = (uttid: number, words: [string, number, number][], channel = 0): Utterance => ({
@@ -180,6 +185,31 @@ real('stereo keeps its channels as speakers C0 and C1', async () => {
   );
   assert.equal([...new Set(r.utterances.map((u) => `${u.metadata.channel}:${u.metadata.speaker}`))].sort(), ['0:C0', '1:C1']);
   assert.equal(r.utterances.map((u) => u.metadata.uttid), r.utterances.map((_, i) => i));
+});
+
+real('the pipeline stage diarizes in its worker thread and leaves the work alone when diarize and gender are off', async () => {
+  if (!voicesAvailable()) return;
+  const call = buildCall({ voices: ['allison', 'carlo'], seconds: 30, seed: 21, telephone: true });
+  const audio = { format: { encoding: 'mulaw' as const, sampleRate: 8000, channels: 1, bitsPerSample: 8 }, channels: [call.samples], durationSec: call.seconds, warnings: [] };
+  const work: FileWork = {
+    requestid: 'r1', source: 'call.wav', options: { ...defaultRequestOptions(), diarize: true, gender: true }, audio,
+    result: { model: 'm', utterances: utterancesOf(call.words), chaninfo: [], confidence: 0.9, audiosecs: call.seconds, nchannels: 1, notes: [] },
+    summary: {}, warnings: [], started: new Date().toISOString(),
+  };
+  const pool = createSpeakersPool({ idleMs: 1000 });
+  const ctx = { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: loadConfig({}) };
+  try {
+    const stage = speakersStage(() => pool);
+    const out = await stage(work, ctx);
+    assert.equal([...new Set(out.result.utterances.map((u) => u.metadata.speaker))], ['S1', 'S2']);
+    assert.ok(out.result.utterances.every((u) => u.metadata.gender));
+    assert.is(audio.channels[0], call.samples); // the caller's audio is copied to the thread, not moved
+    assert.is(call.samples.length > 0, true);
+    const off = { ...work, options: defaultRequestOptions() };
+    assert.is(await stage(off, ctx), off);
+  } finally {
+    await pool.close();
+  }
 });
 
 real.run();

@@ -65,6 +65,8 @@ const registry = loadModelRegistry(config.modelsFile);
 const spec = registry.resolve(arg('model') ?? 'en-us', 16000);
 const flags = Object.entries(spec.options).flat();
 const isMoonshine = spec.engine === 'moonshine';
+// The peer runs the official .ort files as published, whatever voxdex's model loads (the folded graphs).
+const peerDir = isMoonshine ? (registry.specs().find((s) => s.name === 'en-us-moonshine-ort')?.dir ?? spec.dir) : '';
 
 // ---------------------------------------------------------------- peer: pocketsphinx_batch
 const ctl = path.join(tmp, 'ctl');
@@ -80,7 +82,7 @@ interface Run {
 function runPeer(): Run {
   if (isMoonshine) {
     const peer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'moonshine-peer.mjs');
-    const out = JSON.parse(execFileSync(process.execPath, [peer, spec.dir, ...ids.map((id) => path.join(tmp, `${id}.raw`))], { maxBuffer: 64 << 20 }).toString()) as {
+    const out = JSON.parse(execFileSync(process.execPath, [peer, peerDir, ...ids.map((id) => path.join(tmp, `${id}.raw`))], { maxBuffer: 64 << 20 }).toString()) as {
       hyps: Record<string, string>;
       cpu: number;
       wall: number;
@@ -136,7 +138,7 @@ const threads = os.availableParallelism();
 console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${process.argv.slice(2).join(' ')}`);
 console.log(
   isMoonshine
-    ? `peer:    node bench/lib/moonshine-peer.mjs ${spec.dir} $TMP/*.raw (onnxruntime-node, 1 intra-op thread, memory arena on)`
+    ? `peer:    node bench/lib/moonshine-peer.mjs ${peerDir} $TMP/*.raw (onnxruntime-node, 1 intra-op thread, memory arena on)`
     : `peer:    pocketsphinx_batch ${peerArgs.map((a) => (a.startsWith(tmp) ? a.replace(tmp, '$TMP') : a)).join(' ')}`,
 );
 console.log(`node ${process.version}; ${cpus[0]?.model} × ${cpus.length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);

@@ -102,7 +102,7 @@ await transcriber.close();
 // ---- contender 2: the whole service over HTTP ------------------------------------------------------
 const service = await createService(config, { log: silentLogger });
 await service.ready;
-const { token } = service.tenancy.addCompany('bench', { org: 'o', folder: 'f' });
+const { token } = await service.tenancy.change((t) => t.addCompany('bench', { org: 'o', folder: 'f' }));
 t0 = performance.now();
 const ids = await Promise.all(
   calls.map(async (file) => {

@@ -10,7 +10,8 @@ import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Tenancy, tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import { makeTempDir, removeDir } from '../test/fixtures/make-audio.js';
 import { getJson, startChild, upload, waitHealthy, waitResult } from '../test/e2e/harness.js';
 import { DATA } from './lib/datasets.js';
@@ -41,7 +42,7 @@ try {
   execFileSync('sox', ['-V1', left, '-r', '16000', '-e', 'signed', '-b', '16', wide]);
 
   const dataDir = path.join(dir, 'data');
-  const t = new Tenancy(tenancyDbPath(dataDir));
+  const t = new SqliteTenancy(tenancyDbPath(dataDir));
   const { token } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
   t.close();
   const child = await startChild(dataDir, { VOXDEX_LOG_LEVEL: 'warn', ...env });

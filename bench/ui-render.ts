@@ -44,8 +44,8 @@ await buildUi();
 const dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-bench-ui-'));
 const config = loadConfig({ VOXDEX_DATA_DIR: dir, VOXDEX_PORT: '0', VOXDEX_LOG_LEVEL: 'silent', VOXDEX_MIN_FREE_DISK_MIB: '0', VOXDEX_ASR_THREADS: '1', VOXDEX_RATE_LIMIT_PER_MIN: '0' });
 const svc = await createService(config, { log: silentLogger });
-const token = svc.tenancy.addCompany('bench', { org: 'calls', folder: 'f0' }).token;
-for (const f of ['f1', 'f2', 'f3']) svc.tenancy.addFolder('bench', 'calls', f);
+const token = (await svc.tenancy.change((t) => t.addCompany('bench', { org: 'calls', folder: 'f0' }))).token;
+for (const f of ['f1', 'f2', 'f3']) await svc.tenancy.change((t) => t.addFolder('bench', 'calls', f));
 let batch: IndexedTranscript[] = [];
 for (const t of generateCorpus({ count: COUNT, wordsPerDoc: 300 })) {
   batch.push(t);

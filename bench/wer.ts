@@ -72,6 +72,8 @@ async function main() {
   const chosen = (arg('sets') ?? SET_NAMES.join(',')).split(',');
   const conf = new Map(models.map((m) => [m.name, { right: [] as number[], wrong: [] as number[] }]));
   const notes = new Map(models.map((m) => [m.name, new Map<string, number>()]));
+  const differing = new Map(models.map((m) => [m.name, [] as string[]]));
+  const compared = new Map<string, number>();
   const rows: Array<Record<string, unknown>> = [];
   console.log(['set', 'files', 'words', ...models.map((m) => m.name)].join('\t'));
   for (const name of chosen) {
@@ -80,6 +82,7 @@ async function main() {
     let words = 0;
     for (const item of set.items) {
       const audio = await item.load(); // the same audio for every model
+      let firstHyp: string | undefined;
       const ref = normalizeWords(item.ref);
       words += ref.length;
       for (const m of models) {
@@ -88,7 +91,11 @@ async function main() {
         const c = process.cpuUsage(c0);
         const events = r.utterances.flatMap((u) => u.events);
         const hypWords = normalizeWords(events.map((e) => e.word).join(' '));
-        const t = tallies.get(m.name)!;
+        // Same words as the first model, word for word (spelling included)?
+        const exact = events.map((e) => e.word).join(' ');
+        if (m === models[0]) firstHyp = exact;
+        else if (exact !== firstHyp) differing.get(m.name)!.push(`${name}/${item.id}`);
+        compared.set(m.name, (compared.get(m.name) ?? 0) + 1);        const t = tallies.get(m.name)!;
         const e = wordDistance(ref, hypWords);
         t.errors += e;
         t.words += ref.length;
@@ -120,6 +127,10 @@ async function main() {
   for (const m of models) {
     const c = conf.get(m.name)!;
     console.log(`  ${m.name}: ${median(c.right).toFixed(3)} (${c.right.length}) / ${median(c.wrong).toFixed(3)} (${c.wrong.length})`);
+  }
+  for (const m of models.slice(1)) {
+    const d = differing.get(m.name)!;
+    console.log(`words identical to ${models[0]!.name}: ${m.name} on ${compared.get(m.name)! - d.length} of ${compared.get(m.name)} files${d.length ? ` (differs: ${d.join(', ')})` : ''}`);
   }
   console.log('safeguard events:');
   for (const m of models) if (notes.get(m.name)!.size) console.log(`  ${m.name}: ${[...notes.get(m.name)!].map(([k, v]) => `${k} ×${v}`).join(', ')}`);

@@ -6,6 +6,7 @@
  * file's error fails that file; an unavailable index or a cancel fails the job) and metrics. Nothing
  * of a file is persisted before its post-ASR stages have run.
  */
+import { rmSync } from 'node:fs';
 import type { Transcriber } from '../src/asr/transcriber.js';
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
 import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
@@ -15,7 +16,8 @@ import { indexStage } from '../src/stages/index-transcript.js';
 import type { MemberOutcome } from '../src/stages/result-file.js';
 import { isFailedItem, type AudioItem, type UnpackItem } from '../src/stages/unpack.js';
 import type { Job, JobItem, JobStore } from '../src/store/job-store.js';
-import type { RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
+import { playableWav } from '../src/redact/silence-audio.js';
+import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
 import { processFile, type FileProgress } from './process-file.js';
 import type { PostAsrStage } from './post-asr-stages.js';
 
@@ -73,7 +75,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
   await deps.store.updateItem(job.id, item.member, { state: 'running', bumpAttempts: true });
   const t0 = performance.now();
   try {
-    const { document } = await processFile(
+    const { document, work } = await processFile(
       {
         requestid: job.id,
         path: member.path,
@@ -88,7 +90,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
       deps,
       ctx,
     );
-    await persistFile(job, item, member, document, deps, ctx);
+    await persistFile(job, item, member, { document, audio: work.audio }, deps, ctx);
     await deps.store.setProgress(job.id, (at.n + 1) / at.of);
     observeFile(deps.metrics, document.audiosecs, (performance.now() - t0) / 1000);
     return { member: item.member, document };
@@ -103,12 +105,23 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
   }
 }
 
-/** The checkpoint (transcript blob), an archive member's audio, the index entry, then the item done with its tid. */
-async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, document: TranscriptDocument, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
+/**
+ * The checkpoint (transcript blob), the audio kept for playback, the index entry, then the item done
+ * with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single file too
+ * (the upload is deleted once the job's result is written, pipelines/upload.ts), and the extracted
+ * member is removed at once.
+ */
+async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
+  const { document } = out;
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
-  // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
-  if (job.kind === 'archive') await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.path);
+  if (job.options.scrubaudio) {
+    await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), playableWav(out.audio));
+    if (job.kind === 'archive') rmSync(member.path, { force: true });
+  } else if (job.kind === 'archive') {
+    // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
+    await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.path);
+  }
   const { tid } = await indexStage(deps.index)({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
   await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
 }

@@ -4,7 +4,9 @@
  * the product's privacy boundary: redaction runs before anything of the file is persisted (the
  * runner writes the checkpoint, the index entry and the item's state only after these stages).
  */
+import { numbersStage } from '../src/numbers/stage.js';
 import { speakers } from '../src/speakers/stage.js';
+import { redactStage } from '../src/redact/stage.js';
 import type { FileWork, Stage } from '../src/types.js';
 
 /** A post-ASR stage reads `work.options` (RequestOptions) and returns the work changed (or as it is when its option is off). */
@@ -12,5 +14,7 @@ export type PostAsrStage = Stage<FileWork, FileWork>;
 
 export const POST_ASR_STAGES: readonly PostAsrStage[] = [
   // In this order: numbers (numtrans) → speakers (diarize, gender) → redact (scrubtext) → analytics (sentiment, metrics).
+  numbersStage,
   speakers,
+  redactStage,
 ];

@@ -4,11 +4,11 @@
  * file; settling the job is the caller's business.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
+import { blobKeys, type BlobStore, type LocalCopy } from '../src/blobs/blob-store.js';
 import { renderResultFile, resultExtension, type MemberOutcome } from '../src/stages/result-file.js';
 import { unpack } from '../src/stages/unpack.js';
 import type { JobPaths } from '../src/store/paths.js';
-import type { StageContext } from '../src/types.js';
+import type { StageContext, TranscriptDocument } from '../src/types.js';
 import { runFiles, type FileRunnerDeps, type PipelineJob } from './file-runner.js';
 
 export type { PipelineJob };
@@ -32,15 +32,54 @@ export async function runUpload(job: PipelineJob, deps: UploadDeps, ctx: StageCo
   const workDir = deps.paths.workDir(job.id);
   rmSync(workDir, { recursive: true, force: true });
   mkdirSync(workDir, { recursive: true });
-  const upload = await deps.blobs.localCopy(job.uploadPath, workDir);
+  const upload = await localUpload(job, deps, workDir);
+  if (!upload) return finish(job, await finishedBefore(job, deps), deps, workDir);
+  let files: MemberOutcome[];
   try {
     const { items } = await unpack({ path: upload.path, name: job.source, zpass: job.zpass, workDir }, ctx);
-    const files = await runFiles(job, items, deps, ctx);
-    if (!files.some((f) => f.document)) return { files };
-    const resultPath = blobKeys.result(job.id, resultExtension(job.kind, job.output));
-    await deps.blobs.put(resultPath, await renderResultFile(job.kind, job.output, files));
-    return { files, resultPath };
+    files = await runFiles(job, items, deps, ctx);
   } finally {
     await upload.release();
   }
+  return finish(job, files, deps, workDir);
+}
+
+/**
+ * The result file; then, with scrubaudio, the unredacted upload and extracted members are deleted —
+ * after every kept copy and the result are durable, before the job is settled. A crash before the
+ * deletion redoes the job from the upload; one after it finds no upload and settles from the
+ * checkpoints (finishedBefore): never an unredacted file after completion.
+ */
+async function finish(job: PipelineJob, files: MemberOutcome[], deps: UploadDeps, workDir: string): Promise<UploadOutcome> {
+  let resultPath: string | undefined;
+  if (files.some((f) => f.document)) {
+    resultPath = blobKeys.result(job.id, resultExtension(job.kind, job.output));
+    await deps.blobs.put(resultPath, await renderResultFile(job.kind, job.output, files));
+  }
+  if (job.options.scrubaudio) {
+    rmSync(workDir, { recursive: true, force: true });
+    await deps.blobs.delete(job.uploadPath);
+  }
+  return resultPath ? { files, resultPath } : { files };
+}
+
+/** The upload as a local file; undefined when a scrubaudio job already deleted it (then every file is finished). */
+async function localUpload(job: PipelineJob, deps: UploadDeps, workDir: string): Promise<LocalCopy | undefined> {
+  try {
+    return await deps.blobs.localCopy(job.uploadPath, workDir);
+  } catch (err) {
+    if (job.options.scrubaudio && (err as { code?: string }).code === 'NOT_FOUND' && (await deps.store.items(job.id)).length > 0) return undefined;
+    throw err;
+  }
+}
+
+/** The outcomes of a job whose files all finished before its upload was deleted (scrubaudio). */
+async function finishedBefore(job: PipelineJob, deps: UploadDeps): Promise<MemberOutcome[]> {
+  const out: MemberOutcome[] = [];
+  for (const item of await deps.store.items(job.id)) {
+    const stored = item.state === 'done' && item.transcriptPath ? await deps.blobs.get(item.transcriptPath) : undefined;
+    if (stored) out.push({ member: item.member, document: JSON.parse(stored.toString('utf8')) as TranscriptDocument });
+    else out.push({ member: item.member, error: item.error ?? { code: 'INTERNAL', message: `${item.member} did not finish before its upload was removed (scrubaudio)` } });
+  }
+  return out;
 }

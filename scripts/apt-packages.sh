@@ -5,6 +5,7 @@ set -euo pipefail
 
 RUNTIME=(
   build-essential cmake python3            # native addon and better-sqlite3 source build
+  python3-venv                             # .cache/fold-venv: the pinned tools that fold the Moonshine model
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us   # the ASR engine and its wideband model
   p7zip-full                               # zip (ZipCrypto/AES) and 7z (AES, encrypted headers) archives
   sphinxtrain sphinxbase-utils sox pocketsphinx  # building the telephony model (pocketsphinx: mdef_convert)
@@ -16,7 +17,7 @@ TEST=(
   asterisk-core-sounds-es-wav asterisk-core-sounds-fr-wav asterisk-core-sounds-it-wav asterisk-core-sounds-ru-wav  # other real voices: diarization tests and bench
   zip unzip maven default-jre-headless curl
   postgresql                               # the PostgreSQL server for the distributed-mode tests (scripts/postgres.sh)
-  python3-venv                             # .cache/pyvenv: schemathesis (API fuzzer) and requests (a real client)
+  # (python3-venv, for .cache/pyvenv: schemathesis and requests, is in RUNTIME)
   chromium                                 # the web UI's browser test (driven by playwright-core)
 )
 

@@ -15,7 +15,8 @@ want=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   echo "voxdex: installing npm dependencies (better-sqlite3 compiles from source: about 2 minutes)"
   # onnxruntime-node's postinstall downloads extras from a host we cannot reach; its CPU binaries are in
-  # the npm tarball, so the install step is skipped (.npmrc says the same for plain `npm install`).
+  # the npm tarball, so the install step is skipped. Only here, in the install's environment: a project
+  # .npmrc key would make npm warn "Unknown project config" on every `npx voxdex` (README: plain npm install).
   ONNXRUNTIME_NODE_INSTALL=skip npm ci --no-audit --no-fund --loglevel=error
   echo "$want" > "$stamp"
 fi
@@ -28,4 +29,5 @@ echo "voxdex: building the web UI"
 npm run --silent build:ui
 bash models/build-telephony.sh
 bash models/fetch-moonshine.sh   # the default model: PyPI wheel, sha256-checked, cached in models/build/
+bash models/fold-moonshine.sh    # its folded graphs, derived from those files with pinned tools, sha256-checked
 bash models/fetch-resemblyzer.sh # speaker encoder for diarization: PyPI wheel, sha256 + git blob checked, cached in models/build/

@@ -38,6 +38,8 @@ export interface Config {
   segment: { maxUtteranceSec: number };
   callback: { attempts: number; baseDelayMs: number; maxDelayMs: number; connectTimeoutMs: number; responseTimeoutMs: number };
   resultUrlTtlSec: number;
+  /** VOXDEX_PUBLIC_URL: the origin (and path prefix) of the links voxdex hands out; undefined = the request's Host. */
+  publicUrl: string | undefined;
   shutdownGraceMs: number;
   /** Requests per minute per company (and for the root token) on POST /transcribe and on /search; 0 = no limit. */
   rateLimitPerMin: number;
@@ -100,6 +102,7 @@ const SETTINGS = {
   callbackConnectTimeoutMs: { env: 'VOXDEX_CALLBACK_CONNECT_TIMEOUT_MS', def: 10_000, read: int(1, 600_000) },
   callbackResponseTimeoutMs: { env: 'VOXDEX_CALLBACK_RESPONSE_TIMEOUT_MS', def: 30_000, read: int(1, 600_000) },
   resultUrlTtlSec: { env: 'VOXDEX_RESULT_URL_TTL_SEC', def: 3600, read: int(1, 30 * 86_400) },
+  publicUrl: { env: 'VOXDEX_PUBLIC_URL', def: '', read: publicUrl },
   shutdownGraceMs: { env: 'VOXDEX_SHUTDOWN_GRACE_MS', def: 25_000, read: int(0, 600_000) },
   rateLimitPerMin: { env: 'VOXDEX_RATE_LIMIT_PER_MIN', def: 600, read: int(0, 1_000_000) },
   maxConcurrentUploads: { env: 'VOXDEX_MAX_CONCURRENT_UPLOADS', def: 16, read: int(0, 100_000) },
@@ -158,6 +161,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       responseTimeoutMs: x.callbackResponseTimeoutMs,
     },
     resultUrlTtlSec: x.resultUrlTtlSec,
+    publicUrl: x.publicUrl || undefined,
     shutdownGraceMs: x.shutdownGraceMs,
     rateLimitPerMin: x.rateLimitPerMin,
     maxConcurrentUploads: x.maxConcurrentUploads,
@@ -232,6 +236,20 @@ function url(name: string, raw: string): string {
     /* reported below */
   }
   throw invalidParameter(name, 'an http:// or https:// URL', raw);
+}
+
+/** An http(s) origin with an optional path prefix; no credentials, query or fragment. */
+function publicUrl(name: string, raw: string): string {
+  let u: URL | undefined;
+  try {
+    u = new URL(raw);
+  } catch {
+    u = undefined;
+  }
+  if (!u || (u.protocol !== 'http:' && u.protocol !== 'https:') || u.username || u.password || u.search || u.hash || raw.includes('?') || raw.includes('#')) {
+    throw invalidParameter(name, 'an http:// or https:// URL without credentials, query or fragment (e.g. https://voxdex.example.org)', raw);
+  }
+  return `${u.origin}${u.pathname}`.replace(/\/+$/, '');
 }
 
 function postgresUrl(name: string, raw: string): string {

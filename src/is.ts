@@ -31,3 +31,11 @@ export function parseInteger(name: string, raw: string, min: number, max: number
 export function isUuid(value: unknown): value is string {
   return typeof value === 'string' && /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(value);
 }
+
+/**
+ * Sets `obj[key]` as an own property even when key is `__proto__`: names that come from outside
+ * (query strings, forms, JSON bodies) are entries like any other, never the prototype setter that drops them.
+ */
+export function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+}

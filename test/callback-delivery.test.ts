@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { CallbackDispatcher, type AttemptEvent } from '../src/callbacks/dispatcher.js';
 import { enqueueFailure } from '../src/callbacks/failure.js';
-import { openSqliteStores } from '../src/store/sqlite-stores.js';
+import { openSqliteStores } from '../src/store/sqlite/sqlite-stores.js';
 import { verifySignature } from '../src/callbacks/signature.js';
 import type { Config } from '../src/config.js';
 

@@ -3,7 +3,7 @@ import * as assert from 'uvu/assert';
 import { backoffDelay, nextDelay, parseRetryAfter, retrySchedule, shouldRetry } from '../src/callbacks/backoff.js';
 import { buildMultipart } from '../src/callbacks/multipart-body.js';
 import { computeSignature, signatureHeader, verifySignature } from '../src/callbacks/signature.js';
-import { checkCallbackUrl, isForbiddenAddress, resolveCallbackUrl } from '../src/callbacks/url-guard.js';
+import { checkCallbackUrl, embeddedIpv4, isForbiddenAddress, resolveCallbackUrl } from '../src/callbacks/url-guard.js';
 import { VoxdexError } from '../src/errors.js';
 
 const policy = suite('callbacks: retry policy');
@@ -117,6 +117,22 @@ guard('refuses other schemes, link-local and cloud metadata targets with BAD_CAL
     assert.match(code(() => checkCallbackUrl(u)) ?? 'allowed', /^BAD_CALLBACK_URL/, u);
   }
   assert.ok(isForbiddenAddress('169.254.0.1') && isForbiddenAddress('fe80::abcd') && !isForbiddenAddress('127.0.0.1') && !isForbiddenAddress('192.168.1.1'));
+});
+
+guard('IPv6 spellings of a forbidden IPv4 address are refused: mapped, compatible, NAT64, 6to4, Teredo (issue 21.8)', () => {
+  for (const u of [
+    'http://[::a9fe:a9fe]/', 'http://[::169.254.169.254]/', 'http://[64:ff9b::a9fe:a9fe]/', 'http://[64:ff9b::169.254.169.254]/',
+    'http://[64:ff9b:1::a9fe:a9fe]/', 'http://[::ffff:a9fe:a9fe]/', 'http://[::ffff:0:a9fe:a9fe]/', 'http://[2002:a9fe:a9fe::1]/',
+    'http://[2001:0:4136:e378:8000:63bf:5601:5601]/', 'http://[0:0:0:0:0:0:a9fe:a9fe]/', 'http://[64:ff9b::6464:64c8]/',
+  ]) {
+    assert.is(code(() => checkCallbackUrl(u)), `BAD_CALLBACK_URL: Callback URL ${JSON.stringify(u)} points at a link-local, metadata or non-unicast address; use a routable receiver address`, u);
+  }
+  assert.is(embeddedIpv4('64:ff9b::a9fe:a9fe'), '169.254.169.254');
+  assert.is(embeddedIpv4('2001:0:4136:e378:8000:63bf:5601:5601'), '169.254.169.254');
+  assert.is(embeddedIpv4('::1'), undefined);
+  assert.is(embeddedIpv4('2001:db8::1'), undefined);
+  // Routable IPv4 addresses inside IPv6 stay allowed, as does IPv6 loopback.
+  for (const u of ['http://[::ffff:10.1.2.3]/', 'http://[64:ff9b::808:808]/', 'http://[::1]/', 'http://[2001:db8::a9fe:a9fe]/']) assert.is(code(() => checkCallbackUrl(u)), undefined, u);
 });
 
 guard('resolves names at check time and lets a loopback name through', async () => {

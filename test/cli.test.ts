@@ -7,7 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../src/cli/voxdex.js';
-import { Tenancy, tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { tenancyDbPath } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const cli = suite('cli');
@@ -53,7 +54,7 @@ cli('company add prints only the new token; --show-secret adds the callback secr
   const rotated = voxdex('token', 'rotate', 'acme');
   assert.is(rotated.code, 0);
   assert.match(rotated.stdout, /^[0-9a-f]{32}\n$/);
-  const t = new Tenancy(tenancyDbPath(path.join(dir, 'data')));
+  const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')));
   try {
     assert.equal(t.authenticate(rotated.stdout.trim()), { kind: 'company', company: 'acme' });
     assert.throws(() => t.authenticate(token), /not valid/);
@@ -147,6 +148,27 @@ cli('org add, folder add and company alias say what they did; folder add names a
   assert.is(typo.code, 0);
   assert.is(typo.stdout, 'initech: model eng2 now means en-uk\n');
   assert.match(typo.stderr, /^voxdex: warning: en-uk is not an installed model \(installed: auto, en-us/);
+});
+
+cli('company add refuses a model that is not installed, naming the installed ones; no --model on a re-run means every model (issue 21.10)', () => {
+  const bad = voxdex('company', 'add', 'umbrella', '--org', 'o', '--folder', 'f', '--model', 'nosuchmodel');
+  assert.is(bad.code, 1);
+  assert.is(bad.stdout, '');
+  assert.match(bad.stderr, /^voxdex: Unknown model "nosuchmodel": --model takes an installed model \(auto, [^)]*en-us[^)]*\); leave it out for all of them\n$/);
+  const models = () => {
+    const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')));
+    try {
+      return t.hasCompany('umbrella') ? t.getCompany('umbrella').models : undefined;
+    } finally {
+      t.close();
+    }
+  };
+  assert.is(models(), undefined); // nothing was created
+  assert.is(voxdex('company', 'add', 'umbrella', '--org', 'o', '--folder', 'f', '--model', 'en-us').code, 0);
+  assert.equal(models(), ['en-us']);
+  assert.is(voxdex('company', 'add', 'umbrella', '--org', 'o', '--folder', 'f').code, 0);
+  assert.equal(models(), []);
+  assert.match(voxdex('company', 'list').stdout, /^umbrella\to\/f\t\*\t\tdefaults$/m);
 });
 
 cli('company set and vocab say what they did; an unknown kind names the accepted values', async () => {

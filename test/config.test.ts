@@ -40,6 +40,15 @@ config('rejects a bad value with a message naming the variable and what it expec
   assert.throws(() => loadConfig({ VOXDEX_LOG_LEVEL: 'loud' }), /one of fatal, error/);
 });
 
+config('VOXDEX_PUBLIC_URL: an http(s) origin with an optional path prefix, trailing slash dropped; anything else refused (issue 21.12)', () => {
+  assert.is(loadConfig({}).publicUrl, undefined);
+  assert.is(loadConfig({ VOXDEX_PUBLIC_URL: 'https://voxdex.example.org/' }).publicUrl, 'https://voxdex.example.org');
+  assert.is(loadConfig({ VOXDEX_PUBLIC_URL: 'https://proxy.example.org/voxdex/' }).publicUrl, 'https://proxy.example.org/voxdex');
+  for (const bad of ['voxdex.example.org', 'ftp://x.example', 'https://u:p@x.example', 'https://x.example/?a=1', 'https://x.example/#f']) {
+    assert.throws(() => loadConfig({ VOXDEX_PUBLIC_URL: bad }), /for VOXDEX_PUBLIC_URL but received/, bad);
+  }
+});
+
 const DISTRIBUTED = {
   VOXDEX_DATABASE_URL: 'postgres://voxdex:pw@db.internal:5432/voxdex',
   VOXDEX_S3_URL: 'https://s3.eu-west-1.amazonaws.com/',

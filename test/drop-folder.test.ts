@@ -13,7 +13,7 @@ import path from 'node:path';
 import { DropFolderWatcher, type DropEvent } from '../src/drop/drop-folder.js';
 import type { SubmitInput, Submitter } from '../src/drop/submitter.js';
 import { voxdexError } from '../src/errors.js';
-import { openSqliteStores } from '../src/store/sqlite-stores.js';
+import { openSqliteStores } from '../src/store/sqlite/sqlite-stores.js';
 
 /** Accepts RIFF/WAVE files for known folders, like the service's checks before answering. */
 class RecordingSubmitter implements Submitter {

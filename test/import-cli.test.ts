@@ -9,7 +9,7 @@ import path from 'node:path';
 import { formatSummary, parseImportArgs, runImport } from '../src/cli/import.js';
 import type { SubmitInput, Submitter } from '../src/drop/submitter.js';
 import { VoxdexError, voxdexError } from '../src/errors.js';
-import { openSqliteStores } from '../src/store/sqlite-stores.js';
+import { openSqliteStores } from '../src/store/sqlite/sqlite-stores.js';
 
 class RecordingSubmitter implements Submitter {
   calls: SubmitInput[] = [];

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { NewJob } from '../src/store/job-store.js';
-import { openSqliteStores, type SqliteStores } from '../src/store/sqlite-stores.js';
+import { openSqliteStores, type SqliteStores } from '../src/store/sqlite/sqlite-stores.js';
 import type { Stores } from '../src/store/stores.js';
 import { jobStoreConformance } from './conformance/job-store.conformance.js';
 

@@ -1,8 +1,9 @@
 /**
  * The run path reads straight down: every import of src/ and pipelines/ goes to a lower layer (or
  * stays in its folder), so there are no folder cycles. Layers, top to bottom:
- *   cli → service → http, drop → jobs → pipelines → stages → asr, search, tenancy, callbacks, metrics
- *   → audio, render, store, blobs, scheduler, text → config, errors, is, log, types
+ *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipelines → stages
+ *   → asr, search, tenancy, callbacks, metrics → audio, render, store, blobs, scheduler, text
+ *   → config, errors, is, log, types
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -14,12 +15,12 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const LAYERS: string[][] = [
   ['cli'],
   ['service'],
-  ['http', 'drop'],
-  ['jobs'],
+  ['http', 'drop', 'ports'],
+  ['jobs', 'rate-limit'],
   ['pipelines'],
   ['stages'],
-  ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'speakers'],
-  ['audio', 'render', 'store', 'blobs', 'scheduler', 'text'],
+  ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact', 'speakers'],
+  ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];
 /** Within the bottom layer these go one way only. */

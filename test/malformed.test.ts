@@ -201,6 +201,28 @@ bad('rejects a truncated zip and a zip signature with garbage with BAD_ARCHIVE',
   await rejects(() => probeUpload(cut7, {}, config.archive), 'BAD_ARCHIVE', /^The 7z archive cannot be read/);
 });
 
+bad('a malformed 7z is BAD_ARCHIVE with a message that names no server path (issue 21.4)', async () => {
+  const sz = readFileSync(await make7z(dir, 'whole4.7z', [wav]));
+  const cases = [
+    writeFile(dir, 'garbage.7z', Buffer.concat([sz.subarray(0, 8), Buffer.alloc(300, 9)])),
+    writeFile(dir, 'cut4.7z', sz.subarray(0, 40)),
+  ];
+  for (const file of cases) {
+    for (const attempt of [() => probeUpload(file, {}, config.archive), () => unpack({ path: file, workDir: workDir() }, ctx)]) {
+      try {
+        await attempt();
+        assert.unreachable(file);
+      } catch (err) {
+        const e = err as VoxdexError;
+        assert.is(e.code, 'BAD_ARCHIVE');
+        assert.match(e.message, /^The 7z archive cannot be read \(.+\)\. Send a complete, valid archive\.$/);
+        assert.not.match(e.message, dir);
+        assert.not.match(e.message, /\/(tmp|work|data)\b|garbage|cut4/);
+      }
+    }
+  }
+});
+
 for (const [label, make] of [
   ['zip ZipCrypto', () => makeZip(dir, 'pw-zc.zip', [wav], { password: 'right' })],
   ['zip AES-256', () => make7z(dir, 'pw-aes.zip', [wav], { type: 'zip', password: 'right' })],

@@ -71,4 +71,38 @@ f('a damaged installed file is noticed and replaced only by a verified download'
   assert.match(r.stderr, /refusing to install it/);
 });
 
+const FOLD = path.join(PACKAGE_ROOT, 'models', 'fold-moonshine.sh');
+const FOLDED = path.join(PACKAGE_ROOT, 'models', 'build', 'moonshine-folded');
+const foldInto = (src: string, out: string) =>
+  spawnSync('bash', [FOLD], { cwd: PACKAGE_ROOT, env: { ...process.env, VOXDEX_MOONSHINE_DIR: src, VOXDEX_MOONSHINE_FOLDED_DIR: out }, encoding: 'utf8' });
+
+f('folded files with the recorded checksums are kept without folding again', () => {
+  const out = path.join(dir, 'folded-cached');
+  cpSync(FOLDED, out, { recursive: true });
+  const r = foldInto(INSTALLED, out);
+  assert.is(r.status, 0, r.stderr);
+  assert.is(r.stdout, '');
+});
+
+f('a source that is not the official model fails the fold with a clear message and installs nothing', () => {
+  const src = path.join(dir, 'not-official');
+  mkdirSync(src);
+  for (const n of ['encoder_model.ort', 'decoder_model_merged.ort', 'tokenizer.bin', 'LICENSE']) writeFileSync(path.join(src, n), `not a model: ${n}`);
+  const out = path.join(dir, 'folded-bad');
+  const r = foldInto(src, out);
+  assert.is(r.status, 1, r.stderr);
+  assert.match(r.stderr, /voxdex: folding the Moonshine model failed; nothing was installed/);
+  assert.not.ok(existsSync(out));
+});
+
+f('a folded file that differs from its recorded checksum is folded again from the official files', () => {
+  const out = path.join(dir, 'folded-damaged');
+  cpSync(FOLDED, out, { recursive: true });
+  writeFileSync(path.join(out, 'tokenizer.bin'), 'damaged');
+  const r = foldInto(INSTALLED, out);
+  assert.is(r.status, 0, r.stderr);
+  assert.match(r.stdout, /folded Moonshine model installed/);
+  assert.is(spawnSync('sha256sum', [path.join(out, 'decoder_model_merged.onnx')], { encoding: 'utf8' }).stdout.slice(0, 64), 'fcee885b6f0e6d9a8fe6c30f3112f138bd98e6f79f2ae2d8db4152a13b9b2a33');
+});
+
 f.run();

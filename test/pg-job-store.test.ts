@@ -6,7 +6,7 @@
  */
 import { suite } from 'uvu';
 import { randomUUID } from 'node:crypto';
-import { openPgStores, type PgStores } from '../src/store/pg-stores.js';
+import { openPgStores, type PgStores } from '../src/store/pg/pg-stores.js';
 import type { Stores } from '../src/store/stores.js';
 import { jobLeasesConformance } from './conformance/job-leases.conformance.js';
 import { jobStoreConformance } from './conformance/job-store.conformance.js';
@@ -48,8 +48,9 @@ jobLeasesConformance('postgres', {
   },
 });
 
-const cleanup = suite('pg job store: cleanup');
-cleanup('drops every test schema', async () => {
+// Not a test (it asserts nothing): a hook, after the suites above, that drops every test schema.
+const cleanup = suite('pg job store: drop the test schemas');
+cleanup.after(async () => {
   for (const s of schemas.values()) await s.drop();
   schemas.clear();
 });

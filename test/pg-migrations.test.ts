@@ -6,9 +6,9 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import type pg from 'pg';
-import { appliedVersion, migrate, type Migration } from '../src/store/pg-migrations.js';
-import { openPgPool } from '../src/store/pg-pool.js';
-import { PG_SCHEMA } from '../src/store/pg-schema.js';
+import { appliedVersion, migrate, type Migration } from '../src/store/pg/pg-migrations.js';
+import { openPgPool } from '../src/store/pg/pg-pool.js';
+import { PG_SCHEMA } from '../src/store/pg/pg-schema.js';
 import { freshSchema, type TestSchema } from './fixtures/pg.js';
 
 const m = suite('pg-migrations');

@@ -10,9 +10,9 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
-import { migrate } from '../src/store/pg-migrations.js';
-import { PgNotifier } from '../src/store/pg-notifier.js';
-import { openPgPool } from '../src/store/pg-pool.js';
+import { migrate } from '../src/store/pg/pg-migrations.js';
+import { PgNotifier } from '../src/store/pg/pg-notifier.js';
+import { openPgPool } from '../src/store/pg/pg-pool.js';
 import { PgTenancy, sharedRootToken, sharedUrlSecret } from '../src/tenancy/pg-tenancy.js';
 import { freshSchema, type TestSchema } from './fixtures/pg.js';
 
@@ -73,15 +73,15 @@ t('a company added on one node authenticates on another; a rotated token stops w
   const a = await node('a');
   const b = await node('b');
   const { token } = await a.tenancy.change((x) => x.addCompany('acme', { org: 'sales', folder: 'calls', models: ['en-us-8k'] }));
-  assert.equal(a.tenancy.tenancy.authenticate(token), { kind: 'company', company: 'acme' });
-  await eventually(() => b.tenancy.tenancy.hasCompany('acme'), 'node b sees acme');
-  assert.equal(b.tenancy.tenancy.authenticate(token), { kind: 'company', company: 'acme' });
-  assert.equal(b.tenancy.tenancy.getCompany('acme').models, ['en-us-8k']);
-  assert.is(b.tenancy.tenancy.callbackSecret('acme'), a.tenancy.tenancy.callbackSecret('acme'));
+  assert.equal(a.tenancy.authenticate(token), { kind: 'company', company: 'acme' });
+  await eventually(() => b.tenancy.hasCompany('acme'), 'node b sees acme');
+  assert.equal(b.tenancy.authenticate(token), { kind: 'company', company: 'acme' });
+  assert.equal(b.tenancy.getCompany('acme').models, ['en-us-8k']);
+  assert.is(b.tenancy.callbackSecret('acme'), a.tenancy.callbackSecret('acme'));
   const fresh = await b.tenancy.change((x) => x.rotateToken('acme'));
-  assert.is(code(() => b.tenancy.tenancy.authenticate(token)), 'BAD_TOKEN');
-  await eventually(() => code(() => a.tenancy.tenancy.authenticate(token)) === 'BAD_TOKEN', 'node a refuses the revoked token');
-  assert.equal(a.tenancy.tenancy.authenticate(fresh), { kind: 'company', company: 'acme' });
+  assert.is(code(() => b.tenancy.authenticate(token)), 'BAD_TOKEN');
+  await eventually(() => code(() => a.tenancy.authenticate(token)) === 'BAD_TOKEN', 'node a refuses the revoked token');
+  assert.equal(a.tenancy.authenticate(fresh), { kind: 'company', company: 'acme' });
 });
 
 t('changes from two nodes at once are both kept (one writer at a time)', async () => {
@@ -93,10 +93,10 @@ t('changes from two nodes at once are both kept (one writer at a time)', async (
     a.tenancy.change((x) => x.addCompany('initech', { org: 'it', folder: 'tickets' })),
   ]);
   await a.tenancy.reload();
-  assert.equal(a.tenancy.tenancy.listCompanies().map((c) => c.company), ['acme', 'globex', 'initech']);
+  assert.equal(a.tenancy.listCompanies().map((c) => c.company), ['acme', 'globex', 'initech']);
   await b.tenancy.change((x) => x.addFolder('globex', 'support', 'outbound'));
   await a.tenancy.reload();
-  assert.equal(a.tenancy.tenancy.listFolders('globex', 'support'), ['inbound', 'outbound']);
+  assert.equal(a.tenancy.listFolders('globex', 'support'), ['inbound', 'outbound']);
 });
 
 t('a change that fails writes nothing', async () => {
@@ -113,7 +113,7 @@ t('a change that fails writes nothing', async () => {
     assert.is((err as Error).message, 'Company nosuch does not exist: create it with voxdex company add');
   }
   await a.tenancy.reload();
-  assert.equal(a.tenancy.tenancy.listOrgs('acme'), ['sales']);
+  assert.equal(a.tenancy.listOrgs('acme'), ['sales']);
 });
 
 t('the url secret and the root token are created once and shared', async () => {
@@ -130,8 +130,8 @@ t('the url secret and the root token are created once and shared', async () => {
   assert.equal([second.local, second.created, second.sha256], [false, false, first.sha256]);
   assert.not.ok(existsSync(path.join(dir, 'b', 'root.token')), 'a file made for nothing is removed');
   const b = await node('b');
-  b.tenancy.tenancy.setRootTokenHash(second.sha256);
-  assert.equal(b.tenancy.tenancy.authenticate(rootToken), { kind: 'root' });
+  b.tenancy.setRootTokenHash(second.sha256);
+  assert.equal(b.tenancy.authenticate(rootToken), { kind: 'root' });
 });
 
 t('callback secrets are stored sealed; every node with the installation key opens them', async () => {
@@ -141,8 +141,8 @@ t('callback secrets are stored sealed; every node with the installation key open
   const stored = (await a.pool.query("SELECT callback_secret FROM companies WHERE name = 'acme'")).rows[0].callback_secret as string;
   assert.match(stored, /^enc1:/);
   assert.not.ok(stored.includes(callbackSecret));
-  await eventually(() => b.tenancy.tenancy.hasCompany('acme'), 'node b sees acme');
-  assert.is(b.tenancy.tenancy.callbackSecret('acme'), callbackSecret);
+  await eventually(() => b.tenancy.hasCompany('acme'), 'node b sees acme');
+  assert.is(b.tenancy.callbackSecret('acme'), callbackSecret);
 });
 
 t('a node whose key file holds another key is refused, and a key file made for nothing is removed', async () => {
@@ -173,7 +173,7 @@ t('secrets an earlier version stored in plain text are sealed when a node opens 
   const a = await node('a');
   const stored = (await a.pool.query("SELECT callback_secret FROM companies WHERE name = 'old'")).rows[0].callback_secret as string;
   assert.match(stored, /^enc1:/);
-  assert.is(a.tenancy.tenancy.callbackSecret('old'), plain);
+  assert.is(a.tenancy.callbackSecret('old'), plain);
 });
 
 t('company settings and vocabulary set on one node are read on another, and a bad change writes nothing', async () => {
@@ -186,8 +186,8 @@ t('company settings and vocabulary set on one node are read on another, and a ba
     sentiment: true,
   });
   assert.equal(await a.tenancy.change((x) => x.addVocab('acme', ['Acme Gold', 'chargeback'])), ['Acme Gold', 'chargeback']);
-  await eventually(() => b.tenancy.tenancy.companySettings('acme').vocab?.length === 2, 'node b sees the vocabulary');
-  assert.equal(b.tenancy.tenancy.companySettings('acme'), { scrub: ['text'], redact: ['card', 'cvv'], sentiment: true, vocab: ['Acme Gold', 'chargeback'] });
+  await eventually(() => b.tenancy.companySettings('acme').vocab?.length === 2, 'node b sees the vocabulary');
+  assert.equal(b.tenancy.companySettings('acme'), { scrub: ['text'], redact: ['card', 'cvv'], sentiment: true, vocab: ['Acme Gold', 'chargeback'] });
   const refused = await a.tenancy.change((x) => x.setCompanySettings('acme', { redact: ['pin' as 'card'] })).then(
     () => 'written',
     (err: Error) => err.message,

@@ -91,4 +91,22 @@ render('subtitles: a long utterance is split at words into cues of at most 2 lin
   assert.is(chars, `WEBVTT\n\n00:00:00.000 --> 00:00:00.900\n${'a'.repeat(30)}\n${'b'.repeat(30)}\n\n00:00:01.000 --> 00:00:01.900\n${'c'.repeat(30)} d\n\n`);
 });
 
+render('srt and vtt: cues in time order across channels when a long utterance is split (issue 21.11)', () => {
+  const long = 'thank you for calling acme support my name is alice and i will be helping you today'.split(' ');
+  // Channel 0 speaks from 0.1 s for 8 s (two cues: 0.1 and 7.1); channel 1 answers at 0.18 s and at 5 s.
+  const stereo = doc(2, [utt(0, 0, 0.1, long), utt(1, 0, 0.18, ['hello']), utt(1, 1, 5, ['yes'])]);
+  const starts = (text: string) => [...text.matchAll(/^(\d\d:\d\d:\d\d[,.]\d{3}) -->/gm)].map((m) => m[1]!.replace('.', ','));
+  const srt = starts(renderTranscript(stereo, 'srt'));
+  assert.equal(srt, ['00:00:00,100', '00:00:00,180', '00:00:05,000', '00:00:07,100']);
+  assert.equal(starts(renderTranscript(stereo, 'vtt')), srt);
+  assert.match(renderTranscript(stereo, 'srt'), /^2\n00:00:00,180 --> 00:00:00,580\n\[1\] hello\n/m);
+});
+
+render('json: request metadata named __proto__ is kept like any other field (issue 21.2)', () => {
+  const d = { ...doc(1, [utt(0, 0, 0.5, ['hello'])]), streamtags: { metadata: JSON.parse('{"__proto__":{"agent":"x"},"b":1}') } };
+  const out = JSON.parse(renderTranscript(d, 'json'));
+  assert.equal(Object.keys(out.streamtags.metadata), ['__proto__', 'b']);
+  assert.equal(Object.entries(out.streamtags.metadata), [['__proto__', { agent: 'x' }], ['b', 1]]);
+});
+
 render.run();

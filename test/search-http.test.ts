@@ -15,7 +15,7 @@ import { createHttpApp } from '../src/http/server.js';
 import { tenancyAccess, type Access } from '../src/http/auth.js';
 import { createSearchHandler, mountSearchRoutes, SEARCH_ERRORS } from '../src/http/search-routes.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
-import { Tenancy } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import { CORPUS, makeTranscript, SPECS } from './conformance/transcript-corpus.js';
 
 const ROOT = 'root-token-for-tests-0123456789abcdef';
@@ -23,7 +23,7 @@ const dir = mkdtempSync(path.join(tmpdir(), 'voxdex-search-http-'));
 const test = suite<{ base: string; acme: string; other: string; logs: string[]; close: () => Promise<void> }>('search-http');
 
 test.before(async (ctx) => {
-  const tenancy = new Tenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
+  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
   ctx.acme = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
   tenancy.addFolder('acme', 'sales', 'f2');
   tenancy.addFolder('acme', 'support', 'f1');
@@ -122,6 +122,17 @@ test('POST: numbers, booleans, a nested meta object and the token in the body', 
   const a = await get(base, '/search/acme/sales/f1', { token: acme, size: '2', csv: '', 'meta.agent': 'alice' });
   const b = await post(base, '/search/acme/sales/f1', { token: acme, size: 2, csv: true, json: false, meta: { agent: 'alice' } });
   assert.is(await b.text(), await a.text());
+});
+
+test('meta.__proto__ filters like any other field name, in GET and POST alike (nothing has it: 0)', async ({ base, acme }) => {
+  const all = await get(base, '/search/acme/sales/f1', { token: acme, output: 'count' });
+  assert.not.equal(await all.text(), '0');
+  const a = await get(base, '/search/acme/sales/f1', { token: acme, output: 'count', 'meta.__proto__': 'x' });
+  assert.is(await a.text(), '0');
+  const b = await post(base, '/search/acme/sales/f1', JSON.parse(`{"token":${JSON.stringify(acme)},"output":"count","meta":{"__proto__":"x"}}`));
+  assert.is(await b.text(), '0');
+  const c = await post(base, '/search/acme/sales/f1', JSON.parse(`{"token":${JSON.stringify(acme)},"output":"count","meta.__proto__":"x"}`));
+  assert.is(await c.text(), '0');
 });
 
 test('details: the full documents as a JSON array', async ({ base, acme }) => {
@@ -245,6 +256,14 @@ test('errors: a method other than GET, POST, DELETE is 405 with Allow', async ({
     await new Promise((resolve) => app.server!.close(resolve));
   }
   void base;
+});
+
+test('errors: a POST body over the limit is answered 413 TOO_LARGE, then the connection closes', async ({ base, acme }) => {
+  const body = JSON.stringify({ token: acme, terms: 'x'.repeat(1100 * 1024) });
+  const res = await fetch(`${base}/search/acme/sales`, { method: 'POST', body, headers: { 'content-type': 'application/json', accept: 'application/json' } });
+  assert.is(res.status, 413);
+  assert.is(res.headers.get('connection'), 'close');
+  assert.equal(await res.json(), { error: { code: 'TOO_LARGE', message: 'The search request body is larger than 1048576 bytes; send fewer options.' } });
 });
 
 test('errors: an index that is not available is 503 with Retry-After', async () => {

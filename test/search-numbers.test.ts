@@ -18,7 +18,7 @@ import { silentLogger } from '../src/log.js';
 import { formatQuery, parseTerms } from '../src/search/query.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import { decodeWav } from '../src/stages/decode.js';
-import { Tenancy } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import type { DecodedAudio, TranscriptDocument } from '../src/types.js';
 import { makeTranscript } from './conformance/transcript-corpus.js';
 
@@ -46,7 +46,7 @@ test.before(async (ctx) => {
     asr: 'voxdex', model: r.model, audiosecs: r.audiosecs, nchannels: r.nchannels, requestid: 'r1', source: 'callback.wav',
     chaninfo: r.chaninfo, utterances: r.utterances,
   };
-  const tenancy = new Tenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
+  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
   ctx.token = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
   const index = new SqliteTranscriptIndex({ file: path.join(dir, 'search.sqlite') });
   await index.init();
@@ -56,6 +56,9 @@ test.before(async (ctx) => {
       metadata: {}, channels: [['the refund of twenty five dollars was sent in nineteen ninety nine']] }),
     makeTranscript({ tid: 'n03', datetime: '2024-05-03T10:00:00Z', duration: 9, model: 'en-us-moonshine', source: 'other.wav', requestid: 'r3',
       metadata: {}, channels: [['my account number is two five one one']] }),
+    // Written with numerals, as numtrans writes transcripts (src/numbers/normalize.ts).
+    makeTranscript({ tid: 'n04', datetime: '2024-05-04T10:00:00Z', duration: 9, model: 'en-us-moonshine', source: 'numerals.wav', requestid: 'r4',
+      metadata: {}, channels: [['the total is $42.50 call me back on 5550199 at 8:45']] }),
   ]);
   const app = createHttpApp(silentLogger, (routes) => mountSearchRoutes(routes, { index, access: tenancyAccess(tenancy), log: silentLogger }));
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
@@ -97,10 +100,20 @@ test('amounts and years are found as digits, with a currency sign, or as words',
   assert.equal(await tids(base, token, '"2511"'), ['n03']);
 });
 
+test('numerals in a transcript are found however the number is typed or said', async ({ base, token }) => {
+  for (const typed of ['42.50', '$42.50', '"forty two fifty"', '"forty two dollars and fifty cents"', '5550199', '555-0199', '"555 0199"',
+    '"five five five oh one nine nine"', '"eight forty five"', '8:45']) {
+    assert.equal(await tids(base, token, typed), ['n04'], typed);
+  }
+  assert.equal(await tids(base, token, '"forty two"'), [], 'a part of a number is another number');
+});
+
 test('the query parser keeps the numeral and adds its spoken forms', () => {
   assert.is(formatQuery(parseTerms('555-0142')!), '(5550142 | "five five five zero one four two")');
   assert.is(formatQuery(parseTerms('3rd')!), '(3rd | third)');
   assert.is(formatQuery(parseTerms('hello')!), 'hello');
+  assert.is(formatQuery(parseTerms('"forty two fifty"')!), '("forty two fifty" | 4250)');
+  assert.is(formatQuery(parseTerms('"555 0142"')!), '("555 0142" | "five hundred fifty five zero one four two" | "five five five zero one four two" | 5550142)');
   assert.is(formatQuery(parseTerms('12*')!), '12*');
 });
 

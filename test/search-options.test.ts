@@ -102,4 +102,15 @@ test('delete: a comma list of tids', () => {
   fails(() => parseDeleteOptions({ token: 't', tid: 'a', terms: 'x' }), 'UNKNOWN_PARAMETER', 'Unknown option "terms"; accepted: token, tid.');
 });
 
+
+test('prototype names are option and field names like any other', () => {
+  const q = parseSearchOptions(fromSearchParams(new URLSearchParams('meta.__proto__=x&meta.constructor=y')), undefined).query;
+  assert.ok(Object.hasOwn(q.meta, '__proto__'));
+  assert.equal(Object.entries(q.meta), [['__proto__', 'x'], ['constructor', 'y']]);
+  const body = fromJsonBody(JSON.parse('{"meta":{"__proto__":"x"}}'));
+  assert.equal(Object.entries(parseSearchOptions(body, undefined).query.meta), [['__proto__', 'x']]);
+  assert.throws(() => parseSearchOptions(fromJsonBody(JSON.parse('{"__proto__":"x"}')), undefined), /Unknown option "__proto__"/);
+  assert.throws(() => parseSearchOptions(fromSearchParams(new URLSearchParams('__proto__=x')), undefined), /Unknown option "__proto__"/);
+});
+
 test.run();

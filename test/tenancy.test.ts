@@ -7,7 +7,8 @@ import path from 'node:path';
 import { loadModelRegistry } from '../src/asr/models.js';
 import { loadConfig } from '../src/config.js';
 import { VoxdexError } from '../src/errors.js';
-import { ensureRootToken, secretKeyPath, Tenancy } from '../src/tenancy/tenancy.js';
+import { ensureRootToken, secretKeyPath } from '../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 
 const tenancy = suite('tenancy');
 
@@ -22,7 +23,7 @@ function code(fn: () => unknown): string {
 }
 
 tenancy('issues a 32-hex company token that authenticates as that company and is stored only as a hash', () => {
-  const t = new Tenancy(':memory:', 'r'.repeat(64));
+  const t = new SqliteTenancy(':memory:', 'r'.repeat(64));
   const { token, callbackSecret, created } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
   assert.ok(created);
   assert.match(token, /^[0-9a-f]{32}$/);
@@ -36,7 +37,7 @@ tenancy('issues a 32-hex company token that authenticates as that company and is
 });
 
 tenancy('authenticates the root token and refuses missing or unknown tokens with 401', () => {
-  const t = new Tenancy(':memory:', 'f'.repeat(64));
+  const t = new SqliteTenancy(':memory:', 'f'.repeat(64));
   assert.equal(t.authenticate('f'.repeat(64)), { kind: 'root' });
   assert.is(code(() => t.authenticate(undefined)), '401 BAD_TOKEN');
   assert.is(code(() => t.authenticate('')), '401 BAD_TOKEN');
@@ -46,7 +47,7 @@ tenancy('authenticates the root token and refuses missing or unknown tokens with
 });
 
 tenancy('rotating a token revokes the old one', () => {
-  const t = new Tenancy(':memory:');
+  const t = new SqliteTenancy(':memory:');
   const { token } = t.addCompany('acme', { org: 'o', folder: 'f' });
   const next = t.rotateToken('acme');
   assert.is.not(next, token);
@@ -57,7 +58,7 @@ tenancy('rotating a token revokes the old one', () => {
 });
 
 tenancy('a company token is forbidden on another company; root is allowed everywhere', () => {
-  const t = new Tenancy(':memory:');
+  const t = new SqliteTenancy(':memory:');
   const a = t.addCompany('acme', { org: 'o', folder: 'f' });
   t.addCompany('globex', { org: 'o', folder: 'f' });
   const p = t.authenticate(a.token);
@@ -68,7 +69,7 @@ tenancy('a company token is forbidden on another company; root is allowed everyw
 });
 
 tenancy('rejects bad short names with 400 BAD_NAME and unknown scopes with 404', () => {
-  const t = new Tenancy(':memory:');
+  const t = new SqliteTenancy(':memory:');
   assert.is(code(() => t.addCompany('bad name', { org: 'o', folder: 'f' })), '400 BAD_NAME');
   assert.is(code(() => t.addCompany('x'.repeat(65), { org: 'o', folder: 'f' })), '400 BAD_NAME');
   assert.is(code(() => t.addCompany('acme', { org: '..', folder: 'f' })), '400 BAD_NAME');
@@ -87,7 +88,7 @@ tenancy('rejects bad short names with 400 BAD_NAME and unknown scopes with 404',
 });
 
 tenancy('adding an existing company keeps its secret, moves the default and issues one more token', () => {
-  const t = new Tenancy(':memory:');
+  const t = new SqliteTenancy(':memory:');
   const first = t.addCompany('acme', { org: 'sales', folder: 'calls' });
   const second = t.addCompany('acme', { org: 'support', folder: 'q1' });
   assert.not.ok(second.created);
@@ -100,7 +101,7 @@ tenancy('adding an existing company keeps its secret, moves the default and issu
 });
 
 tenancy('resolves models: default auto, aliases, unknown 400, unauthorized 403', () => {
-  const t = new Tenancy(':memory:');
+  const t = new SqliteTenancy(':memory:');
   const installed = ['en-us', 'en-us-8k'];
   t.addCompany('open', { org: 'o', folder: 'f' });
   assert.is(t.resolveModel('open', undefined, installed), 'auto');
@@ -116,7 +117,7 @@ tenancy('resolves models: default auto, aliases, unknown 400, unauthorized 403',
 });
 
 tenancy('UNKNOWN_MODEL lists each accepted name once, with the installed registry as the service passes it', () => {
-  const t = new Tenancy(':memory:');
+  const t = new SqliteTenancy(':memory:');
   t.addCompany('open', { org: 'o', folder: 'f' });
   t.setModelAlias('open', 'eng1:callcenter', 'en-us-8k');
   const registry = loadModelRegistry(loadConfig({}).modelsFile);
@@ -143,7 +144,7 @@ tenancy('creates the root token file once with mode 0600 and reads it back later
     const b = ensureRootToken(file);
     assert.not.ok(b.created);
     assert.is(b.token, a.token);
-    const { tenancy: t } = Tenancy.open({ dataDir: dir, rootTokenFile: file });
+    const { tenancy: t } = SqliteTenancy.open({ dataDir: dir, rootTokenFile: file });
     assert.equal(t.authenticate(a.token), { kind: 'root' });
     t.close();
   } finally {
@@ -156,7 +157,7 @@ tenancy('callback secrets are sealed in tenancy.sqlite: a copy of the database a
   const dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-secrets-'));
   try {
     const db = path.join(dir, 'data', 'tenancy.sqlite');
-    const t = new Tenancy(db);
+    const t = new SqliteTenancy(db);
     const { callbackSecret } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
     t.close();
     const keyFile = path.join(dir, 'data', 'secrets.key');
@@ -168,17 +169,17 @@ tenancy('callback secrets are sealed in tenancy.sqlite: a copy of the database a
     assert.not.ok(stored.includes(callbackSecret));
     assert.not.ok(Buffer.from(stored.slice(5), 'base64').toString('hex').includes(callbackSecret));
     // The key file that belongs to the database opens it.
-    const again = new Tenancy(db);
+    const again = new SqliteTenancy(db);
     assert.is(again.callbackSecret('acme'), callbackSecret);
     again.close();
     // A copy of the database without its key file: refused at open, not silently given a new key.
     mkdirSync(path.join(dir, 'copy'));
     copyFileSync(db, path.join(dir, 'copy', 'tenancy.sqlite'));
-    assert.throws(() => new Tenancy(path.join(dir, 'copy', 'tenancy.sqlite')), (err: VoxdexError) =>
+    assert.throws(() => new SqliteTenancy(path.join(dir, 'copy', 'tenancy.sqlite')), (err: VoxdexError) =>
       err.code === 'SECRET_KEY_INVALID' && /^The key file .*secrets\.key is missing but the callback secrets in this tenancy\.sqlite are sealed with it \(company acme\)/.test(err.message));
     // ... and with another installation's key it cannot open the secret.
     ensureRootToken(path.join(dir, 'other.key'));
-    const other = new Tenancy(path.join(dir, 'copy', 'tenancy.sqlite'), { keyFile: path.join(dir, 'other.key') });
+    const other = new SqliteTenancy(path.join(dir, 'copy', 'tenancy.sqlite'), { keyFile: path.join(dir, 'other.key') });
     assert.throws(() => other.callbackSecret('acme'), (err: VoxdexError) => err.code === 'SECRET_KEY_INVALID' && /cannot be decrypted with the key in .*other\.key/.test(err.message));
     other.close();
   } finally {
@@ -198,7 +199,7 @@ tenancy('plain-text callback secrets of earlier versions are sealed when the dat
     db.prepare("INSERT INTO companies VALUES ('old', 'o', 'f', ?, '[]', '2025-01-01T00:00:00Z')").run(plain);
     db.close();
     const config = { dataDir: data, rootTokenFile: path.join(dir, 'etc', 'root.token') };
-    const { tenancy: t } = Tenancy.open(config);
+    const { tenancy: t } = SqliteTenancy.open(config);
     assert.is(secretKeyPath(config), path.join(dir, 'etc', 'secrets.key'));
     assert.is(statSync(path.join(dir, 'etc', 'secrets.key')).mode & 0o777, 0o600);
     assert.is(t.callbackSecret('old'), plain);
@@ -210,7 +211,7 @@ tenancy('plain-text callback secrets of earlier versions are sealed when the dat
     assert.throws(() => t.callbackSecret('new'), (err: VoxdexError) => err.code === 'SECRET_KEY_INVALID');
     t.close();
     writeFileSync(path.join(dir, 'etc', 'secrets.key'), 'short\n');
-    assert.throws(() => Tenancy.open(config), (err: VoxdexError) => err.code === 'SECRET_KEY_INVALID' && /secrets\.key does not hold a key/.test(err.message));
+    assert.throws(() => SqliteTenancy.open(config), (err: VoxdexError) => err.code === 'SECRET_KEY_INVALID' && /secrets\.key does not hold a key/.test(err.message));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -220,7 +221,7 @@ tenancy('company settings start empty, merge patch by patch, and survive reopeni
   const dir = mkdtempSync(path.join(os.tmpdir(), 'voxdex-settings-'));
   try {
     const file = path.join(dir, 'tenancy.sqlite');
-    const t = new Tenancy(file);
+    const t = new SqliteTenancy(file);
     t.addCompany('acme', { org: 'o', folder: 'f' });
     assert.equal(t.companySettings('acme'), {});
     assert.equal(t.setCompanySettings('acme', { scrub: ['audio', 'text'], redact: ['ssn', 'card'] }), { scrub: ['text', 'audio'], redact: ['card', 'ssn'] });
@@ -230,7 +231,7 @@ tenancy('company settings start empty, merge patch by patch, and survive reopeni
     assert.equal(t.addVocab('acme', ['refund', 'chargeback']), ['chargeback']);
     assert.equal(t.removeVocab('acme', ['refund', 'nothing']), ['refund']);
     t.close();
-    const again = new Tenancy(file);
+    const again = new SqliteTenancy(file);
     assert.equal(again.companySettings('acme'), { diarize: true, numtrans: false, vocab: ['Acme Gold', 'chargeback'] });
     assert.is(code(() => again.companySettings('nobody')), '404 NOT_FOUND');
     again.close();
@@ -240,7 +241,7 @@ tenancy('company settings start empty, merge patch by patch, and survive reopeni
 });
 
 tenancy('company settings refuse unknown kinds naming the accepted ones, and hold at most 1000 phrases of 50 characters', () => {
-  const t = new Tenancy(':memory:');
+  const t = new SqliteTenancy(':memory:');
   t.addCompany('acme', { org: 'o', folder: 'f' });
   const message = (fn: () => unknown) => {
     try {

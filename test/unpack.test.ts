@@ -257,4 +257,54 @@ up('refuses to unpack what would not leave the reserved free space on the data d
   assert.equal(readdirSync(wd), []);
 });
 
+/** A zip written by python's zipfile, members in order (a name may repeat); `legacy` names are stored as CP437 bytes without the UTF-8 flag. */
+async function pyZip(name: string, members: Array<{ name: string; file: string; legacy?: boolean }>): Promise<string> {
+  const out = path.join(dir, name);
+  const script = [
+    'import sys, json, zipfile, warnings',
+    'warnings.simplefilter("ignore")',
+    'out, members = sys.argv[1], json.loads(sys.argv[2])',
+    'legacy = {}',
+    'with zipfile.ZipFile(out, "w") as z:',
+    '    for i, m in enumerate(members):',
+    '        name = m["name"]',
+    '        if m.get("legacy"):',
+    '            raw = name.encode("cp437")',
+    '            name = "".join(chr(b) if b < 128 else "~" for b in raw)',
+    '            legacy[name.encode()] = raw',
+    '        z.writestr(zipfile.ZipInfo(name), open(m["file"], "rb").read())',
+    'data = open(out, "rb").read()',
+    'for ascii_name, raw in legacy.items(): data = data.replace(ascii_name, raw)',
+    'open(out, "wb").write(data)',
+  ].join('\n');
+  await run('python3', ['-c', script, out, JSON.stringify(members)]);
+  return out;
+}
+
+up('a zip member whose name is not UTF-8 (CP437, no UTF-8 flag) is read under its decoded name (issue 21.5)', async () => {
+  const zip = await pyZip('legacy-name.zip', [{ name: 'café.wav', file: wavA, legacy: true }]);
+  // The raw name in the archive is the CP437 byte 0x82, not UTF-8.
+  assert.ok(readFileSync(zip).includes(Buffer.from([0x63, 0x61, 0x66, 0x82, 0x2e])));
+  assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 1 });
+  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  assert.equal(summary(out.items), [{ name: 'café.wav', metadata: undefined }]);
+  const item = out.items[0]!;
+  assert.ok(!isFailedItem(item) && statSync(item.path).size === statSync(wavA).size);
+});
+
+up('a name stored twice: every copy is an item under a name of its own, none lost (issue 21.6)', async () => {
+  const zip = await pyZip('dups.zip', [
+    { name: 'same.wav', file: wavA },
+    { name: 'same.wav', file: wavB },
+    { name: 'same_1.wav', file: wavB },
+    { name: 'same.wav', file: wavA },
+  ]);
+  assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 4 });
+  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  assert.equal(out.items.map((i) => i.name), ['same.wav', 'same_2.wav', 'same_1.wav', 'same_3.wav']);
+  const sizes = out.items.map((i) => (isFailedItem(i) ? i.error.code : statSync(i.path).size));
+  assert.equal(sizes, [statSync(wavA).size, statSync(wavB).size, statSync(wavB).size, statSync(wavA).size]);
+  assert.is(new Set(out.items.map((i) => !isFailedItem(i) && i.path)).size, 4);
+});
+
 up.run();

@@ -41,8 +41,9 @@ export function placeWords(written: readonly WrittenWord[], path: readonly Nativ
   const matches = matchPath(written, path);
   const words: TimedWord[] = [];
   for (const m of matches) {
-    const conf = written[m.slot]!.confidence;
-    m.words.forEach((w, i) => words.push({ word: w, start: m.times[i]![0], end: m.times[i]![1], confidence: conf }));
+    const { confidence: conf, spelled } = written[m.slot]!;
+    const one = spelled !== undefined && m.words.length === 1;
+    m.words.forEach((w, i) => words.push({ word: one ? spelled : w, start: m.times[i]![0], end: m.times[i]![1], confidence: conf }));
   }
   const rest = written.slice(matches.length);
   if (rest.length > 0) {
@@ -55,7 +56,7 @@ export function placeWords(written: readonly WrittenWord[], path: readonly Nativ
     rest.forEach((w, i) => {
       spoken[i]!.forEach((word, j) => {
         const len = ((to - from) * weights[i]![j]!) / total;
-        words.push({ word, start: Math.round(at), end: Math.round(at + len), confidence: w.confidence });
+        words.push({ word: w.spelled !== undefined && spoken[i]!.length === 1 ? w.spelled : word, start: Math.round(at), end: Math.round(at + len), confidence: w.confidence });
         at += len;
       });
     });

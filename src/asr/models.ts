@@ -28,8 +28,8 @@ export const BANDS = ['narrowband', 'wideband'] as const;
 export type Band = (typeof BANDS)[number];
 /** The band of audio at a sample rate. */
 export const bandOf = (sampleRate: number): Band => (sampleRate <= TELEPHONY_MAX_RATE ? 'narrowband' : 'wideband');
-/** Files a Moonshine model directory holds. */
-export const MOONSHINE_MODEL_FILES = ['encoder_model.ort', 'decoder_model_merged.ort', 'tokenizer.bin'];
+/** Files a Moonshine model directory holds: each graph as folded ONNX (`.onnx`) or official ORT format (`.ort`). */
+export const MOONSHINE_MODEL_FILES = [['encoder_model.onnx', 'encoder_model.ort'], ['decoder_model_merged.onnx', 'decoder_model_merged.ort'], ['tokenizer.bin']];
 
 export interface ModelSpec {
   name: string;
@@ -84,7 +84,9 @@ const HMM_FILES = ['mdef', 'means', 'variances', 'transition_matrices'];
 /** The first missing file of a model, or undefined when all are present. */
 export function missingModelFile(spec: ModelSpec): string | undefined {
   if (spec.engine === 'moonshine') {
-    for (const f of MOONSHINE_MODEL_FILES) if (!isFile(path.join(spec.dir, f))) return path.join(spec.dir, f);
+    for (const alternatives of MOONSHINE_MODEL_FILES) {
+      if (!alternatives.some((f) => isFile(path.join(spec.dir, f)))) return path.join(spec.dir, alternatives.at(-1)!);
+    }
     return undefined;
   }
   if (!isDir(spec.hmm)) return spec.hmm;
@@ -101,7 +103,7 @@ export function missingModelFile(spec: ModelSpec): string | undefined {
 export function checkModelFiles(spec: ModelSpec): void {
   const missing = missingModelFile(spec);
   if (missing) {
-    const how = spec.engine === 'moonshine' ? 'run `bash models/fetch-moonshine.sh` (scripts/install.sh does)' : 'see docs/asr.md to install or build it';
+    const how = spec.engine === 'moonshine' ? 'run `bash models/fetch-moonshine.sh && bash models/fold-moonshine.sh` (scripts/install.sh does)' : 'see docs/asr.md to install or build it';
     throw voxdexError('MODEL_LOAD_FAILED', `model ${spec.name}: ${missing} does not exist; ${how}`);
   }
 }

@@ -24,6 +24,8 @@ export interface DecodeOptions {
   wholeUtterance?: boolean;
   /** For a text-only engine: the model that aligns its words (ModelRegistry.aligner()). */
   aligner?: ModelSpec;
+  /** Custom vocabulary (phrases) to bias the decoder towards (Moonshine). */
+  vocab?: string[];
 }
 
 export interface AsrPool {
@@ -35,6 +37,11 @@ export interface AsrPool {
    * detached here). `abort` is an Int32Array over a SharedArrayBuffer; set [0] to 1 to cancel.
    */
   decode(model: ModelSpec, samples: Int16Array, abort: Int32Array, opts?: DecodeOptions): Promise<DecodedSegment>;
+  /**
+   * Decodes several utterances in one thread, together (Moonshine batches their decoder steps).
+   * Each Int16Array must own its whole ArrayBuffer (transferred). Results in the same order.
+   */
+  decodeBatch(model: ModelSpec, samples: Int16Array[], abort: Int32Array, opts?: DecodeOptions): Promise<DecodedSegment[]>;
   /** Tasks waiting for a thread. */
   readonly queued: number;
   close(): Promise<void>;
@@ -60,9 +67,11 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
   // terminating a thread inside the native decode call aborts the whole process.
   const inflight = new Map<Promise<WorkerResult>, Int32Array>();
 
-  const unwrap = (r: WorkerResult): DecodedSegment => {
+  const unwrap = (r: WorkerResult): DecodedSegment[] => {
     if (!r.ok) throw toVoxdexError(r.error);
-    return { words: r.words, frames: r.frames, decodeMs: r.decodeMs, threadId: r.threadId, notes: r.notes };
+    // decodeMs is the whole task's: shared out by the segments' frames.
+    const frames = r.segments.reduce((n, s) => n + s.frames, 0);
+    return r.segments.map((s) => ({ ...s, decodeMs: frames ? (r.decodeMs * s.frames) / frames : r.decodeMs / r.segments.length, threadId: r.threadId }));
   };
   const failed = (err: unknown): VoxdexError => {
     const e = toVoxdexError(err);
@@ -82,6 +91,9 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
       for (const r of results) unwrap(r);
     },
     async decode(model, samples, abort, o = {}) {
+      return (await this.decodeBatch(model, [samples], abort, o))[0]!;
+    },
+    async decodeBatch(model, samples, abort, o = {}) {
       if (closed) throw voxdexError('NOT_READY', 'the ASR pool is closed');
       await vetModel(model);
       if (o.aligner) await vetModel(o.aligner);
@@ -92,8 +104,9 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
         abort,
         wholeUtterance: o.wholeUtterance,
         aligner: o.aligner ? toNativeDesc(o.aligner) : undefined,
+        vocab: o.vocab?.length ? o.vocab : undefined,
       };
-      const running = pool.run(task, { transferList: [samples.buffer as ArrayBuffer] });
+      const running = pool.run(task, { transferList: samples.map((s) => s.buffer as ArrayBuffer) });
       inflight.set(running, abort);
       let r: WorkerResult;
       try {

@@ -20,6 +20,11 @@ export interface TranscribeOptions {
   signal?: AbortSignal;
   /** Fraction of the audio decoded, 0..1, called as utterances finish. */
   onProgress?(fraction: number): void;
+  /**
+   * Custom vocabulary: words and phrases (product names, jargon) the decoder is biased towards and
+   * writes as spelled here. Moonshine only; other engines ignore it. Validated by the caller.
+   */
+  vocab?: string[];
 }
 
 export type { TranscribeResult };
@@ -42,6 +47,8 @@ export interface TranscriberDeps {
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
+/** Most utterances decoded together in one thread (Moonshine's batched decoder steps). */
+const MAX_BATCH = 8;
 
 export function createTranscriber(deps: TranscriberDeps): Transcriber {
   const { config, log } = deps;
@@ -121,26 +128,35 @@ async function transcribe(
   let doneSamples = 0;
   let firstError: unknown;
   let next = 0;
-  // A few tasks in flight per job (not all of them): other jobs' utterances queue in between.
+  // One lane per thread (a long call alone on the machine uses every thread); each lane takes the next
+  // few utterances, of similar lengths (longest first), and decodes them together in one thread
+  // (Moonshine batches their decoder steps). Batches shrink towards the end so the threads finish
+  // together; other jobs' tasks queue in between.
   const lanes = Array.from({ length: Math.min(tasks.length, Math.max(1, pool.threads)) }, async () => {
     while (next < tasks.length && firstError === undefined && Atomics.load(abort, 0) === 0) {
-      const task = tasks[next++]!;
-      const { start, end } = task.segment;
-      const pcm = task.samples.slice(start, end); // owns its buffer, so it can be transferred
+      const size = spec.engine === 'moonshine' ? Math.min(MAX_BATCH, Math.ceil((tasks.length - next) / pool.threads)) : 1;
+      const batch = tasks.slice(next, next + size);
+      next += batch.length;
+      // Each PCM owns its buffer, so it can be transferred.
+      const pcms = batch.map((task) => task.samples.slice(task.segment.start, task.segment.end));
       try {
-        const out = await pool.decode(spec, pcm, abort, { aligner });
-        const offset = start / task.sampleRate;
-        found.push({
-          channel: task.channel,
-          words: out.words.map((w) => ({
-            word: w.word,
-            start: round3(offset + w.start / 1000),
-            end: round3(offset + w.end / 1000),
-            confidence: round3(w.confidence),
-          })),
-        });
-        notes.push(...out.notes);
-        doneSamples += end - start;
+        const outs = await pool.decodeBatch(spec, pcms, abort, { aligner, vocab: opts.vocab });
+        for (const [k, task] of batch.entries()) {
+          const out = outs[k]!;
+          const { start, end } = task.segment;
+          const offset = start / task.sampleRate;
+          found.push({
+            channel: task.channel,
+            words: out.words.map((w) => ({
+              word: w.word,
+              start: round3(offset + w.start / 1000),
+              end: round3(offset + w.end / 1000),
+              confidence: round3(w.confidence),
+            })),
+          });
+          notes.push(...out.notes);
+          doneSamples += end - start;
+        }
         opts.onProgress?.(totalSamples ? doneSamples / totalSamples : 1);
       } catch (err) {
         firstError ??= err;

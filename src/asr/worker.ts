@@ -21,19 +21,26 @@ export interface LoadTask {
 export interface DecodeTask {
   type: 'decode';
   model: EngineDesc;
-  samples: Int16Array;
+  /** One utterance, or several decoded together (an engine with decodeBatch batches their steps). */
+  samples: Int16Array[];
   /** Int32 over a SharedArrayBuffer; non-zero means stop. */
   abort: Int32Array;
   wholeUtterance?: boolean;
   /** The PocketSphinx model (no language model) that aligns a text-only engine's words. */
   aligner?: PocketSphinxDesc;
+  /** Custom vocabulary the decoder is biased towards. */
+  vocab?: string[];
 }
 
 export type WorkerTask = LoadTask | DecodeTask;
 
-export type WorkerResult =
-  | { ok: true; words: NativeWord[]; frames: number; decodeMs: number; threadId: number; notes: string[] }
-  | { ok: false; error: ErrorInfo };
+export interface WorkerSegment {
+  words: NativeWord[];
+  frames: number;
+  notes: string[];
+}
+
+export type WorkerResult = { ok: true; segments: WorkerSegment[]; decodeMs: number; threadId: number } | { ok: false; error: ErrorInfo };
 
 const engines = new Map<string, Promise<WorkerEngine>>();
 const aligners = new Map<string, PocketSphinxEngine>();
@@ -76,14 +83,17 @@ export default async function run(task: WorkerTask): Promise<WorkerResult> {
     } catch (err) {
       return failure(err);
     }
-    return { ok: true, words: [], frames: 0, decodeMs: 0, threadId, notes: [] };
+    return { ok: true, segments: [], decodeMs: 0, threadId };
   }
   if (Atomics.load(task.abort, 0) !== 0) return { ok: false, error: { code: 'CANCELLED', message: 'cancelled' } };
   try {
     const e = await engine(task.model);
     const t0 = performance.now();
-    const out = await e.decode({ samples: task.samples, abort: task.abort, wholeUtterance: task.wholeUtterance, aligner: task.aligner });
-    return { ok: true, words: out.words, frames: out.frames, decodeMs: performance.now() - t0, threadId, notes: out.notes };
+    const reqs = task.samples.map((samples) => ({ samples, abort: task.abort, wholeUtterance: task.wholeUtterance, aligner: task.aligner, vocab: task.vocab }));
+    const segments: WorkerSegment[] = [];
+    if (e.decodeBatch && reqs.length > 1) segments.push(...(await e.decodeBatch(reqs)));
+    else for (const r of reqs) segments.push(await e.decode(r));
+    return { ok: true, segments: segments.map((s) => ({ words: s.words, frames: s.frames, notes: s.notes })), decodeMs: performance.now() - t0, threadId };
   } catch (err) {
     return failure(err);
   }

@@ -10,7 +10,7 @@
  * Writes are atomic: a reader sees the whole object or none.
  *
  * Adapters: LocalBlobStore (a directory, the embedded default) and S3BlobStore (any S3-compatible
- * object store). Both run one conformance suite (test/blob-store.test.ts).
+ * object store). Both run one conformance suite (test/conformance/blob-store.test.ts).
  */
 import type { Readable } from 'node:stream';
 

@@ -54,6 +54,7 @@ export class S3BlobStore implements BlobStore {
   }
   readonly #s3: S3Client;
   readonly #bucket: string;
+  readonly #where: string;
   readonly #prefix: string;
   readonly #partBytes: number;
 
@@ -66,6 +67,7 @@ export class S3BlobStore implements BlobStore {
       maxAttempts: 3,
     });
     this.#bucket = o.bucket;
+    this.#where = o.endpoint ?? `Amazon S3 (${o.region})`;
     this.#prefix = o.prefix ? checkPrefix(o.prefix) : '';
     this.#partBytes = Math.max(5 * 1024 * 1024, o.partBytes ?? PART_BYTES);
   }
@@ -174,6 +176,43 @@ export class S3BlobStore implements BlobStore {
       ContinuationToken = r.IsTruncated ? r.NextContinuationToken : undefined;
     } while (ContinuationToken);
     return out.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  }
+
+  /**
+   * Start-up check: the bucket exists (HeadBucket) and takes writes (a tiny object put and deleted
+   * again), else STORAGE_UNAVAILABLE saying what is wrong and how to fix it, so that a node with a
+   * missing or read-only bucket refuses to start instead of failing each upload.
+   */
+  async checkBucket(): Promise<void> {
+    const bucket = this.#bucket;
+    try {
+      await this.#s3.send(new HeadBucketCommand({ Bucket: bucket }));
+    } catch (err) {
+      const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+      if (isNotFound(err) || (err as { name?: string }).name === 'NoSuchBucket') {
+        throw voxdexError(
+          'STORAGE_UNAVAILABLE',
+          `The bucket ${bucket} does not exist at ${this.#where}: create it (MinIO: mc mb ALIAS/${bucket}; AWS: aws s3 mb s3://${bucket}) or set VOXDEX_S3_BUCKET to one that exists, then start again.`,
+          err,
+        );
+      }
+      if (status === 403) {
+        throw voxdexError('STORAGE_UNAVAILABLE', `The credentials may not use the bucket ${bucket} at ${this.#where} (HTTP 403): check AWS_ACCESS_KEY_ID / AWS_SECRET_ACCESS_KEY and the bucket's policy.`, err);
+      }
+      throw unavailable('reach the bucket', bucket, err);
+    }
+    const probe = `.voxdex-write-check/${randomUUID()}`;
+    try {
+      await this.#s3.send(new PutObjectCommand({ Bucket: bucket, Key: this.#key(probe), Body: Buffer.from('ok'), ContentLength: 2 }));
+      await this.#s3.send(new DeleteObjectCommand({ Bucket: bucket, Key: this.#key(probe) }));
+    } catch (err) {
+      const e = err as { name?: string; message?: string };
+      throw voxdexError(
+        'STORAGE_UNAVAILABLE',
+        `The bucket ${bucket} at ${this.#where} exists but does not take writes (${e.name ?? 'Error'}: ${e.message ?? String(err)}): give these credentials s3:PutObject and s3:DeleteObject on it.`,
+        err,
+      );
+    }
   }
 
   async ping(): Promise<boolean> {

@@ -2,7 +2,8 @@
  * Which callback targets voxdex will POST to. Only http/https. Refused: link-local addresses
  * (169.254.0.0/16, fe80::/10: where cloud metadata services live), the known metadata addresses and
  * host names of the big clouds, unspecified/multicast/broadcast addresses. Allowed: loopback and
- * private ranges (a self-hosted service often notifies a receiver on the same host or LAN).
+ * private ranges (a self-hosted service often notifies a receiver on the same host or LAN). An IPv6
+ * address that embeds an IPv4 one (mapped, compatible, NAT64, 6to4, Teredo) is judged as that IPv4.
  * The check runs at submit time on the URL (`checkCallbackUrl`) and again at delivery time on every
  * address DNS returns (`guardedLookup`), so a name that later resolves to a metadata address is refused.
  */
@@ -35,11 +36,47 @@ const BLOCKED_NAMES = new Set([
 export function isForbiddenAddress(address: string): boolean {
   const family = isIP(address);
   if (family === 0) return false;
-  const type = family === 4 ? 'ipv4' : 'ipv6';
-  if (BLOCKED.check(address, type)) return true;
-  // IPv4-mapped IPv6 written in dotted form (::ffff:169.254.169.254)
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  return mapped !== null && BLOCKED.check(mapped[1]!, 'ipv4');
+  if (family === 4) return BLOCKED.check(address, 'ipv4');
+  if (BLOCKED.check(address, 'ipv6')) return true;
+  // An IPv4 address written as IPv6 (mapped, compatible, NAT64, 6to4, Teredo) is checked as that IPv4.
+  const v4 = embeddedIpv4(address);
+  return v4 !== undefined && BLOCKED.check(v4, 'ipv4');
+}
+
+/** The 8 groups of an IPv6 address (`::` expanded, a dotted IPv4 tail as two groups); undefined if not IPv6. */
+export function ipv6Groups(address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.replace(/%.*$/, '').toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const part = (s: string | undefined) => (s ? s.split(':').map((g) => parseInt(g, 16)) : []);
+  const left = part(head);
+  const right = part(tail);
+  return tail === undefined ? left : [...left, ...new Array<number>(8 - left.length - right.length).fill(0), ...right];
+}
+
+/**
+ * The IPv4 address an IPv6 address carries, in every standard embedding: IPv4-mapped `::ffff:a.b.c.d`,
+ * IPv4-translated `::ffff:0:a.b.c.d`, IPv4-compatible `::a.b.c.d`, NAT64 `64:ff9b::/96` and `64:ff9b:1::/48`,
+ * 6to4 `2002:AABB:CCDD::/48`, Teredo `2001:0::/32` (client address inverted). Undefined for the rest.
+ */
+export function embeddedIpv4(address: string): string | undefined {
+  const g = ipv6Groups(address);
+  if (!g) return undefined;
+  const v4 = (hi: number, lo: number) => `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+  const zero = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
+  if (zero(0, 5) && g[5] === 0xffff) return v4(g[6]!, g[7]!); // mapped
+  if (zero(0, 4) && g[4] === 0xffff && g[5] === 0) return v4(g[6]!, g[7]!); // translated
+  if (zero(0, 6) && (g[6] !== 0 || g[7]! > 1)) return v4(g[6]!, g[7]!); // compatible (not :: or ::1)
+  if (g[0] === 0x64 && g[1] === 0xff9b && zero(2, 6)) return v4(g[6]!, g[7]!); // NAT64 well-known prefix
+  if (g[0] === 0x64 && g[1] === 0xff9b && g[2] === 1) return v4(g[6]!, g[7]!); // NAT64 local-use prefix
+  if (g[0] === 0x2002) return v4(g[1]!, g[2]!); // 6to4
+  if (g[0] === 0x2001 && g[1] === 0) return v4(g[6]! ^ 0xffff, g[7]! ^ 0xffff); // Teredo client
+  return undefined;
 }
 
 function bad(url: string, why: string) {

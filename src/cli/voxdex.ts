@@ -20,18 +20,11 @@ import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/job-intake.js';
 import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
-import { createLogger } from '../log.js';
+import { createLogger, silentLogger } from '../log.js';
+import { openPorts, openTenancy } from '../ports/ports.js';
 import { createService, serviceSubmitter } from '../service.js';
-import { LocalBlobStore } from '../blobs/local-blob-store.js';
-import { S3BlobStore } from '../blobs/s3-blob-store.js';
 import { JobPaths } from '../store/paths.js';
-import { migrate } from '../store/pg-migrations.js';
-import { openPgPool } from '../store/pg-pool.js';
-import { openPgStores } from '../store/pg-stores.js';
-import { PgTenancy } from '../tenancy/pg-tenancy.js';
-import { jobStorePath } from '../store/sqlite-job-store.js';
-import { openSqliteStores } from '../store/sqlite-stores.js';
-import { Tenancy, tenancyDbPath } from '../tenancy/tenancy.js';
+import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
   describeCompanySettings, parseKindList, parseOnOff, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
@@ -62,7 +55,7 @@ prints a new company token on stdout (earlier tokens stay valid).`,
     options: [
       ['--org ORG_SHORT', 'default organization (created when missing)'],
       ['--folder FOLDERNAME', 'default folder (created when missing)'],
-      ['--model NAME', 'an authorized model, repeatable; the first is the default (none: every installed model)'],
+      ['--model NAME', 'an authorized installed model, repeatable; the first is the default (none: every installed model, also on a re-run)'],
       ['--show-secret', "also print the company's callback signing secret on a second line"],
     ],
     positional: [1, 1],
@@ -166,31 +159,35 @@ ${Object.values(COMMANDS)
   .join('\n')}
 Every command takes --help. ${ENVIRONMENT}`;
 
-/**
- * Tenancy for the admin commands: the embedded SQLite file (its callback secrets sealed with the key
- * beside root.token), or PostgreSQL (VOXDEX_DATABASE_URL), where a change is made with the same code
- * on a copy and written back in one transaction (pg-tenancy.ts); every running node picks it up at once.
- */
-async function withTenancy<T>(config: Readonly<Config>, fn: (t: Tenancy) => T): Promise<T> {
-  if (!config.databaseUrl) {
-    const t = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
+/** The names, each checked against the installed models (an alias of the registry counts); UNKNOWN_MODEL names the installed ones. */
+function installedModels(config: Readonly<Config>, names: string[]): string[] {
+  const registry = loadModelRegistry(config.modelsFile);
+  const installed = registry.list();
+  for (const name of names) {
+    if (installed.includes(name)) continue;
+    let spec: ReturnType<typeof registry.resolve> | undefined;
     try {
-      return fn(t);
-    } finally {
-      t.close();
+      spec = registry.resolve(name, 8000);
+    } catch {
+      spec = undefined;
+    }
+    if (!spec || !registry.isAvailable(spec)) {
+      throw voxdexError('UNKNOWN_MODEL', `Unknown model ${JSON.stringify(name)}: --model takes an installed model (${installed.join(', ')}); leave it out for all of them`);
     }
   }
-  const pool = openPgPool(config.databaseUrl, { max: 2, applicationName: 'voxdex admin' });
+  return names;
+}
+
+/**
+ * Tenancy for the admin commands: `fn` runs in one transaction on the mode's tenancy (the embedded
+ * file, or PostgreSQL, where every running node picks the change up at once: pg-tenancy.ts).
+ */
+async function withTenancy<T>(config: Readonly<Config>, fn: (t: TenancyAdmin) => T): Promise<T> {
+  const tenancy = await openTenancy(config);
   try {
-    await migrate(pool);
-    const pg = await PgTenancy.open({ pool, keyFile: config.secretsKeyFile });
-    try {
-      return await pg.change(fn);
-    } finally {
-      pg.close();
-    }
+    return await tenancy.change(fn);
   } finally {
-    await pool.end();
+    await tenancy.close();
   }
 }
 
@@ -242,7 +239,12 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return serve(config);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
-      const r = await withTenancy(config, (t) => t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models: opts.model }));
+      const models = installedModels(config, opts.model ?? []);
+      const r = await withTenancy(config, (t) => {
+        const added = t.addCompany(p[0]!, { org: opts.org!.at(-1)!, folder: opts.folder!.at(-1)!, models });
+        t.setModels(p[0]!, models); // no --model: every installed model, also for a company that had a list
+        return added;
+      });
       out(r.token);
       if (flags.has('show-secret')) out(r.callbackSecret);
       return 0;
@@ -363,35 +365,14 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
   resolveRequestOptions(options, {}); // the flags' values, checked once here (each company's policy is checked per file)
   const registry = loadModelRegistry(config.modelsFile);
   const installedModels = () => registry.list();
-  const paths = new JobPaths(config.dataDir);
   // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
-  if (!config.databaseUrl) {
-    const stores = openSqliteStores(jobStorePath(config.dataDir));
-    const tenancy = new Tenancy(tenancyDbPath(config.dataDir), { keyFile: config.secretsKeyFile });
-    try {
-      const intake = new JobIntake({ config, store: stores.jobs, tenancy, blobs: new LocalBlobStore(config.dataDir), paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
-      return summary.failed > 0 ? 1 : 0;
-    } finally {
-      await stores.close();
-      tenancy.close();
-    }
-  }
-  const stores = await openPgStores(config.databaseUrl, { owner: `import:${process.pid}` });
-  const s3 = config.s3!;
-  const blobs = new S3BlobStore({ endpoint: s3.url, region: s3.region, bucket: s3.bucket, prefix: s3.prefix, credentials: s3.credentials });
+  const ports = await openPorts(config, { node: `import:${process.pid}`, log: silentLogger });
   try {
-    const tenancy = await PgTenancy.open({ pool: stores.pool, keyFile: config.secretsKeyFile });
-    try {
-      const intake = new JobIntake({ config, store: stores.jobs, tenancy: tenancy.tenancy, blobs, paths, installedModels });
-      const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: stores.ledger, options, progress: process.stdout.isTTY });
-      return summary.failed > 0 ? 1 : 0;
-    } finally {
-      tenancy.close();
-    }
+    const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, paths: new JobPaths(config.dataDir), installedModels });
+    const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: ports.ledger, options, progress: process.stdout.isTTY });
+    return summary.failed > 0 ? 1 : 0;
   } finally {
-    await blobs.close();
-    await stores.close();
+    await ports.close();
   }
 }
 

@@ -93,6 +93,7 @@ export function mountAccountRoutes(routes: RouteTable, d: AccountRouteDeps): voi
     if (params.company !== undefined) {
       company = checkShortName('company', params.company);
       await d.access.check(token, () => ({ company: company! }));
+      d.tenancy.getCompany(company); // an unknown company is 404, not an empty list
     } else {
       const principal = d.access.authenticate(token);
       if (principal.kind === 'company') company = principal.company;

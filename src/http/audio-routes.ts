@@ -19,6 +19,7 @@ import type { Job, JobStore } from '../store/job-store.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
 import { checkParamNames, readFields } from './upload-form.js';
+import { linkOrigin } from './public-url.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface AudioRouteDeps {
@@ -32,6 +33,8 @@ export interface AudioRouteDeps {
   urlSecret: string;
   /** How long a signed audio link is valid. */
   linkTtlSec: number;
+  /** VOXDEX_PUBLIC_URL: where audio links point (else the request's validated Host). */
+  publicUrl?: string;
 }
 
 const AUDIO_PARAMS = ['token', 'file', 'channel', 'inline'];
@@ -65,8 +68,7 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     query.set('channel', String(channel));
     query.set('expires', String(expires));
     query.set('sig', signAudio(d.urlSecret, id, params.file ?? '', String(channel), expires));
-    const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-    sendJson(res, 200, `${proto}://${req.headers.host ?? 'localhost'}/transcribe/download/${id}/audio?${query}`);
+    sendJson(res, 200, `${linkOrigin(req, d.publicUrl)}/transcribe/download/${id}/audio?${query}`);
   });
 
   const signed = async (req: Req, res: Res) => {
@@ -105,7 +107,8 @@ async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined):
     if (file !== undefined && file !== job.source) {
       throw voxdexError('NOT_FOUND', `Request ${job.id} holds one file, ${JSON.stringify(job.source)}, not ${JSON.stringify(file)}`);
     }
-    const copy = await local(d, job.uploadPath);
+    // scrubaudio keeps a silenced copy as member 0 and deletes the upload.
+    const copy = (await local(d, blobKeys.memberAudio(job.id, 0))) ?? (await local(d, job.uploadPath));
     if (!copy) throw voxdexError('NOT_FOUND', `The recording of request ${job.id} no longer exists`);
     return copy;
   }

@@ -21,7 +21,7 @@ import {
 import { renderCount, renderDetails, renderError, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from '../search/render.js';
 import type { SearchScope, TranscriptIndex } from '../search/transcript-index.js';
 import type { Access } from './auth.js';
-import type { Limiter } from './rate-limit.js';
+import type { Limiter } from '../rate-limit/limiter.js';
 import type { ErrorStyle, RouteTable } from './server.js';
 
 export interface SearchRouteOptions {
@@ -66,13 +66,18 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (c: Buffer) => {
+    const onData = (c: Buffer) => {
       size += c.length;
-      if (size > limit) {
-        reject(voxdexError('TOO_LARGE', `The search request body is larger than ${limit} bytes; send fewer options.`));
-        req.destroy();
-      } else chunks.push(c);
-    });
+      if (size <= limit) {
+        chunks.push(c);
+        return;
+      }
+      // Answer 413 first, then close: the rest of the body is discarded (SEARCH_ERRORS drains it), never
+      // destroyed before the answer is written.
+      req.off('data', onData);
+      reject(new VoxdexError('TOO_LARGE', `The search request body is larger than ${limit} bytes; send fewer options.`, { closeConnection: true }));
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });

@@ -97,9 +97,19 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
   const routes: RouteTable = {
     add(method, pattern, handler, errors) {
       const methods = Array.isArray(method) ? method : [method];
-      known.push({ methods, pattern, regex: patternRegex(pattern), literals: pattern.split('/').filter((seg) => seg !== '' && seg !== '*' && !seg.startsWith(':')).length });
+      const route: Route = { methods, pattern, regex: patternRegex(pattern), literals: pattern.split('/').filter((seg) => seg !== '' && seg !== '*' && !seg.startsWith(':')).length };
+      known.push(route);
       const wrapped = (req: Req, res: Res) => {
         try {
+          // A path that a more specific route owns is not this route's (POST /transcribe/download/{id}/audio
+          // is no upload to a company named "download"): 405 with that route's methods.
+          const reserved = moreSpecific(known, route, (req.path ?? req.url ?? '/').split('?')[0]!);
+          if (reserved && !reserved.includes(req.method as Method)) {
+            throw new VoxdexError('METHOD_NOT_ALLOWED', `${req.method} is not allowed on ${req.path}; use ${reserved.join(' or ')}`, {
+              allow: reserved.join(', '),
+              closeConnection: true,
+            });
+          }
           const p = handler(req, res);
           if (p && typeof (p as Promise<void>).catch === 'function') (p as Promise<void>).catch((err) => sendError(res, err, log, req, errors));
         } catch (err) {
@@ -114,6 +124,14 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
     /** Every route mounted: its methods and polka pattern (`:name` parameters, `*` rest). */
     routeList: (): Array<{ methods: Method[]; pattern: string }> => known.map((r) => ({ methods: r.methods, pattern: r.pattern })),
   });
+}
+
+/** The methods of the routes more specific than `route` (more literal segments) that match `path`, if any. */
+function moreSpecific(known: Route[], route: Route, path: string): Method[] | undefined {
+  const matching = known.filter((r) => r.literals > route.literals && r.regex.test(path));
+  if (matching.length === 0) return undefined;
+  const best = Math.max(...matching.map((r) => r.literals));
+  return [...new Set(matching.filter((r) => r.literals === best).flatMap((r) => r.methods))];
 }
 
 function patternRegex(pattern: string): RegExp {

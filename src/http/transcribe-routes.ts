@@ -18,8 +18,9 @@ import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { requestToken } from './bearer.js';
 import { checkParamNames, readFields, readUpload } from './upload-form.js';
-import type { Limiter } from './rate-limit.js';
+import type { Limiter } from '../rate-limit/limiter.js';
 import type { UploadSlots } from './upload-slots.js';
+import { linkOrigin } from './public-url.js';
 import { queryValue, sendJson, type Req, type Res, type RouteTable } from './server.js';
 
 export interface TranscribeRouteDeps {
@@ -33,6 +34,8 @@ export interface TranscribeRouteDeps {
   tenancy: Pick<Tenancy, 'defaultDestination'>;
   /** Secret for signed result URLs. */
   urlSecret: string;
+  /** VOXDEX_PUBLIC_URL: where result links point (else the request's validated Host). */
+  publicUrl?: string;
   resultUrlTtlSec: number;
   maxUploadBytes: number;
   incomingDir: string;
@@ -152,9 +155,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
     }
     if (mode === 'file' || inline) return sendFile(res, job, d.blobs);
     const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
-    const proto = req.headers['x-forwarded-proto'] === 'https' ? 'https' : 'http';
-    const host = req.headers.host ?? 'localhost';
-    const url = `${proto}://${host}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;
+    const url = `${linkOrigin(req, d.publicUrl)}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;
     sendJson(res, 200, url);
   };
 

@@ -9,9 +9,10 @@ import formidable from 'formidable';
 import { createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs';
 import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import type { Req } from './server.js';
+import { mergeOnce, singleValues, takeOnce } from './single-fields.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
-export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'diarize', 'gender', 'speakers'] as const;
+export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact', 'diarize', 'gender', 'speakers'] as const;
 
 /**
  * Names the established service knows (and ours: vocab, redact) that voxdex does not
@@ -21,11 +22,7 @@ export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model',
 export const COMPAT_PARAMS = [
   'emotion',
   'sentiment',
-  'scrubtext',
-  'scrubaudio',
-  'numtrans',
   'vocab',
-  'redact',
   'lid',
   'filetype',
   'realtime',
@@ -61,11 +58,9 @@ export function checkParamNames(names: Iterable<string>, accepted: readonly stri
   }
 }
 
-/** The query string's parameters as single strings (the last value of a repeated name). */
+/** The query string's parameters as single strings (a repeated name is 400). */
 export function queryParams(req: Req): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(req.query ?? {})) out[k] = Array.isArray(v) ? v[v.length - 1]! : v;
-  return out;
+  return singleValues(req.query ?? {});
 }
 
 export interface ReadUploadOptions {
@@ -146,6 +141,18 @@ export async function readUpload(req: Req, options: ReadUploadOptions): Promise<
   let refused: unknown;
   let refuse!: (err: unknown) => void;
   const refusal = new Promise<never>((_, reject) => (refuse = reject));
+  // A repeated field is refused as it arrives, before the hook below sees it (listeners run in order).
+  const seen = new Set(Object.keys(query));
+  form.on('field', (name: string) => {
+    if (refused !== undefined) return;
+    try {
+      takeOnce(seen, name);
+    } catch (err) {
+      refused = err;
+      req.pause();
+      refuse(err);
+    }
+  });
   if (options.onField) {
     form.on('field', (name: string, value: string) => {
       if (refused !== undefined) return;
@@ -177,9 +184,7 @@ export async function readUpload(req: Req, options: ReadUploadOptions): Promise<
     throw mapFormidableError(err, options.maxBytes);
   }
   try {
-    for (const [name, values] of Object.entries(fields)) {
-      if (values && values.length > 0) params[name] = values[values.length - 1]!;
-    }
+    mergeOnce(params, fields);
     checkParamNames([...Object.keys(fields), ...Object.keys(files)], TRANSCRIBE_PARAMS, ignored);
     const uploaded = files.file?.[0];
     if (!uploaded) return { params, ignored };
@@ -215,9 +220,7 @@ export async function readFields(req: Req, accepted: readonly string[]): Promise
     throw mapFormidableError(err, 0);
   }
   checkParamNames(Object.keys(fields), accepted, []);
-  for (const [name, values] of Object.entries(fields)) {
-    if (values && values.length > 0) params[name] = values[values.length - 1]!;
-  }
+  mergeOnce(params, fields);
   return params;
 }
 

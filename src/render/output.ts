@@ -7,6 +7,7 @@
  *   else `[channel] ` when there are several channels;
  * - `srt`, `vtt`: subtitles (SubRip, WebVTT), see subtitles.ts.
  */
+import { setOwn } from '../is.js';
 import type { OutputFormat, TranscriptDocument, Utterance } from '../types.js';
 import { linePrefix } from './line-prefix.js';
 import { renderSrt, renderVtt } from './subtitles.js';
@@ -66,7 +67,7 @@ function omitNulls(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(omitNulls);
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) out[k] = omitNulls(v);
+    for (const [k, v] of Object.entries(value)) if (v !== null && v !== undefined) setOwn(out, k, omitNulls(v));
     return out;
   }
   return value;

@@ -1,6 +1,6 @@
 /**
- * Subtitle outputs of a transcript: SubRip (`srt`) and WebVTT (`vtt`). Cues follow the utterances in
- * time order (ties: channel, then uttid); an utterance longer than a reader can take in is split at
+ * Subtitle outputs of a transcript: SubRip (`srt`) and WebVTT (`vtt`). Cues are in time order across
+ * channels (ties: channel, then uttid); an utterance longer than a reader can take in is split at
  * word boundaries (word times from `events`) so that a cue spans at most MAX_CUE_SEC and holds at most
  * two lines of MAX_LINE_CHARS (the usual subtitle guidance: 42 characters a line, 2 lines, ~7 s).
  * Each cue starts as the `text` output's lines do: `[speaker] ` when diarized, `[channel] ` with several channels.
@@ -62,7 +62,9 @@ export function cues(doc: TranscriptDocument): Cue[] {
     }
     flush();
   }
-  return out;
+  // A long utterance split into cues overlaps the other channels' utterances: order all cues by start
+  // (a stable sort: ties keep channel, then uttid order).
+  return out.sort((x, y) => x.start - y.start);
 }
 
 /** 3723.5 → "01:02:03,500" (srt) or "01:02:03.500" (vtt). */

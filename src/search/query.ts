@@ -17,7 +17,8 @@
  * `$25` → "twenty five dollars" | "twenty five" …, besides the numeral itself (src/text/numbers.ts).
  */
 import { voxdexError } from '../errors.js';
-import { hasDigit, spokenForms } from '../text/numbers.js';
+import { numeralWords } from '../numbers/normalize.js';
+import { spokenForms } from '../text/numbers.js';
 
 export type QueryNode =
   | { type: 'word'; word: string }
@@ -172,11 +173,21 @@ export function parseTerms(input: string): QueryNode | undefined {
   }
   /** The node OR the spoken forms of its numbers (a near group widens by the words a number adds). */
   function withSpokenForms(node: QueryNode, raw: string[], distance?: number): QueryNode {
-    if (raw.some(isWildcard) || !raw.some(hasDigit)) return node;
-    const forms = spokenForms(raw.map((w) => w.replace(/^[^\p{L}\p{N}$£€]+|[^\p{L}\p{N}%]+$/gu, '')).filter((w) => w !== ''))
-      .map((f) => f.map(normalizeWord).filter((w) => w !== ''))
-      .filter((f) => f.length > 0);
-    if (forms.length === 0) return node;
+    if (raw.some(isWildcard)) return node;
+    const words = raw.map((w) => w.replace(/^[^\p{L}\p{N}$£€]+|[^\p{L}\p{N}%]+$/gu, '')).filter((w) => w !== '');
+    const forms = spokenForms(words);
+    // Typed number words also find numerals ("forty two fifty" → 4250, as "$42.50" is indexed), and
+    // digit groups typed apart find the digit string a transcript holds ("555 0142" → 5550142).
+    const numerals = numeralWords(words.map((w) => w.toLowerCase()));
+    if (numerals) forms.push(numerals);
+    if (words.length > 1 && words.every((w) => /^[\d().\-/]+$/.test(w))) forms.push([words.join('')]);
+    const normalized = forms.map((f) => f.map(normalizeWord).filter((w) => w !== '')).filter((f) => f.length > 0);
+    const seen = new Set([JSON.stringify(node.type === 'word' ? [node.word] : 'words' in node ? node.words : [])]);
+    const distinct = normalized.filter((f) => !seen.has(JSON.stringify(f)) && (seen.add(JSON.stringify(f)), true));
+    if (distinct.length === 0) return node;
+    return withForms(node, raw, distinct, distance);
+  }
+  function withForms(node: QueryNode, raw: string[], forms: string[][], distance?: number): QueryNode {
     const alternatives = forms.map((words): QueryNode => {
       if (words.length === 1) return leaf({ type: 'word', word: words[0]! });
       // The spread counts every word between the first and the last, the number's extra words too.

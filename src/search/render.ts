@@ -44,7 +44,7 @@ export function allows(accept: string | undefined, type: string): boolean {
 }
 
 /** JSON that is safe to serve as text/html: `<`, `>` and `&` escaped (same value when parsed). */
-export function htmlSafeJson(value: unknown): string {
+function htmlSafeJson(value: unknown): string {
   return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
@@ -59,7 +59,7 @@ export function renderCount(n: number, accept: string | undefined): Rendered {
 }
 
 /** A summary row with only the selected fields, in the stable order. */
-export function pickFields(row: SummaryRow, fields: readonly SummaryField[]): Record<string, unknown> {
+function pickFields(row: SummaryRow, fields: readonly SummaryField[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const f of fields) if (row[f] !== undefined) out[f] = row[f];
   return out;
@@ -78,7 +78,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  * Excel, LibreOffice and Google Sheets show it as text instead of evaluating it (OWASP). Numbers
  * are written as numbers; objects as JSON (which starts with `{` or `[`).
  */
-export function csvField(value: unknown): string {
+function csvField(value: unknown): string {
   const s = value === undefined || value === null ? '' : typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && FORMULA_START.test(s)) return `"'${s.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;

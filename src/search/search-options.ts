@@ -3,7 +3,7 @@
  * turned into one flat `RawOptions` map and validated by ONE parser, so both give identical results.
  */
 import { voxdexError } from '../errors.js';
-import { invalidParameter, parseInteger } from '../is.js';
+import { invalidParameter, parseInteger, setOwn } from '../is.js';
 import { parseTerms } from './query.js';
 import { DEFAULT_SIZE, MAX_SIZE, SORT_KEYS, type SearchQuery, type SortDir, type SortKey } from './transcript-index.js';
 
@@ -50,7 +50,7 @@ export function fromSearchParams(params: URLSearchParams): RawOptions {
   const out: RawOptions = {};
   for (const [name, value] of params) {
     if (Object.hasOwn(out, name)) throw voxdexError('BAD_ARGUMENT', `The option ${name} was given more than once; give it once.`);
-    out[name] = value;
+    setOwn(out, name, value);
   }
   return out;
 }
@@ -75,9 +75,9 @@ export function fromJsonBody(body: unknown): RawOptions {
     }
     if (name === 'json' || name === 'csv') {
       if (value === false) return;
-      out[name] = value === true ? '' : String(value);
+      setOwn(out, name, value === true ? '' : String(value));
     } else {
-      out[name] = String(value);
+      setOwn(out, name, String(value));
     }
   };
   for (const [name, value] of Object.entries(body)) {
@@ -181,7 +181,7 @@ export function parseSearchOptions(raw: RawOptions, accept = ''): SearchOptions 
     if (!name.startsWith('meta.')) continue;
     const field = name.slice(5);
     if (field === '' || field.length > 200) throw invalidParameter('meta.<field>', 'a field name of 1 to 200 characters', name);
-    meta[field] = text(name, value) ?? '';
+    setOwn(meta, field, text(name, value) ?? '');
   }
 
   const query: SearchQuery = {

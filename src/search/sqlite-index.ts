@@ -9,7 +9,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-import { openSqlite } from '../store/sqlite.js';
+import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';

@@ -51,7 +51,7 @@ export async function probeUpload(path: string, opts: ProbeOptions, limits: Arch
   );
   const seen: string[] = [];
   for (const entry of ordered.slice(0, PROBE_READS)) {
-    const what = sniff(await readMemberHead(path, s.kind, entry.name, opts.zpass, SNIFF_BYTES, opts.signal));
+    const what = sniff(await readMemberHead(path, s.kind, entry, opts.zpass, SNIFF_BYTES, opts.signal));
     if (what.kind === 'wav') return { kind: s.kind, members: candidates.length };
     seen.push(`${JSON.stringify(entry.name)} is ${what.kind === 'other' ? what.what : `a nested ${what.kind} archive`}`);
   }

@@ -11,6 +11,7 @@ import type { Stage } from '../types.js';
 import { describeUnsupported, sniffFile } from '../audio/sniff.js';
 import { extractArchive, listArchive } from '../audio/seven-zip.js';
 import { checkDiskSpace, checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
+import { placeEntries } from '../audio/duplicate-members.js';
 import { noAudio } from './probe.js';
 
 export interface UnpackInput {
@@ -65,19 +66,20 @@ export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
   const failed = await extractArchive(input.path, s.kind, input.zpass, input.workDir, ctx.signal);
   const root = await realpath(input.workDir);
   const items: UnpackItem[] = [];
-  const seen = new Set<string>();
+  // A name stored twice: every copy is transcribed, each under a name of its own (duplicate-members.ts).
+  const placed = new Map(placeEntries(files).map((p) => [p.entry, p]));
   for (const entry of candidates) {
-    if (seen.has(entry.name)) continue; // a name stored twice was extracted once (last one wins)
-    seen.add(entry.name);
+    const { name, file } = placed.get(entry)!;
     if (failed.has(entry.name)) {
-      items.push(fail(entry.name, 'BAD_ARCHIVE', `Archive member could not be extracted: ${failed.get(entry.name)}.`));
+      items.push(fail(name, 'BAD_ARCHIVE', `Archive member could not be extracted: ${failed.get(entry.name)}.`));
       continue;
     }
     try {
-      items.push(await member(root, entry.name, sidecarFor(entry.name, sidecars)?.name, failed));
+      const sidecar = sidecarFor(entry.name, sidecars);
+      items.push({ ...(await member(root, file, sidecar && placed.get(sidecar)!.file, failed)), name });
     } catch (err) {
       const e = toVoxdexError(err);
-      items.push(fail(entry.name, e.code, e.message));
+      items.push(fail(name, e.code, e.message));
     }
   }
   for (const e of orphanJson) {

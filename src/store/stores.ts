@@ -2,7 +2,7 @@
  * What a storage adapter provides: the job store, the callback outbox and the drop-folder ledger,
  * over one database, so that a job's final state and its callback commit in one transaction
  * (JobStore.settle). Every method is async, so an adapter over a network database fits as well as
- * the embedded SQLite one (src/store/sqlite-stores.ts).
+ * the embedded SQLite one (src/store/sqlite/sqlite-stores.ts; PostgreSQL: src/store/pg/pg-stores.ts).
  */
 import type { JobStore } from './job-store.js';
 import type { SubmissionLedger } from './ledger.js';

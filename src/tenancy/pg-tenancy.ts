@@ -1,15 +1,16 @@
 /**
- * Tenancy on PostgreSQL, for several nodes. Tenancy is small and read on every request (token →
- * company, scopes, models), so each node keeps it in memory: a Tenancy over an in-memory SQLite
- * database holding a copy of the PostgreSQL tables, read synchronously exactly like the embedded one.
+ * Tenancy (tenancy.ts) on PostgreSQL, for several nodes. Tenancy is small and read on every request
+ * (token → company, scopes, models), so each node keeps it in memory: a SqliteTenancy over an
+ * in-memory database holding a copy of the PostgreSQL tables (loaded with replaceRows), read
+ * synchronously exactly like the embedded one.
  * The copy is refreshed when PostgreSQL announces a change (NOTIFY voxdex_tenancy, from triggers on
  * the tables) and every `refreshMs` in any case, atomically (one SQLite transaction, so a request
  * never sees half a reload). A revoked token stops working on every node within that notification.
  *
  * Changes (the admin CLI) run `change(fn)`: under an advisory lock (one writer at a time), the
- * current rows are loaded into a fresh in-memory Tenancy, `fn` applies the change there with the
- * embedded code (same checks, same messages), and every tenancy table is written back in the same
- * PostgreSQL transaction.
+ * current rows are loaded into a fresh in-memory SqliteTenancy, `fn` applies the change there with
+ * the embedded code (same checks, same messages), and its rows (exportRows) are written back in the
+ * same PostgreSQL transaction.
  *
  * The installation's shared secrets live in PostgreSQL too (table `installation`): the HMAC key of
  * signed result links (every API node must verify the links any other node signed) and the root
@@ -23,24 +24,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import type pg from 'pg';
-import type { Logger } from '../log.js';
-import type { PgNotifier } from '../store/pg-notifier.js';
-import { inTransaction, pgQuery } from '../store/pg-pool.js';
 import { voxdexError } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { PgNotifier } from '../store/pg/pg-notifier.js';
+import { inTransaction, pgQuery } from '../store/pg/pg-pool.js';
+import type { CompanySettings, Destination } from '../types.js';
 import type { SecretBox } from './secret-box.js';
-import { ensureRootToken, loadSecretKey, Tenancy } from './tenancy.js';
-
-/** The tenancy tables and their columns, in the order rows are written (parents first). */
-const TABLES = {
-  companies: ['name', 'default_org', 'default_folder', 'callback_secret', 'models', 'created'],
-  orgs: ['company', 'name'],
-  folders: ['company', 'org', 'name'],
-  tokens: ['hash', 'company', 'created'],
-  model_aliases: ['company', 'alias', 'model'],
-  company_settings: ['company', 'settings'],
-} as const;
-type Table = keyof typeof TABLES;
-type Rows = Record<Table, Record<string, unknown>[]>;
+import { SqliteTenancy, TENANCY_TABLES, type TenancyRows, type TenancyTable } from './sqlite-tenancy.js';
+import { ensureRootToken, loadSecretKey, type CompanyInfo, type Principal, type Tenancy, type TenancyAdmin } from './tenancy.js';
 
 /** One lock for all tenancy writers (any constant distinct from the migration lock). */
 const TENANCY_LOCK = 0x766f7874; // 'voxt'
@@ -53,12 +44,15 @@ export interface PgTenancyOptions {
   refreshMs?: number;
   /** The installation's secrets key file (the same on every node; created by the first node when missing). */
   keyFile: string;
+  /** close() also ends the pool (it was opened for this tenancy alone). */
+  ownsPool?: boolean;
 }
 
-export class PgTenancy {
-  /** Every read goes here (the in-memory copy); hand it to whatever takes a Tenancy. */
-  readonly tenancy: Tenancy;
+export class PgTenancy implements Tenancy {
+  /** The in-memory copy every read goes to. */
+  readonly #copy: SqliteTenancy;
   readonly #pool: pg.Pool;
+  readonly #ownsPool: boolean;
   readonly #log: Logger | undefined;
   #timer: NodeJS.Timeout | undefined;
   #off: (() => void) | undefined;
@@ -69,9 +63,58 @@ export class PgTenancy {
 
   private constructor(o: PgTenancyOptions, box: SecretBox) {
     this.#pool = o.pool;
+    this.#ownsPool = o.ownsPool ?? false;
     this.#log = o.log;
     this.#box = box;
-    this.tenancy = new Tenancy(':memory:', { secretBox: box });
+    this.#copy = new SqliteTenancy(':memory:', { secretBox: box });
+  }
+
+  // ------------------------------------------------------------ reads: the in-memory copy
+
+  authenticate(token: string | undefined | null): Principal {
+    return this.#copy.authenticate(token);
+  }
+  authorize(principal: Principal, company: string): void {
+    this.#copy.authorize(principal, company);
+  }
+  requireScope(company: string, org: string, folder?: string): void {
+    this.#copy.requireScope(company, org, folder);
+  }
+  resolveModel(company: string, requested: string | undefined, installed: readonly string[]): string {
+    return this.#copy.resolveModel(company, requested, installed);
+  }
+  hasCompany(company: string): boolean {
+    return this.#copy.hasCompany(company);
+  }
+  getCompany(company: string): CompanyInfo {
+    return this.#copy.getCompany(company);
+  }
+  listCompanies(): CompanyInfo[] {
+    return this.#copy.listCompanies();
+  }
+  listOrgs(company: string): string[] {
+    return this.#copy.listOrgs(company);
+  }
+  listFolders(company: string, org: string): string[] {
+    return this.#copy.listFolders(company, org);
+  }
+  callbackSecret(company: string): string {
+    return this.#copy.callbackSecret(company);
+  }
+  defaultDestination(company: string): Destination {
+    return this.#copy.defaultDestination(company);
+  }
+  companySettings(company: string): CompanySettings {
+    return this.#copy.companySettings(company);
+  }
+
+  /** Accepts as root the token whose SHA-256 (hex) this is (the installation's: sharedRootToken). */
+  setRootTokenHash(hex: string): void {
+    this.#copy.setRootTokenHash(hex);
+  }
+
+  setCompanySettings(company: string, patch: CompanySettings): Promise<CompanySettings> {
+    return this.change((t) => t.setCompanySettings(company, patch));
   }
 
   /**
@@ -81,9 +124,7 @@ export class PgTenancy {
   static async open(o: PgTenancyOptions): Promise<PgTenancy> {
     const t = new PgTenancy(o, await installationKey(o.pool, o.keyFile));
     await t.reload();
-    if (t.tenancy.listCompanies().some((c) => !SEALED.test(t.tenancy.db.prepare('SELECT callback_secret FROM companies WHERE name = ?').pluck().get(c.company) as string))) {
-      await t.change(() => undefined); // change() seals what is plain, in one transaction under the lock
-    }
+    if (t.#copy.hasPlainSecrets()) await t.change(() => undefined); // change() seals what is plain, in one transaction under the lock
     t.#off = o.notifier?.on('voxdex_tenancy', () => void t.reload().catch((err) => t.#log?.warn({ err }, 'reloading tenancy failed')));
     t.#timer = setInterval(() => void t.reload().catch((err) => t.#log?.warn({ err }, 'reloading tenancy failed')), o.refreshMs ?? 30_000);
     t.#timer.unref();
@@ -105,7 +146,7 @@ export class PgTenancy {
             await c.query('SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY');
             return readRows(c);
           });
-          replaceRows(this.tenancy, rows);
+          this.#copy.replaceRows(rows);
         } while (this.#again);
       } finally {
         this.#reloading = undefined;
@@ -119,15 +160,15 @@ export class PgTenancy {
    * of the current rows) and writes the result back, all in one transaction under the tenancy lock.
    * Resolves to what `fn` returned; the local copy is reloaded.
    */
-  async change<T>(fn: (t: Tenancy) => T): Promise<T> {
+  async change<T>(fn: (admin: TenancyAdmin) => T): Promise<T> {
     const out = await inTransaction(this.#pool, async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1)', [TENANCY_LOCK]);
-      const scratch = new Tenancy(':memory:', { secretBox: this.#box });
+      const scratch = new SqliteTenancy(':memory:', { secretBox: this.#box });
       try {
-        replaceRows(scratch, await readRows(c));
+        scratch.replaceRows(await readRows(c));
         scratch.sealPlainSecrets();
         const result = fn(scratch);
-        await writeRows(c, dumpRows(scratch));
+        await writeRows(c, scratch.exportRows());
         return result;
       } finally {
         scratch.close();
@@ -137,44 +178,26 @@ export class PgTenancy {
     return out;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     clearInterval(this.#timer);
     this.#off?.();
-    this.tenancy.close();
+    this.#copy.close();
+    if (this.#ownsPool) await this.#pool.end();
   }
 }
 
-async function readRows(c: pg.ClientBase): Promise<Rows> {
-  const rows = {} as Rows;
-  for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
-    rows[table] = (await c.query(`SELECT ${cols.join(', ')} FROM ${table}`)).rows;
-  }
+const TABLES = Object.entries(TENANCY_TABLES) as [TenancyTable, readonly string[]][];
+
+async function readRows(c: pg.ClientBase): Promise<TenancyRows> {
+  const rows = {} as TenancyRows;
+  for (const [table, cols] of TABLES) rows[table] = (await c.query(`SELECT ${cols.join(', ')} FROM ${table}`)).rows;
   return rows;
-}
-
-function dumpRows(t: Tenancy): Rows {
-  const rows = {} as Rows;
-  for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
-    rows[table] = t.db.prepare(`SELECT ${cols.join(', ')} FROM ${table}`).all() as Record<string, unknown>[];
-  }
-  return rows;
-}
-
-/** Replaces the copy's rows in one SQLite transaction. */
-function replaceRows(t: Tenancy, rows: Rows): void {
-  t.db.transaction(() => {
-    for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
-      t.db.prepare(`DELETE FROM ${table}`).run();
-      const insert = t.db.prepare(`INSERT INTO ${table} (${cols.join(', ')}) VALUES (${cols.map(() => '?').join(', ')})`);
-      for (const r of rows[table]) insert.run(...cols.map((c) => r[c]));
-    }
-  })();
 }
 
 /** Writes every table back (inside the caller's transaction): delete all, insert all, one statement per table. */
-async function writeRows(c: pg.ClientBase, rows: Rows): Promise<void> {
-  for (const table of (Object.keys(TABLES) as Table[]).reverse()) await c.query(`DELETE FROM ${table}`);
-  for (const [table, cols] of Object.entries(TABLES) as [Table, readonly string[]][]) {
+async function writeRows(c: pg.ClientBase, rows: TenancyRows): Promise<void> {
+  for (const [table] of [...TABLES].reverse()) await c.query(`DELETE FROM ${table}`);
+  for (const [table, cols] of TABLES) {
     if (rows[table].length === 0) continue;
     const casts = cols.map((_, i) => `$${i + 1}::text[]`).join(', ');
     await c.query(
@@ -185,8 +208,6 @@ async function writeRows(c: pg.ClientBase, rows: Rows): Promise<void> {
 }
 
 // ------------------------------------------------------------ installation secrets
-
-const SEALED = /^enc1:/;
 
 /**
  * This node's secrets key, once it is known to be the installation's: the first node stores an HMAC

@@ -25,7 +25,7 @@ ad.before(async () => {
   dir = makeTempDir('voxdex-accept-');
   dataDir = path.join(dir, 'data');
   svc = await startInProcess(dataDir, { VOXDEX_ASR_THREADS: '1' });
-  token = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
+  token = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
   call = await makeCall(dir, { seconds: 1, encoding: 'mulaw', name: 'call.wav' });
 });
 

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { ERRORS } from '../../src/errors.js';
 import { COMPAT_PARAMS, TRANSCRIBE_PARAMS } from '../../src/http/upload-form.js';
 import { OUTPUT_FORMATS } from '../../src/render/output.js';
-import { Tenancy, tenancyDbPath } from '../../src/tenancy/tenancy.js';
+import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
 import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
 import { ROOT, startChild, startInProcess, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
@@ -70,7 +71,7 @@ fuzz('the document is served at /openapi.json and matches the mounted routes and
 fuzz('schemathesis finds no 5xx and no response that differs from the document', async () => {
   assert.ok(existsSync(SCHEMATHESIS), `${SCHEMATHESIS} is missing: run the suite with \`bash scripts/test.sh\` (it installs schemathesis into .cache/pyvenv)`);
   const dataDir = path.join(dir, 'data');
-  const t = new Tenancy(tenancyDbPath(dataDir));
+  const t = new SqliteTenancy(tenancyDbPath(dataDir));
   const { token } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
   t.close();
   child = await startChild(dataDir, { VOXDEX_RATE_LIMIT_PER_MIN: '0', VOXDEX_MAX_UPLOAD_MIB: '1', VOXDEX_ASR_THREADS: '1' });

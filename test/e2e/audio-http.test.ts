@@ -52,8 +52,8 @@ async function link(id: string, query: Record<string, string>, token = acme): Pr
 au.before(async () => {
   dir = makeTempDir('voxdex-audio-http-');
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
-  globex = svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbox' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
+  globex = (await svc.tenancy.change((t) => t.addCompany('globex', { org: 'ops', folder: 'inbox' }))).token;
   root = readFileSync(path.join(dir, 'data', 'root.token'), 'utf8').trim();
   call = await makePromptCall(dir, { name: 'call.wav' });
   toneA = await makeWav(dir, { name: 'member-a.wav', rate: 16000, channels: 2, encoding: 'pcm_s24', tone: 440, seconds: 1 });

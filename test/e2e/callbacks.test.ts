@@ -55,7 +55,7 @@ e2e('POSTs the signed result to the callback URL once the request is done', asyn
     VOXDEX_CALLBACK_BASE_DELAY_MS: '50',
   });
   service = await createService(config, { log: createLogger({ logLevel: 'silent' }) });
-  const { token, callbackSecret } = service.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' });
+  const { token, callbackSecret } = await service.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }));
 
   const form = new FormData();
   form.set('token', token);

@@ -8,9 +8,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { jobStorePath } from '../../src/store/sqlite-job-store.js';
-import { openSqliteStores } from '../../src/store/sqlite-stores.js';
-import { Tenancy, tenancyDbPath } from '../../src/tenancy/tenancy.js';
+import { jobStorePath } from '../../src/store/sqlite/sqlite-job-store.js';
+import { openSqliteStores } from '../../src/store/sqlite/sqlite-stores.js';
+import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
 import { makeCall, makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
 import { getJson, sleep, startChild, startReceiver, upload, waitHealthy, type Child } from './harness.js';
 
@@ -50,7 +51,7 @@ async function kill(c: Child): Promise<void> {
 
 crash('resumes queued and running jobs and pending callbacks after kill -9, each exactly once', async () => {
   const dataDir = path.join(dir, 'data');
-  const t = new Tenancy(tenancyDbPath(dataDir));
+  const t = new SqliteTenancy(tenancyDbPath(dataDir));
   const { token } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
   t.close();
 

@@ -9,7 +9,8 @@ import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { VoxdexError } from '../../src/errors.js';
-import { Tenancy, tenancyDbPath } from '../../src/tenancy/tenancy.js';
+import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
+import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
 import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
 import { verifySignature } from '../../src/callbacks/signature.js';
 import { ROOT, sleep, startChild, startInProcess, startReceiver, upload, waitHealthy, waitResult, type Child } from './harness.js';
@@ -91,7 +92,7 @@ dd('the data dir is made 0700, what the server writes there is 0600, and no file
   const dataDir = path.join(dir, 'private');
   mkdirSync(dataDir, { mode: 0o755 });
   chmodSync(dataDir, 0o755); // as an earlier version (or a plain mkdir) left it
-  const t = new Tenancy(tenancyDbPath(dataDir));
+  const t = new SqliteTenancy(tenancyDbPath(dataDir));
   const { token, callbackSecret } = t.addCompany('acme', { org: 'sales', folder: 'calls' });
   t.close();
   const wav = await makeWav(dir, { name: 'hello.wav', rate: 8000, text: 'hello there' });

@@ -11,8 +11,8 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/log.js';
 import { createService, type Service } from '../../src/service.js';
-import { openSqlite } from '../../src/store/sqlite.js';
-import { jobStorePath } from '../../src/store/sqlite-job-store.js';
+import { openSqlite } from '../../src/store/sqlite/sqlite.js';
+import { jobStorePath } from '../../src/store/sqlite/sqlite-job-store.js';
 
 const PROMPT = '/usr/share/asterisk/sounds/en_US_f_Allison/agent-loginok.wav';
 const e2e = suite('e2e: drop folder through the service');
@@ -52,7 +52,7 @@ e2e('a dropped recording with a sidecar becomes one job; an unknown folder fails
     VOXDEX_PORT: '0',
   });
   service = await createService(config, { log: createLogger({ logLevel: (process.env.E2E_LEVEL as 'debug') ?? 'silent' }), listen: false });
-  service.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' });
+  await service.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }));
   const folder = path.join(root, 'drop', 'acme', 'sales', 'calls');
   const unknown = path.join(root, 'drop', 'acme', 'sales', 'nope');
   mkdirSync(folder, { recursive: true });

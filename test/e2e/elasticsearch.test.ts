@@ -46,7 +46,7 @@ es('uploads a call, finds its words with channel and times via /search on Elasti
   );
   client = new Client({ node: url! });
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1', VOXDEX_ES_URL: url!, VOXDEX_ES_INDEX_PREFIX: prefix });
-  const token = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
+  const token = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
   assert.is(await esCount(), 0);
 
   const call = await makeCall(dir, { seconds: 8, encoding: 'mulaw', name: 'call-es.wav' });

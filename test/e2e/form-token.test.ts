@@ -19,7 +19,7 @@ let call = '';
 ft.before(async () => {
   dir = makeTempDir('voxdex-formtoken-');
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
   call = await makeCall(dir, { seconds: 1, encoding: 'mulaw', name: 'call.wav' });
 });
 

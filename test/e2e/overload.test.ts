@@ -35,7 +35,7 @@ overload('answers /health 503 NOT_READY until the models are loaded, then 200', 
 
 overload('answers 503 OVERLOADED with Retry-After over the queue limit and still finishes every accepted job', async () => {
   svc ??= await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1', VOXDEX_MAX_QUEUED_JOBS: '1' });
-  const { token } = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' });
+  const { token } = await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }));
   const call = await makeCall(dir, { seconds: 6, encoding: 'mulaw', name: 'call.wav' });
   const accepted: string[] = [];
   let refused: Awaited<ReturnType<typeof upload>> | undefined;

@@ -21,8 +21,8 @@ let call = '';
 rl.before(async () => {
   dir = makeTempDir('voxdex-ratelimit-');
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1', VOXDEX_RATE_LIMIT_PER_MIN: '2' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
-  beta = svc.tenancy.addCompany('beta', { org: 'ops', folder: 'calls' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
+  beta = (await svc.tenancy.change((t) => t.addCompany('beta', { org: 'ops', folder: 'calls' }))).token;
   root = (await import('node:fs')).readFileSync(svc.config.rootTokenFile, 'utf8').trim();
   call = await makeCall(dir, { seconds: 1, encoding: 'mulaw', name: 'call.wav' });
 });

@@ -31,8 +31,8 @@ rc.before(async () => {
     VOXDEX_RATE_LIMIT_PER_MIN: '0',
     VOXDEX_ASR_THREADS: '1',
   });
-  ctx.token = ctx.svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
-  ctx.other = ctx.svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbound' }).token;
+  ctx.token = (await ctx.svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
+  ctx.other = (await ctx.svc.tenancy.change((t) => t.addCompany('globex', { org: 'ops', folder: 'inbound' }))).token;
   ctx.hello = await makeWav(ctx.dir, { name: 'hello.wav', rate: 8000, text: 'hello, thank you for calling' });
   // Over formidable's 1 MiB field limit, which a file part taken for a field ran into: 2 MiB of near-silence.
   ctx.big = await makeWav(ctx.dir, { name: 'quiet-2mib.wav', rate: 16000, seconds: 65, tone: 'noise', amplitude: 0.0005 });

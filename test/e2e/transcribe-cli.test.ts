@@ -19,7 +19,7 @@ const ctx = {} as { dir: string; svc: Service; token: string; call: string; hold
 t.before(async () => {
   ctx.dir = makeTempDir('voxdex-transcribe-cli-');
   ctx.svc = await startInProcess(path.join(ctx.dir, 'data'), { VOXDEX_ASR_THREADS: '2' });
-  ctx.token = ctx.svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
+  ctx.token = (await ctx.svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
   ctx.call = await makeCall(ctx.dir, { seconds: 6, encoding: 'mulaw', name: 'call.wav' });
   ctx.hold = await makeWav(ctx.dir, { rate: 16000, text: 'please hold the line', name: 'hold.wav' });
   writeFileSync(path.join(ctx.dir, 'hold.json'), '{"agent":"bob"}');

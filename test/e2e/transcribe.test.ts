@@ -13,8 +13,8 @@ import { verifySignature } from '../../src/callbacks/signature.js';
 import type { Service } from '../../src/service.js';
 import { ASTERISK_PROMPT, make7z, makeCall, makeTempDir, makeWav, makeZip, removeDir, run } from '../fixtures/make-audio.js';
 import { getJson, startInProcess, startReceiver, upload, waitResult } from './harness.js';
-import { openSqlite } from '../../src/store/sqlite.js';
-import { jobStorePath } from '../../src/store/sqlite-job-store.js';
+import { openSqlite } from '../../src/store/sqlite/sqlite.js';
+import { jobStorePath } from '../../src/store/sqlite/sqlite-job-store.js';
 
 const e2e = suite('e2e: transcribe');
 
@@ -38,12 +38,12 @@ e2e.before(async () => {
   ctx.dir = makeTempDir('voxdex-e2e-');
   ctx.svc = await startInProcess(path.join(ctx.dir, 'data'), { VOXDEX_MAX_UPLOAD_MIB: '1', VOXDEX_ASR_THREADS: '2' });
   ctx.url = ctx.svc.url;
-  const a = ctx.svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' });
+  const a = await ctx.svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }));
   ctx.acme = a.token;
   ctx.acmeSecret = a.callbackSecret;
-  ctx.svc.tenancy.addFolder('acme', 'support', 'q4');
-  ctx.globex = ctx.svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbound' }).token;
-  ctx.tight = ctx.svc.tenancy.addCompany('tight', { org: 'o', folder: 'f', models: ['en-us'] }).token;
+  await ctx.svc.tenancy.change((t) => t.addFolder('acme', 'support', 'q4'));
+  ctx.globex = (await ctx.svc.tenancy.change((t) => t.addCompany('globex', { org: 'ops', folder: 'inbound' }))).token;
+  ctx.tight = (await ctx.svc.tenancy.change((t) => t.addCompany('tight', { org: 'o', folder: 'f', models: ['en-us'] }))).token;
   ctx.root = readFileSync(ctx.svc.config.rootTokenFile, 'utf8').trim();
   ctx.call = await makeCall(ctx.dir, { seconds: 6, encoding: 'mulaw', name: 'call-0042.wav' });
   ctx.pcm8 = await makeWav(ctx.dir, { rate: 8000, encoding: 'pcm_u8', text: 'please hold the line', name: 'hold-u8.wav' });

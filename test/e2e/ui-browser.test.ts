@@ -72,9 +72,9 @@ ui.before(async () => {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await buildUi();
   svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '1' });
-  acme = svc.tenancy.addCompany('acme', { org: 'sales', folder: 'calls' }).token;
-  svc.tenancy.addFolder('acme', 'sales', 'archive');
-  globex = svc.tenancy.addCompany('globex', { org: 'ops', folder: 'inbox' }).token;
+  acme = (await svc.tenancy.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }))).token;
+  await svc.tenancy.change((t) => t.addFolder('acme', 'sales', 'archive'));
+  globex = (await svc.tenancy.change((t) => t.addCompany('globex', { org: 'ops', folder: 'inbox' }))).token;
   call = await makePromptCall(dir, { name: 'prompt-call.wav' });
   // Another company's call with the same words: it must never show up for acme.
   const other = await upload(svc.url, { file: call, name: 'globex-confidential.wav', fields: { token: globex } });

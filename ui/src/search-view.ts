@@ -63,13 +63,19 @@ export async function renderSearch(main: HTMLElement, params: URLSearchParams, a
   }
   const scope = scopeOf(state, account);
   // The search goes out first; the form is built while the server answers.
-  const pageSize = Number(state.size ?? DEFAULT_SIZE);
-  const offset = Math.max(0, Number(state.offset ?? 0) || 0);
+  const page = { size: Number(state.size ?? DEFAULT_SIZE), offset: Math.max(0, Number(state.offset ?? 0) || 0) };
   const options = apiOptions(state);
-  const pending = search(scope, { ...options, offset, size: pageSize });
+  const pending = search(scope, { ...options, offset: page.offset, size: page.size });
   pending.catch(() => {}); // handled below, once the form is there to show it
 
-  // ---------------------------------------------------------------- the form
+  const form = searchForm(state, account, scope);
+  const results = h('section', { class: 'results', 'aria-labelledby': 'results-title', 'aria-live': 'polite' });
+  replace(main, h('h1', { tabindex: '-1' }, 'Search calls'), form.element, results);
+  await showResults(results, pending, { state, scope, options, page, form });
+}
+
+/** The company/organization/folder pickers, each list following the one above it. */
+function scopeFields(account: Account, scope: Scope) {
   const company = h('select', { name: 'co' }, account.companies.map((c) => option(c.company, c.company, c.company === scope.company)));
   const org = h('select', { name: 'org' });
   const folder = h('select', { name: 'folder' });
@@ -93,7 +99,11 @@ export async function renderSearch(main: HTMLElement, params: URLSearchParams, a
     folder.value = '';
     fillScope();
   });
+  return { company, org, folder };
+}
 
+/** The words box, where a query error is shown, and the syntax help. */
+function termsFields(state: State) {
   const terms = h('input', {
     type: 'search',
     name: 'terms',
@@ -120,7 +130,11 @@ export async function renderSearch(main: HTMLElement, params: URLSearchParams, a
       h('li', {}, h('code', {}, '(refund | credit) account'), ' grouping'),
     ),
   );
+  return { terms, queryError, help };
+}
 
+/** Dates, channel, model, duration, order and page size. */
+function filterFields(state: State, account: Account) {
   const date = (name: 'from' | 'to') => h('input', { type: 'date', name, value: state[name] ?? '' });
   const from = date('from');
   const to = date('to');
@@ -134,13 +148,48 @@ export async function renderSearch(main: HTMLElement, params: URLSearchParams, a
   const sort = h('select', { name: 'sort' }, [['datetime', 'Call date'], ['score', 'Hits'], ['duration', 'Duration'], ['filename', 'File name'], ['confidence', 'Confidence']].map(([v, t]) => option(v!, t!, (state.sort ?? 'datetime') === v)));
   const sortdir = h('select', { name: 'sortdir' }, option('desc', 'Descending', (state.sortdir ?? 'desc') === 'desc'), option('asc', 'Ascending', state.sortdir === 'asc'));
   const size = h('select', { name: 'size' }, PAGE_SIZES.map((n) => option(n, `${n} per page`, (state.size ?? DEFAULT_SIZE) === n)));
-  const durationGroup = h('fieldset', { class: 'field duration' }, h('legend', {}, 'Duration (seconds)'), h('div', { class: 'pair' }, dmin, h('span', { 'aria-hidden': 'true' }, '–'), dmax));
+  return { from, to, channel, model, dmin, dmax, sort, sortdir, size };
+}
 
+interface SearchForm {
+  element: HTMLFormElement;
+  terms: HTMLInputElement;
+  queryError: HTMLElement;
+  /** Goes to the search `s` (its URL hash). */
+  go: (s: State) => void;
+}
+
+/** The search form: submitting it goes to the search it describes. */
+function searchForm(state: State, account: Account, scope: Scope): SearchForm {
+  const { company, org, folder } = scopeFields(account, scope);
+  const { terms, queryError, help } = termsFields(state);
+  const f = filterFields(state, account);
+  const durationGroup = h('fieldset', { class: 'field duration' }, h('legend', {}, 'Duration (seconds)'), h('div', { class: 'pair' }, f.dmin, h('span', { 'aria-hidden': 'true' }, '–'), f.dmax));
+
+  const read = (): State => ({
+    co: account.principal === 'root' ? company.value : undefined,
+    org: org.value,
+    folder: folder.value || undefined,
+    terms: terms.value.trim() || undefined,
+    from: f.from.value || undefined,
+    to: f.to.value || undefined,
+    channel: f.channel.value || undefined,
+    model: f.model.value || undefined,
+    dmin: f.dmin.value || undefined,
+    dmax: f.dmax.value || undefined,
+    sort: f.sort.value === 'datetime' ? undefined : f.sort.value,
+    sortdir: f.sortdir.value === 'desc' ? undefined : f.sortdir.value,
+    size: f.size.value === DEFAULT_SIZE ? undefined : f.size.value,
+    requestid: state.requestid,
+  });
+  const go = (s: State) => {
+    location.hash = hashOf('search', s);
+  };
   const requestChip = state.requestid
     ? h('p', { class: 'chip' }, `Only request ${state.requestid} `, h('button', { type: 'button', class: 'link', onclick: () => go({ ...read(), requestid: undefined, offset: undefined }) }, 'Show all requests'))
     : null;
 
-  const form = h(
+  const element = h(
     'form',
     { role: 'search', class: 'search-form', 'aria-label': 'Search calls' },
     h(
@@ -157,54 +206,60 @@ export async function renderSearch(main: HTMLElement, params: URLSearchParams, a
       'details',
       { class: 'filters', open: hasFilters(state) },
       h('summary', {}, 'Filters and order'),
-      h('div', { class: 'row' }, field('From', from), field('To', to), field('Channel', channel), field('Model', model), durationGroup),
-      h('div', { class: 'row' }, field('Sort by', sort), field('Order', sortdir), field('Page size', size)),
+      h('div', { class: 'row' }, field('From', f.from), field('To', f.to), field('Channel', f.channel), field('Model', f.model), durationGroup),
+      h('div', { class: 'row' }, field('Sort by', f.sort), field('Order', f.sortdir), field('Page size', f.size)),
     ),
     requestChip,
   );
-
-  const read = (): State => ({
-    co: account.principal === 'root' ? company.value : undefined,
-    org: org.value,
-    folder: folder.value || undefined,
-    terms: terms.value.trim() || undefined,
-    from: from.value || undefined,
-    to: to.value || undefined,
-    channel: channel.value || undefined,
-    model: model.value || undefined,
-    dmin: dmin.value || undefined,
-    dmax: dmax.value || undefined,
-    sort: sort.value === 'datetime' ? undefined : sort.value,
-    sortdir: sortdir.value === 'desc' ? undefined : sortdir.value,
-    size: size.value === DEFAULT_SIZE ? undefined : size.value,
-    requestid: state.requestid,
-  });
-  const go = (s: State) => {
-    location.hash = hashOf('search', s);
-  };
-  form.addEventListener('submit', (e) => {
+  element.addEventListener('submit', (e) => {
     e.preventDefault();
     go(read());
   });
+  return { element, terms, queryError, go };
+}
 
-  // ---------------------------------------------------------------- results
-  const results = h('section', { class: 'results', 'aria-labelledby': 'results-title', 'aria-live': 'polite' });
-  replace(main, h('h1', { tabindex: '-1' }, 'Search calls'), form, results);
+interface ResultsContext {
+  state: State;
+  scope: Scope;
+  options: Record<string, unknown>;
+  page: { size: number; offset: number };
+  form: SearchForm;
+}
 
+/** Waits for the search and shows its page of results (or its error, under the words box). */
+async function showResults(results: HTMLElement, pending: ReturnType<typeof search>, c: ResultsContext): Promise<void> {
+  const { state, scope, form } = c;
   results.setAttribute('aria-busy', 'true');
   replace(results, h('p', { class: 'muted' }, 'Searching…'));
-  let answer: { total: number; rows: Awaited<ReturnType<typeof search>>['rows'] };
+  let answer: Awaited<ReturnType<typeof search>>;
   try {
     answer = await pending;
   } catch (err) {
     results.removeAttribute('aria-busy');
     replace(results);
-    showError(err, terms, queryError);
+    showError(err, form.terms, form.queryError);
     return;
   }
   results.removeAttribute('aria-busy');
   performance.mark('voxdex:results-received');
 
+  const callState = { co: scope.company, org: scope.org, folder: scope.folder, terms: state.terms, channel: state.channel, back: location.hash };
+  renderResults(results, answer, {
+    offset: c.page.offset,
+    pageSize: c.page.size,
+    terms: state.terms ?? '',
+    callState,
+    exports: exportButtons(c, answer.total),
+    page: (o) => form.go({ ...state, offset: o ? String(o) : undefined }),
+  });
+  announce(answer.total === 1 ? '1 call matches' : `${answer.total} calls match`);
+  // For bench/ui-render.ts: results in the DOM, and the frame after (they are on screen).
+  performance.mark('voxdex:results-rendered');
+  requestAnimationFrame(() => setTimeout(() => performance.mark('voxdex:results-painted'), 0));
+}
+
+/** CSV and zip downloads of the current search (its first EXPORT_MAX calls). */
+function exportButtons(c: ResultsContext, total: number): HTMLElement {
   const exportButton = (label: string, extra: Record<string, unknown>, accept: string, name: string) =>
     h('button', {
       type: 'button',
@@ -213,29 +268,23 @@ export async function renderSearch(main: HTMLElement, params: URLSearchParams, a
         const b = e.currentTarget as HTMLButtonElement;
         b.disabled = true;
         try {
-          const res = await call(searchPath(scope), { body: { ...options, ...extra, offset: 0, size: EXPORT_MAX }, accept });
+          const res = await call(searchPath(c.scope), { body: { ...c.options, ...extra, offset: 0, size: EXPORT_MAX }, accept });
           download(await res.blob(), name);
           announce(`${label}: download started`);
         } catch (err) {
-          showError(err, terms, queryError);
+          showError(err, c.form.terms, c.form.queryError);
         } finally {
           b.disabled = false;
         }
       },
     }, label);
-  const exports = h(
+  return h(
     'div',
     { class: 'exports' },
     exportButton('Export CSV', { output: 'summary', format: 'csv' }, 'text/csv', 'voxdex-search.csv'),
     exportButton('Export ZIP', { output: 'zip' }, 'application/zip', 'voxdex-search.zip'),
-    answer.total > EXPORT_MAX ? h('small', { class: 'hint' }, `Exports hold the first ${EXPORT_MAX} of ${answer.total} calls.`) : null,
+    total > EXPORT_MAX ? h('small', { class: 'hint' }, `Exports hold the first ${EXPORT_MAX} of ${total} calls.`) : null,
   );
-  const callState = { co: scope.company, org: scope.org, folder: scope.folder, terms: state.terms, channel: state.channel, back: location.hash };
-  renderResults(results, answer, { offset, pageSize, terms: state.terms ?? '', callState, exports, page: (o) => go({ ...state, offset: o ? String(o) : undefined }) });
-  announce(answer.total === 1 ? '1 call matches' : `${answer.total} calls match`);
-  // For bench/ui-render.ts: results in the DOM, and the frame after (they are on screen).
-  performance.mark('voxdex:results-rendered');
-  requestAnimationFrame(() => setTimeout(() => performance.mark('voxdex:results-painted'), 0));
 }
 
 function hasFilters(s: State): boolean {

@@ -27,6 +27,8 @@ export interface EngineRequest {
   wholeUtterance?: boolean;
   /** For engines that write text only: the PocketSphinx model that aligns it (no language model). */
   aligner?: PocketSphinxDesc;
+  /** Custom vocabulary (phrases) the decoder is biased towards; engines without biasing ignore it. */
+  vocab?: string[];
 }
 
 export interface EngineResult {
@@ -39,6 +41,8 @@ export interface EngineResult {
 
 export interface WorkerEngine {
   decode(req: EngineRequest): EngineResult | Promise<EngineResult>;
+  /** Several utterances at once (Moonshine: their decoder steps batched); results in the same order. */
+  decodeBatch?(reqs: EngineRequest[]): Promise<EngineResult[]>;
 }
 
 /** A stable cache key for a descriptor (one engine per key per thread). */

@@ -12,6 +12,7 @@
  */
 import { align } from '../align-engine.js';
 import { loadMoonshine, MOONSHINE_RATE, type MoonshineModel, type MoonshineOutput } from '../moonshine/model.js';
+import { compileVocabulary, vocabularySpellings, type Vocabulary } from '../moonshine/vocab.js';
 import { writtenWords, type WrittenWord } from '../moonshine/words.js';
 import type { EngineRequest, EngineResult, MoonshineDesc, PocketSphinxDesc, WorkerEngine } from './engine.js';
 import type { PocketSphinxEngine } from './pocketsphinx.js';
@@ -100,22 +101,58 @@ export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEn
     intraOpThreads: opts.intraOpThreads ? Number(opts.intraOpThreads) : 1,
     memArena: opts.memArena === undefined ? undefined : opts.memArena === 'true',
   });
-  return {
-    async decode(req: EngineRequest): Promise<EngineResult> {
-      const notes: string[] = [];
-      const levels = levelsDb(req.samples);
-      if (speechSeconds(levels) < MIN_SPEECH_SEC) return { words: [], frames: 0, notes: ['no-speech'] };
-      if (levelSpreadDb(levels) < NON_SPEECH_DB) return { words: [], frames: 0, notes: ['non-speech'] };
-      const steps = { n: 0 };
-      const written = await recognize(model, req, levels, 0, levels.length, 0, notes, steps);
-      if (written.length === 0) return { words: [], frames: steps.n, notes };
-      const words = req.aligner
-        ? align(deps.aligner(req.aligner), req.samples, written, levels, req.abort, notes)
-        : align(undefined, req.samples, written, levels, req.abort, notes);
-      return { words, frames: steps.n, notes };
-    },
+  const finish = (req: EngineRequest, levels: Float32Array, written: WrittenWord[], notes: string[], steps: number): EngineResult => {
+    if (written.length === 0) return { words: [], frames: steps, notes };
+    const words = align(req.aligner ? deps.aligner(req.aligner) : undefined, req.samples, written, levels, req.abort, notes);
+    return { words, frames: steps, notes };
   };
+  /** Why an utterance is not decoded at all, or undefined. */
+  const gate = (levels: Float32Array): string | undefined =>
+    speechSeconds(levels) < MIN_SPEECH_SEC ? 'no-speech' : levelSpreadDb(levels) < NON_SPEECH_DB ? 'non-speech' : undefined;
+  // Compiled vocabularies, by their phrases (a company's list recurs on every call).
+  const vocabularies = new Map<string, Vocabulary>();
+  const vocabularyOf = (req: EngineRequest): Vocabulary | undefined => {
+    if (!req.vocab?.length) return undefined;
+    const key = req.vocab.join('\n');
+    let v = vocabularies.get(key);
+    if (!v) {
+      if (vocabularies.size >= 64) vocabularies.delete(vocabularies.keys().next().value!);
+      vocabularies.set(key, (v = compileVocabulary(req.vocab, model.tokenizer)));
+    }
+    return v;
+  };
+  const decodeBatch = async (reqs: EngineRequest[]): Promise<EngineResult[]> => {
+    // The first decode of every utterance runs as one batch; the safeguards (forcing past an
+    // immediate end, splitting a loop) then work on each utterance alone, as before.
+    const levels = reqs.map((r) => levelsDb(r.samples));
+    const gates = levels.map(gate);
+    const todo = reqs.flatMap((r, i) => (gates[i] === undefined && levels[i]!.length / 100 <= MAX_DECODE_SEC ? [i] : []));
+    const pcms = todo.map((i) => toFloat(reqs[i]!.samples, 0, reqs[i]!.samples.length));
+    const firsts = await model.decodeBatch(pcms, todo.map((i) => ({ maxTokens: maxTokensFor(levels[i]!.length / 100), abort: reqs[i]!.abort, vocabulary: vocabularyOf(reqs[i]!) })));
+    const results: EngineResult[] = [];
+    for (const [i, req] of reqs.entries()) {
+      if (gates[i] !== undefined) {
+        results.push({ words: [], frames: 0, notes: [gates[i]!] });
+        continue;
+      }
+      const notes: string[] = [];
+      const steps = { n: 0 };
+      const k = todo.indexOf(i);
+      const vocabulary = vocabularyOf(req);
+      const written = await recognize(model, req, levels[i]!, 0, levels[i]!.length, 0, notes, steps, vocabulary, k >= 0 ? firsts[k] : undefined);
+      if (vocabulary) {
+        vocabularySpellings(written.map((w) => w.text), vocabulary).forEach((s, j) => {
+          if (s !== undefined) written[j]!.spelled = s;
+        });
+      }
+      results.push(finish(req, levels[i]!, written, notes, steps.n));
+    }
+    return results;
+  };
+  return { decode: async (req) => (await decodeBatch([req]))[0]!, decodeBatch };
 }
+
+const maxTokensFor = (sec: number) => Math.ceil(Math.max(sec, 1) * MAX_TOKENS_PER_SEC);
 
 /** Written words of frames [from, to) of the utterance, splitting it where the model misbehaves. */
 async function recognize(
@@ -127,6 +164,9 @@ async function recognize(
   depth: number,
   notes: string[],
   steps: { n: number },
+  vocabulary: Vocabulary | undefined,
+  /** The first decode of exactly these frames, when it was already run (in a batch). */
+  first?: MoonshineOutput,
 ): Promise<WrittenWord[]> {
   const sec = (to - from) / 100;
   const speech = speechSeconds(levels.subarray(from, to));
@@ -135,19 +175,19 @@ async function recognize(
     if (depth >= MAX_SPLIT_DEPTH || sec < 2) return undefined;
     notes.push(why);
     const mid = quietestFrame(levels, from, to);
-    const a = await recognize(model, req, levels, from, mid, depth + 1, notes, steps);
-    const b = await recognize(model, req, levels, mid, to, depth + 1, notes, steps);
+    const a = await recognize(model, req, levels, from, mid, depth + 1, notes, steps, vocabulary);
+    const b = await recognize(model, req, levels, mid, to, depth + 1, notes, steps, vocabulary);
     return [...a, ...b];
   };
   if (sec > MAX_DECODE_SEC) return (await split('too-long')) ?? [];
 
   const pcm = toFloat(req.samples, from * FRAME, Math.min(req.samples.length, to * FRAME));
-  const maxTokens = Math.ceil(Math.max(sec, 1) * MAX_TOKENS_PER_SEC);
-  let out: MoonshineOutput = await model.decode(pcm, { maxTokens, abort: req.abort });
+  const maxTokens = maxTokensFor(sec);
+  let out: MoonshineOutput = first ?? (await model.decode(pcm, { maxTokens, abort: req.abort, vocabulary }));
   steps.n += out.tokens.length + 1;
   if (out.tokens.length === 0 && speech >= EMPTY_SUSPECT_SEC) {
     notes.push('forced-past-eos');
-    out = await model.decode(pcm, { maxTokens, abort: req.abort, forcePastEos: true });
+    out = await model.decode(pcm, { maxTokens, abort: req.abort, forcePastEos: true, vocabulary });
     steps.n += out.tokens.length + 1;
     const words = writtenWords(out.tokens, model.tokenizer);
     const meanLogprob = out.tokens.reduce((a, t) => a + t.logprob, 0) / Math.max(1, out.tokens.length);

@@ -9,12 +9,21 @@
  * decoder (self-attention) caches — the encoder (cross-attention) caches computed at step 0 stay.
  * The abort flag is polled between steps.
  */
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { voxdexError } from '../../errors.js';
 import { BOS, EOS, loadTokenizer, type Tokenizer } from './tokenizer.js';
+import { advance, phraseBoosts, type PhraseMatch, type Vocabulary } from './vocab.js';
 
-export const MOONSHINE_FILES = ['encoder_model.ort', 'decoder_model_merged.ort', 'tokenizer.bin'] as const;
+/**
+ * The two graphs of a model directory: the folded ONNX files (models/fold-moonshine.sh; weights
+ * dequantized once, offline) when present, else the official ORT-format files.
+ */
+export function moonshineGraphs(dir: string): { encoder: string; decoder: string } {
+  const ext = existsSync(path.join(dir, 'encoder_model.onnx')) ? 'onnx' : 'ort';
+  return { encoder: path.join(dir, `encoder_model.${ext}`), decoder: path.join(dir, `decoder_model_merged.${ext}`) };
+}
 export const MOONSHINE_RATE = 16000;
 
 const LAYERS = 8;
@@ -35,6 +44,8 @@ export interface DecodeOptions {
   forcePastEos?: boolean;
   /** Int32 over a SharedArrayBuffer; non-zero stops decoding between steps (CANCELLED). */
   abort?: Int32Array;
+  /** Phrases to bias the decoder towards (compileVocabulary; src/asr/moonshine/vocab.ts). */
+  vocabulary?: Vocabulary;
 }
 
 export interface DecodedToken {
@@ -59,6 +70,13 @@ export interface MoonshineOutput {
 export interface MoonshineModel {
   readonly tokenizer: Tokenizer;
   decode(pcm: Float32Array, opts: DecodeOptions): Promise<MoonshineOutput>;
+  /**
+   * Decodes several utterances together: each is encoded alone, then their decoder steps run as one
+   * batch (the encoder outputs padded to the longest and masked through the folded decoder's
+   * `encoder_attention_bias`, so each row computes what it would alone). A row leaves the batch when
+   * it ends. Without that input (the official .ort files) the utterances are decoded one by one.
+   */
+  decodeBatch(pcms: Float32Array[], opts: DecodeOptions[]): Promise<MoonshineOutput[]>;
   release(): Promise<void>;
 }
 
@@ -73,8 +91,9 @@ export async function loadMoonshine(dir: string, opts: MoonshineOptions = {}): P
   let encoder: ort.InferenceSession | undefined;
   try {
     const tokenizer = loadTokenizer(path.join(dir, 'tokenizer.bin'));
-    encoder = await ort.InferenceSession.create(path.join(dir, 'encoder_model.ort'), sessionOptions);
-    const decoder = await ort.InferenceSession.create(path.join(dir, 'decoder_model_merged.ort'), sessionOptions);
+    const files = moonshineGraphs(dir);
+    encoder = await ort.InferenceSession.create(files.encoder, sessionOptions);
+    const decoder = await ort.InferenceSession.create(files.decoder, sessionOptions);
     return createModel(tokenizer, encoder, decoder);
   } catch (err) {
     await encoder?.release().catch(() => {});
@@ -127,81 +146,186 @@ export function trailingRepeat(ids: readonly number[], times = 4): number {
   return 0;
 }
 
+/** A bias far below any attention score: the padded frames' softmax weights are exactly 0. */
+const MASKED = -1e9;
+const BIAS = 'encoder_attention_bias';
+
+/** Rows `keep` of a tensor whose first dimension is the batch. */
+function selectRows(t: ort.Tensor, keep: number[]): ort.Tensor {
+  const b = t.dims[0]!;
+  const data = t.data as Float32Array;
+  const row = data.length / b;
+  const out = new Float32Array(row * keep.length);
+  keep.forEach((r, i) => out.set(data.subarray(r * row, (r + 1) * row), i * row));
+  return new ort.Tensor('float32', out, [keep.length, ...t.dims.slice(1)]);
+}
+
+/** One utterance's decoding state inside a batch. */
+interface Row {
+  opts: DecodeOptions;
+  tokens: DecodedToken[];
+  last: number;
+  ended: boolean;
+  repetition: boolean;
+  done: boolean;
+  firstEosLogprob: number;
+  encodeMs: number;
+  /** With a vocabulary: the phrases under way, and those barred at a position (taken back there). */
+  phrases: PhraseMatch[];
+  barred: Map<number, Set<number>>;
+}
+
+/** Where a phrase began, to decode again from there when it is taken back (one-row batches only). */
+interface Snapshot {
+  feeds: Record<string, ort.Tensor>;
+  step: number;
+  last: number;
+  phrases: PhraseMatch[];
+}
+
+const NO_BAR: ReadonlySet<number> = new Set();
+
+/**
+ * The row's next token: the unboosted best, unless a vocabulary boost makes a phrase's piece win.
+ * Log probabilities are always the model's own.
+ */
+function choose(row: Row, data: Float32Array, offset: number, size: number, step: number): { id: number; logprob: number; boosted: boolean } {
+  let choice = pick(data, offset, size, -1);
+  if (step === 0) {
+    row.firstEosLogprob = choice.eosLogprob;
+    if (choice.id === EOS && row.opts.forcePastEos) choice = pick(data, offset, size, EOS);
+  }
+  const vocab = row.opts.vocabulary;
+  if (!vocab) return { id: choice.id, logprob: choice.logprob, boosted: false };
+  const lse = data[offset + choice.id]! - choice.logprob;
+  const boosts = phraseBoosts(vocab, row.phrases, row.barred.get(row.tokens.length) ?? NO_BAR, data, offset, lse);
+  let best = choice.id;
+  let bestScore = data[offset + best]! + (boosts.get(best) ?? 0);
+  for (const [id, b] of boosts) {
+    const s = data[offset + id]! + b;
+    if (s > bestScore) {
+      best = id;
+      bestScore = s;
+    }
+  }
+  return { id: best, logprob: data[offset + best]! - lse, boosted: best !== choice.id };
+}
+
 function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decoder: ort.InferenceSession): MoonshineModel {
-  const emptyCache = new ort.Tensor('float32', new Float32Array(0), [1, HEADS, 0, HEAD_DIM]);
   const cacheOff = new ort.Tensor('bool', new Uint8Array([0]), [1]);
   const cacheOn = new ort.Tensor('bool', new Uint8Array([1]), [1]);
   const cancelled = () => voxdexError('CANCELLED', 'cancelled');
+  const masks = decoder.inputNames.includes(BIAS);
+
+  async function decodeTogether(pcms: Float32Array[], opts: DecodeOptions[]): Promise<MoonshineOutput[]> {
+    const aborted = () => opts.some((o) => o.abort !== undefined && Atomics.load(o.abort, 0) !== 0);
+    if (aborted()) throw cancelled();
+    const hiddens: ort.Tensor[] = [];
+    const rows: Row[] = [];
+    for (const [i, pcm] of pcms.entries()) {
+      const e0 = performance.now();
+      hiddens.push((await encoder.run({ input_values: new ort.Tensor('float32', pcm, [1, pcm.length]) })).last_hidden_state!);
+      rows.push({ opts: opts[i]!, tokens: [], last: BOS, ended: false, repetition: false, done: false, firstEosLogprob: 0, encodeMs: performance.now() - e0, phrases: [], barred: new Map() });
+      if (aborted()) throw cancelled();
+    }
+    const t1 = performance.now();
+    // The batch's encoder output: each row's frames, zeros after them, masked in the bias.
+    const dim = hiddens[0]!.dims[2]!;
+    const frames = Math.max(...hiddens.map((h) => h.dims[1]!));
+    const hidden = new Float32Array(rows.length * frames * dim);
+    const bias = new Float32Array(rows.length * frames);
+    hiddens.forEach((h, r) => {
+      hidden.set(h.data as Float32Array, r * frames * dim);
+      bias.fill(MASKED, r * frames + h.dims[1]!, (r + 1) * frames);
+    });
+    let feeds: Record<string, ort.Tensor> = { encoder_hidden_states: new ort.Tensor('float32', hidden, [rows.length, frames, dim]) };
+    if (masks) feeds[BIAS] = new ort.Tensor('float32', bias, [rows.length, 1, 1, frames]);
+    for (const n of PAST) feeds[n] = new ort.Tensor('float32', new Float32Array(0), [rows.length, HEADS, 0, HEAD_DIM]);
+    // Taking a phrase back re-decodes from where it began: only in a batch of one (the caller's rule).
+    const snapshots = new Map<number, Snapshot>();
+
+    let active = rows.slice();
+    for (let step = 0; active.length > 0; step++) {
+      if (aborted()) throw cancelled();
+      feeds.input_ids = new ort.Tensor('int64', BigInt64Array.from(active, (r) => BigInt(r.last)), [active.length, 1]);
+      feeds.use_cache_branch = step === 0 ? cacheOff : cacheOn;
+      const out = await decoder.run(feeds);
+      const logits = out.logits!;
+      const size = logits.dims[2]!;
+      const data = logits.data as Float32Array;
+      const perRow = data.length / active.length;
+      // The inputs of the next step: the new caches (all of them after step 0, only the decoder's afterwards).
+      const next: Record<string, ort.Tensor> = { ...feeds };
+      for (let i = 0; i < PAST.length; i++) if (step === 0 || i % 4 < 2) next[PAST[i]!] = out[PRESENT[i]!]!;
+      let rewound = false;
+      for (const [k, row] of active.entries()) {
+        const choice = choose(row, data, k * perRow + perRow - size, size, step);
+        if (row.opts.vocabulary) {
+          const written = row.tokens.length;
+          const moved = advance(row.opts.vocabulary, row.phrases, row.barred.get(written) ?? NO_BAR, choice.id, written, choice.boosted);
+          const back = moved.broken.filter((m) => m.boosted).sort((a, b) => a.from - b.from)[0];
+          if (back && active.length === 1 && snapshots.has(back.from)) {
+            // A boosted phrase was not completed: decode again from where it began, without it.
+            const s = snapshots.get(back.from)!;
+            let barred = row.barred.get(back.from);
+            if (!barred) row.barred.set(back.from, (barred = new Set()));
+            barred.add(back.phrase);
+            for (const at of [...snapshots.keys()]) if (at > back.from) snapshots.delete(at);
+            row.tokens.length = back.from;
+            row.last = s.last;
+            row.phrases = s.phrases;
+            Object.assign(next, s.feeds);
+            step = s.step - 1;
+            rewound = true;
+            continue;
+          }
+          if (moved.active.some((m) => m.from === written) && !snapshots.has(written)) snapshots.set(written, { feeds: { ...feeds }, step, last: row.last, phrases: row.phrases });
+          row.phrases = moved.active;
+        }
+        if (choice.id === EOS) {
+          row.ended = row.done = true;
+          continue;
+        }
+        if (step === row.opts.maxTokens) {
+          row.done = true; // the bound was reached without end-of-sequence
+          continue;
+        }
+        row.tokens.push({ id: choice.id, logprob: choice.logprob });
+        row.last = choice.id;
+        const rep = trailingRepeat(row.tokens.map((x) => x.id));
+        if (rep > 0) {
+          row.tokens.length -= rep * 3; // a decoding loop: keep one copy of the pattern
+          row.repetition = row.done = true;
+        }
+      }
+      if (rewound) {
+        feeds = next;
+        continue;
+      }
+      const still = active.map((r, k) => (r.done ? -1 : k)).filter((k) => k >= 0);
+      if (still.length < active.length && still.length > 0) {
+        // Rows that ended leave the batch: every batch-shaped input keeps the others' rows.
+        for (const name of [...PAST, 'encoder_hidden_states', ...(masks ? [BIAS] : [])]) next[name] = selectRows(next[name]!, still);
+      }
+      feeds = next;
+      active = still.map((k) => active[k]!);
+    }
+    const decodeMs = (performance.now() - t1) / rows.length;
+    return rows.map((r) => ({ tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, encodeMs: r.encodeMs, decodeMs }));
+  }
 
   return {
     tokenizer,
     async decode(pcm, opts) {
-      const aborted = () => opts.abort !== undefined && Atomics.load(opts.abort, 0) !== 0;
-      if (aborted()) throw cancelled();
-      const t0 = performance.now();
-      const enc = await encoder.run({ input_values: new ort.Tensor('float32', pcm, [1, pcm.length]) });
-      const hidden = enc.last_hidden_state!;
-      const t1 = performance.now();
-      const feeds: Record<string, ort.Tensor> = { encoder_hidden_states: hidden };
-      for (const n of PAST) feeds[n] = emptyCache;
-      const tokens: DecodedToken[] = [];
-      let last = BOS;
-      let ended = false;
-      let repetition = false;
-      let firstEosLogprob = 0;
-      const owned: ort.Tensor[] = [];
-      try {
-        for (let step = 0; step < opts.maxTokens + 1; step++) {
-          if (aborted()) throw cancelled();
-          feeds.input_ids = new ort.Tensor('int64', BigInt64Array.of(BigInt(last)), [1, 1]);
-          feeds.use_cache_branch = step === 0 ? cacheOff : cacheOn;
-          const out = await decoder.run(feeds);
-          const logits = out.logits!;
-          const size = logits.dims[2]!;
-          const data = logits.data as Float32Array;
-          const row = data.length - size;
-          let choice = pick(data, row, size, -1);
-          if (step === 0) {
-            firstEosLogprob = choice.eosLogprob;
-            if (choice.id === EOS && opts.forcePastEos) choice = pick(data, row, size, EOS);
-          }
-          logits.dispose();
-          // Keep the new caches (all of them after step 0, only the decoder's afterwards).
-          for (let i = 0; i < PAST.length; i++) {
-            const isDecoderCache = i % 4 < 2;
-            const present = out[PRESENT[i]!]!;
-            if (step === 0 || isDecoderCache) {
-              const old = feeds[PAST[i]!]!;
-              if (old !== emptyCache && owned.includes(old)) {
-                owned.splice(owned.indexOf(old), 1);
-                old.dispose();
-              }
-              feeds[PAST[i]!] = present;
-              owned.push(present);
-            } else {
-              present.dispose();
-            }
-          }
-          if (choice.id === EOS) {
-            ended = true;
-            break;
-          }
-          if (step === opts.maxTokens) break; // the bound was reached without end-of-sequence
-          tokens.push({ id: choice.id, logprob: choice.logprob });
-          last = choice.id;
-          const rep = trailingRepeat(tokens.map((t) => t.id));
-          if (rep > 0) {
-            // A decoding loop: keep one copy of the pattern.
-            tokens.length -= rep * 3;
-            repetition = true;
-            break;
-          }
-        }
-      } finally {
-        for (const t of owned) t.dispose();
-        hidden.dispose();
-      }
-      return { tokens, ended, repetition, firstEosLogprob, encodeMs: t1 - t0, decodeMs: performance.now() - t1 };
+      return (await decodeTogether([pcm], [opts]))[0]!;
+    },
+    async decodeBatch(pcms, opts) {
+      if (pcms.length === 0) return [];
+      // A vocabulary may take a phrase back and decode again from an earlier step: one row at a time.
+      if (masks && !opts.some((o) => o.vocabulary)) return decodeTogether(pcms, opts);
+      const out: MoonshineOutput[] = [];
+      for (const [i, pcm] of pcms.entries()) out.push((await decodeTogether([pcm], [opts[i]!]))[0]!);
+      return out;
     },
     async release() {
       await encoder.release();

@@ -21,6 +21,8 @@ export interface WrittenWord {
   readings: string[][];
   /** Product of the probabilities of the tokens that wrote it. */
   confidence: number;
+  /** How the custom vocabulary spells it ("Zentrix"): the transcript writes this instead of the spoken form. */
+  spelled?: string;
 }
 
 const SPELLING: Record<string, string> = {

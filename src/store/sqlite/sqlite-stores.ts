@@ -7,7 +7,7 @@ import { openSqlite } from './sqlite.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteSubmissionLedger } from './sqlite-ledger.js';
 import { SqliteCallbackOutbox } from './sqlite-outbox.js';
-import type { Stores } from './stores.js';
+import type { Stores } from '../stores.js';
 
 export interface SqliteStores extends Stores {
   jobs: SqliteJobStore;

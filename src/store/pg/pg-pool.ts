@@ -5,7 +5,7 @@
  * (the tests use a schema per run).
  */
 import pg from 'pg';
-import { voxdexError } from '../errors.js';
+import { voxdexError } from '../../errors.js';
 
 const INT8_OID = 20;
 
@@ -58,7 +58,7 @@ export async function pgQuery<R extends pg.QueryResultRow>(pool: pg.Pool, text: 
 }
 
 /** An error the server reported for a statement (it has a SQLSTATE), as opposed to a connection that failed. */
-export function isServerError(err: unknown): boolean {
+function isServerError(err: unknown): boolean {
   const e = err as { severity?: string; code?: string };
   return typeof e.severity === 'string' && typeof e.code === 'string' && !/^(08|57P)/.test(e.code);
 }

@@ -1,8 +1,8 @@
 /** The submission ledger (src/store/ledger.ts) over SQLite, in the jobs database (table intake_files). */
 import type Database from 'better-sqlite3';
-import type { ErrorInfo } from '../errors.js';
-import type { Destination } from '../types.js';
-import { ledgerEntry, type LedgerEntry, type LedgerRow, type SubmissionLedger } from './ledger.js';
+import type { ErrorInfo } from '../../errors.js';
+import type { Destination } from '../../types.js';
+import { ledgerEntry, type LedgerEntry, type LedgerRow, type SubmissionLedger } from '../ledger.js';
 
 
 export class SqliteSubmissionLedger implements SubmissionLedger {

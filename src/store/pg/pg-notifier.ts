@@ -8,9 +8,9 @@
  * itself already), except on voxdex_cancel whose payload is a job id.
  */
 import pg from 'pg';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 
-export const CHANNELS = ['voxdex_jobs', 'voxdex_callbacks', 'voxdex_cancel', 'voxdex_tenancy'] as const;
+const CHANNELS = ['voxdex_jobs', 'voxdex_callbacks', 'voxdex_cancel', 'voxdex_tenancy'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
 export class PgNotifier {

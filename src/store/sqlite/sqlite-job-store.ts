@@ -1,15 +1,15 @@
 /**
  * JobStore over SQLite (better-sqlite3), WAL with synchronous=FULL: a committed row survives
  * kill -9 and power loss. Lives at `<dataDir>/jobs.sqlite`, with the callback outbox and the
- * submission ledger (src/store/sqlite-stores.ts opens the three on one connection). better-sqlite3
+ * submission ledger (src/store/sqlite/sqlite-stores.ts opens the three on one connection). better-sqlite3
  * is synchronous: each method does its work before it returns its (already settled) promise.
  */
 import type Database from 'better-sqlite3';
 import path from 'node:path';
-import type { EnqueueInput } from './outbox.js';
+import type { EnqueueInput } from '../outbox.js';
 import type { SqliteCallbackOutbox } from './sqlite-outbox.js';
-import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob, type Settlement } from './job-store.js';
-import { toItem, toJob, type ItemRow, type JobRow } from './job-rows.js';
+import { JOB_STATES, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type NewJob, type Settlement } from '../job-store.js';
+import { toItem, toJob, type ItemRow, type JobRow } from '../job-rows.js';
 
 
 export function jobStorePath(dataDir: string): string {

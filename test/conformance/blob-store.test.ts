@@ -11,9 +11,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import os from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import type { BlobStore } from '../src/blobs/blob-store.js';
-import { LocalBlobStore } from '../src/blobs/local-blob-store.js';
-import { S3BlobStore } from '../src/blobs/s3-blob-store.js';
+import type { BlobStore } from '../../src/blobs/blob-store.js';
+import { LocalBlobStore } from '../../src/blobs/local-blob-store.js';
+import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
+import { loadConfig } from '../../src/config.js';
+import { silentLogger } from '../../src/log.js';
+import { createService } from '../../src/service.js';
 
 async function readAll(stream: Readable): Promise<Buffer> {
   const chunks: Buffer[] = [];
@@ -206,6 +209,41 @@ if (!s3Url) {
       assert.is(await store.ping(), true);
     } finally {
       await store.close();
+    }
+  });
+  errs('a node whose bucket is missing refuses to start, saying how to create the bucket; an existing one passes the write check and keeps nothing', async () => {
+    const bucket = process.env.VOXDEX_TEST_S3_BUCKET ?? 'voxdex-test';
+    const credentials = { accessKeyId: process.env.AWS_ACCESS_KEY_ID ?? '', secretAccessKey: process.env.AWS_SECRET_ACCESS_KEY ?? '' };
+    const prefix = `vxtest-${randomUUID()}/`;
+    const good = new S3BlobStore({ endpoint: s3Url, region: 'us-east-1', bucket, prefix, credentials });
+    try {
+      await good.checkBucket();
+      assert.equal(await good.list('.voxdex-write-check/'), []);
+    } finally {
+      await good.close();
+    }
+    const missing = `voxdex-missing-${randomBytes(4).toString('hex')}`;
+    const expected = `The bucket ${missing} does not exist at ${s3Url}: create it (MinIO: mc mb ALIAS/${missing}; AWS: aws s3 mb s3://${missing}) or set VOXDEX_S3_BUCKET to one that exists, then start again.`;
+    const data = mkdtempSync(path.join(os.tmpdir(), 'vx-nobucket-'));
+    try {
+      const config = loadConfig({
+        VOXDEX_DATA_DIR: data,
+        VOXDEX_PORT: '0',
+        VOXDEX_S3_URL: s3Url,
+        VOXDEX_S3_BUCKET: missing,
+        AWS_ACCESS_KEY_ID: credentials.accessKeyId,
+        AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+      });
+      const started = await createService(config, { log: silentLogger, listen: false }).then(
+        async (svc) => {
+          await svc.close();
+          return 'started';
+        },
+        (err: { code?: string; message: string }) => `${err.code}: ${err.message}`,
+      );
+      assert.is(started, `STORAGE_UNAVAILABLE: ${expected}`);
+    } finally {
+      rmSync(data, { recursive: true, force: true });
     }
   });
   errs.run();

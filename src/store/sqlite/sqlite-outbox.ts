@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { AttemptRecord, AttemptResult, CallbackOutbox, DeliveryRow, DeliveryStatus, EnqueueInput } from './outbox.js';
+import type { AttemptRecord, AttemptResult, CallbackOutbox, DeliveryRow, DeliveryStatus, EnqueueInput } from '../outbox.js';
 
 interface AttemptRow {
   attempt: number;

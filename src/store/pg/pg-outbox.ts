@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import type { AttemptRecord, AttemptResult, CallbackOutbox, DeliveryRow, DeliveryStatus, EnqueueInput } from './outbox.js';
+import type { AttemptRecord, AttemptResult, CallbackOutbox, DeliveryRow, DeliveryStatus, EnqueueInput } from '../outbox.js';
 import { inTransaction, pgQuery } from './pg-pool.js';
 
 interface AttemptRow {

@@ -5,14 +5,14 @@
  * changes). `owner` names this process in leases (unique per process).
  */
 import type pg from 'pg';
-import type { Logger } from '../log.js';
+import type { Logger } from '../../log.js';
 import { migrate } from './pg-migrations.js';
 import { PgJobStore } from './pg-job-store.js';
 import { PgSubmissionLedger } from './pg-ledger.js';
 import { PgNotifier } from './pg-notifier.js';
 import { PgCallbackOutbox } from './pg-outbox.js';
 import { openPgPool } from './pg-pool.js';
-import type { Stores } from './stores.js';
+import type { Stores } from '../stores.js';
 
 export interface PgStores extends Stores {
   jobs: PgJobStore;

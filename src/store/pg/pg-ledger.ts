@@ -1,8 +1,8 @@
 /** The submission ledger (src/store/ledger.ts) over PostgreSQL, in the jobs database (table intake_files). */
 import type pg from 'pg';
-import type { ErrorInfo } from '../errors.js';
-import type { Destination } from '../types.js';
-import { ledgerEntry, type LedgerEntry, type LedgerRow, type SubmissionLedger } from './ledger.js';
+import type { ErrorInfo } from '../../errors.js';
+import type { Destination } from '../../types.js';
+import { ledgerEntry, type LedgerEntry, type LedgerRow, type SubmissionLedger } from '../ledger.js';
 import { pgQuery } from './pg-pool.js';
 
 

@@ -9,11 +9,11 @@
  * a running job (a worker that lost its lease cannot overwrite the one that took over).
  */
 import type pg from 'pg';
-import { JOB_STATES, type ClaimOptions, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type LeaseState, type NewJob, type Settlement } from './job-store.js';
-import type { EnqueueInput } from './outbox.js';
+import { JOB_STATES, type ClaimOptions, type ItemPatch, type Job, type JobItem, type JobState, type JobStore, type LeaseState, type NewJob, type Settlement } from '../job-store.js';
+import type { EnqueueInput } from '../outbox.js';
 import type { PgCallbackOutbox } from './pg-outbox.js';
 import { inTransaction, pgQuery } from './pg-pool.js';
-import { toItem, toJob, type ItemRow, type JobRow } from './job-rows.js';
+import { toItem, toJob, type ItemRow, type JobRow } from '../job-rows.js';
 
 
 const COLUMNS = `seq, id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source, kind,

@@ -11,8 +11,8 @@
  * Migrations are append-only: never edit one that has shipped; add the next version.
  */
 import type pg from 'pg';
-import { voxdexError } from '../errors.js';
-import type { Logger } from '../log.js';
+import { voxdexError } from '../../errors.js';
+import type { Logger } from '../../log.js';
 import { PG_SCHEMA } from './pg-schema.js';
 
 export interface Migration {

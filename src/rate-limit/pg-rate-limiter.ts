@@ -1,14 +1,14 @@
 /**
- * The rate limits of rate-limit.ts with their buckets in PostgreSQL (table rate_buckets), so that a
+ * The rate limits of limiter.ts with their buckets in PostgreSQL (table rate_buckets), so that a
  * company's allowance holds across every API node rather than per process. Same token-bucket rules:
  * `perMin` a minute sustained, bursts of up to `perMin`; the refill is computed in the statement on
  * the database's clock, and each take or charge is one atomic upsert (the row lock orders concurrent
  * requests from any node).
  */
 import type pg from 'pg';
-import { pgQuery } from '../store/pg-pool.js';
+import { pgQuery } from '../store/pg/pg-pool.js';
 import type { Principal } from '../tenancy/tenancy.js';
-import { keyOf, rateLimited, type Limiter } from './rate-limit.js';
+import { keyOf, rateLimited, type Limiter } from './limiter.js';
 
 /** The database clock in ms. */
 const NOW = `(EXTRACT(EPOCH FROM clock_timestamp()) * 1000)::bigint`;

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Derives the folded Moonshine files (models/fold-moonshine.py: int8 dequantization and the output
+# embedding's transpose computed once, offline) from the verified official .ort files that
+# models/fetch-moonshine.sh installed, into models/build/moonshine-folded/. The tools are pinned with
+# their hashes (models/fold-requirements.txt, installed into .cache/fold-venv); the derived files'
+# sha256 are recorded below and checked after every derivation: a mismatch or a failed conversion
+# fails the install and installs nothing. Idempotent: when the files are present with the recorded
+# checksums, nothing is done (about 1 s).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+SRC=${VOXDEX_MOONSHINE_DIR:-models/build/moonshine-base-en}
+OUT=${VOXDEX_MOONSHINE_FOLDED_DIR:-models/build/moonshine-folded}
+VENV=${VOXDEX_FOLD_VENV:-.cache/fold-venv}
+FILES=(
+  "encoder_model.onnx 30001b8ceab96083e37237d78401740461813b3a42397aad77713f5677f6799f"
+  "decoder_model_merged.onnx fcee885b6f0e6d9a8fe6c30f3112f138bd98e6f79f2ae2d8db4152a13b9b2a33"
+  "tokenizer.bin 04670d78994d030185c3dd843c60591788fed0a56cc6750747bd326825f13ca9"
+)
+
+verify() { # dir [quiet] -> 0 when every file is there with the recorded checksum
+  local dir=$1 name sum got
+  for entry in "${FILES[@]}"; do
+    read -r name sum <<<"$entry"
+    [ -f "$dir/$name" ] || return 1
+    got=$(sha256sum "$dir/$name" | cut -d' ' -f1)
+    [ "$got" = "$sum" ] || { echo "voxdex: $dir/$name: sha256 $got, expected $sum" >&2; return 1; }
+  done
+}
+
+if verify "$OUT" 2>/dev/null; then exit 0; fi
+for f in encoder_model.ort decoder_model_merged.ort tokenizer.bin; do
+  [ -f "$SRC/$f" ] || { echo "voxdex: $SRC/$f is missing; run bash models/fetch-moonshine.sh first" >&2; exit 1; }
+done
+
+reqs=models/fold-requirements.txt
+stamp=$VENV/.voxdex-reqs
+if ! { [ -x "$VENV/bin/python" ] && [ -f "$stamp" ] && cmp -s "$stamp" "$reqs"; }; then
+  echo "voxdex: installing the pinned model tools (onnx, onnxruntime; models/fold-requirements.txt) into $VENV"
+  rm -rf "$VENV"
+  python3 -m venv "$VENV" || { echo "voxdex: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
+  "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-input --require-hashes --only-binary=:all: -r "$reqs" || {
+    echo "voxdex: installing models/fold-requirements.txt failed (hash mismatch or PyPI unreachable); the folded Moonshine model was not made" >&2
+    rm -rf "$VENV"; exit 1; }
+  cp "$reqs" "$stamp"
+fi
+
+mkdir -p "$(dirname "$OUT")"
+tmp=$(mktemp -d "$(dirname "$OUT")/.fold.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+echo "voxdex: folding the Moonshine model ($SRC -> $OUT; about 300 MB of float32 weights)"
+"$VENV/bin/python" models/fold-moonshine.py "$SRC" "$tmp" || { echo "voxdex: folding the Moonshine model failed; nothing was installed" >&2; exit 1; }
+cp "$SRC/tokenizer.bin" "$SRC/LICENSE" "$tmp/"
+verify "$tmp" || { echo "voxdex: the folded Moonshine files differ from the checksums recorded in models/fold-moonshine.sh (different tool versions?); nothing was installed" >&2; exit 1; }
+chmod 755 "$tmp"
+rm -rf "$OUT.tmp" && mv "$tmp" "$OUT.tmp" && rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+echo "voxdex: folded Moonshine model installed in $OUT"

@@ -1,0 +1,208 @@
+/**
+ * The analysis every redaction recognizer shares: each speaker's words in time order (a stream per
+ * `metadata.speaker`, else per channel), what digits each word stands for — numerals ("4111"), number
+ * words ("forty five" → 4 5), "double"/"triple", and homophones ("to", "for", "ate", "won", "oh")
+ * when they sit next to real digits — and the digit RUNS: groups of digits joined across pauses,
+ * fillers and utterances of the same speaker within RUN_WINDOW_SEC (a card read out in four turns).
+ * Quantities (amounts, percentages, times, ordinals, counts before a unit) break runs.
+ */
+import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, REPEATS, SCALES, TEENS, TENS, wordKey } from '../numbers/lexicon.js';
+import type { Utterance } from '../types.js';
+
+/** Groups of the same speaker this close (seconds, end to start) may join into one run. */
+export const RUN_WINDOW_SEC = 20;
+/** Words that may sit between digit groups of one number ("four one one one, uh, okay, one one…"). */
+const FILLERS = new Set([
+  'uh', 'um', 'er', 'ah', 'eh', 'hmm', 'mm', 'and', 'then', 'okay', 'ok', 'yes', 'yeah', 'right', 'sorry', 'so', 'is', "it's", 'its',
+  'the', 'rest', 'next', 'last', 'digits', 'numbers', 'number', 'dash', 'space', 'again', 'that', "that's", 'thats', 'um-hum', 'uh-huh',
+]);
+/** Words after a number that make it a quantity, not part of a digit string. */
+const UNITS = new Set([
+  'dollars', 'dollar', 'bucks', 'cents', 'cent', 'pounds', 'pence', 'euros', 'euro', 'percent', 'am', 'pm', "o'clock", 'oclock',
+  'minutes', 'minute', 'hours', 'hour', 'days', 'day', 'weeks', 'week', 'months', 'month', 'years', 'year', 'times', 'items', 'people',
+]);
+const MONTH_SET = new Set<string>(MONTHS);
+
+export type TokenKind = 'digit' | 'homophone' | 'word' | 'quantity';
+
+export interface StreamToken {
+  /** Utterance and event index in the transcript. */
+  u: number;
+  e: number;
+  start: number;
+  end: number;
+  key: string;
+  kind: TokenKind;
+  /** The digits this word stands for ('' for words). */
+  digits: string;
+}
+
+export interface Stream {
+  speaker: string;
+  channel: number;
+  tokens: StreamToken[];
+}
+
+export interface DigitRun {
+  stream: Stream;
+  /** Token indexes in the stream, first and last digit-bearing token (inclusive). */
+  first: number;
+  last: number;
+  digits: string;
+  start: number;
+  end: number;
+}
+
+const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
+
+/** Digits a word stands for, looking at its neighbours for "forty" + "five" and "double" + digit. */
+function wordDigits(keys: readonly string[], i: number): string | undefined {
+  const k = keys[i]!;
+  const next = keys[i + 1];
+  if (/\d/.test(k)) return /[$£€%:]|\d(st|nd|rd|th)$|\d\.\d/.test(k) ? undefined : k.replace(/\D/g, '');
+  if (k in DIGITS) return String(DIGITS[k]);
+  if (k in TEENS) return String(TEENS[k]);
+  if (k in TENS) return String(TENS[k]! / 10) + (next !== undefined && next in DIGITS && DIGITS[next]! > 0 ? '' : '0');
+  if (k in REPEATS) {
+    const d = next === undefined ? undefined : next in DIGITS ? DIGITS[next] : HOMOPHONES[next];
+    return d === undefined ? '' : String(d).repeat(REPEATS[k]! - 1);
+  }
+  if (k in SCALES && i > 0 && isNum(keys[i - 1])) {
+    const zeros = String(SCALES[k]).length - 1;
+    const tail = next !== undefined && (next in TENS || next in TEENS) ? 2 : next !== undefined && next in DIGITS ? 1 : 0;
+    return '0'.repeat(Math.max(0, zeros - tail));
+  }
+  return '';
+}
+
+/** One stream per speaker (or channel), words in time order, with the digits each stands for. */
+export function buildStreams(utterances: readonly Utterance[]): Stream[] {
+  const streams = new Map<string, Stream>();
+  utterances.forEach((utt, u) => {
+    const meta = utt.metadata as { channel: number; speaker?: string };
+    const speaker = meta.speaker ?? `C${meta.channel}`;
+    let s = streams.get(speaker);
+    if (!s) streams.set(speaker, (s = { speaker, channel: meta.channel, tokens: [] }));
+    utt.events.forEach((ev, e) => s!.tokens.push({ u, e, start: ev.start, end: ev.end, key: wordKey(ev.word), kind: 'word', digits: '' }));
+  });
+  for (const s of streams.values()) {
+    s.tokens.sort((a, b) => a.start - b.start || a.u - b.u || a.e - b.e);
+    classify(s.tokens);
+  }
+  return [...streams.values()];
+}
+
+function classify(tokens: StreamToken[]): void {
+  const keys = tokens.map((t) => t.key);
+  tokens.forEach((t, i) => {
+    const d = wordDigits(keys, i);
+    if (d === undefined || t.key in ORDINALS) t.kind = 'quantity';
+    else if (d !== '') {
+      t.kind = 'digit';
+      t.digits = d;
+    } else if (t.key in HOMOPHONES) t.kind = 'homophone';
+  });
+  // A number said before a unit ("forty two dollars", "two pm", "three items") is a quantity.
+  tokens.forEach((t, i) => {
+    if (!UNITS.has(t.key)) return;
+    for (let j = i - 1; j >= 0 && (tokens[j]!.kind === 'digit' || tokens[j]!.key === 'and' || tokens[j]!.key in SCALES); j--) {
+      if (tokens[j]!.kind === 'digit') tokens[j]!.kind = 'quantity';
+    }
+  });
+  // "one of them", "no one", "the one": a lone "one" among ordinary words is a word.
+  tokens.forEach((t, i) => {
+    if (t.key !== 'one') return;
+    const p = tokens[i - 1];
+    const n = tokens[i + 1];
+    const sameWord = (o: StreamToken | undefined) => o !== undefined && o.u === t.u && o.kind === 'word' && !FILLERS.has(o.key);
+    const notDigit = (o: StreamToken | undefined) => o === undefined || o.u !== t.u || o.kind !== 'digit';
+    if ((sameWord(n) && notDigit(p)) || (sameWord(p) && notDigit(n))) {
+      t.kind = 'word';
+      t.digits = '';
+    }
+  });
+  // A year after a month or an ordinal ("march third twenty twenty five") is a date.
+  tokens.forEach((t, i) => {
+    const p = tokens[i - 1];
+    if (t.kind !== 'digit' || !p || t.start - p.end > 1.5 || !(MONTH_SET.has(p.key) || p.key in ORDINALS || /^\d+(st|nd|rd|th)$/.test(p.key))) return;
+    let j = i;
+    let d = '';
+    while (j < tokens.length && tokens[j]!.kind === 'digit' && d.length < 4) d += tokens[j++]!.digits;
+    if (d.length === 4 && /^(19|20)\d\d$/.test(d) && tokens[j]?.kind !== 'digit') for (let x = i; x < j; x++) tokens[x]!.kind = 'quantity';
+  });
+  // Homophones count as digits next to real digits (within 2 s), repeatedly: "seven to for one".
+  for (let changed = true; changed; ) {
+    changed = false;
+    tokens.forEach((t, i) => {
+      if (t.kind !== 'homophone') return;
+      const near = (o: StreamToken | undefined) => o !== undefined && o.kind === 'digit' && Math.abs((o.start > t.start ? o.start - t.end : t.start - o.end)) <= 2;
+      if (near(tokens[i - 1]) || near(tokens[i + 1])) {
+        t.kind = 'digit';
+        t.digits = String(HOMOPHONES[t.key]);
+        changed = true;
+      }
+    });
+  }
+}
+
+/** The token next to i (dir ±1) is an ordinary word of the same utterance. */
+function inWords(t: readonly StreamToken[], i: number, dir: 1 | -1): boolean {
+  const o = t[i + dir];
+  return o !== undefined && o.u === t[i]!.u && o.kind === 'word' && !FILLERS.has(o.key);
+}
+
+/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow. */
+/** What the caller of digitRuns knows about context: where a topic word separates numbers, and the answer windows. */
+export interface RunHints {
+  /** A topic word said between `from` and `to` that separates this speaker's numbers. */
+  breaks(speaker: string, from: number, to: number): boolean;
+  /** The answer window (its id) this speaker's word at `time` falls in, if any. */
+  window(speaker: string, time: number): number | undefined;
+}
+const NO_HINTS: RunHints = { breaks: () => false, window: () => undefined };
+
+export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
+  const runs: DigitRun[] = [];
+  for (const stream of streams) {
+    const t = stream.tokens;
+    const groups: Array<{ first: number; last: number; digits: string }> = [];
+    for (let i = 0; i < t.length; i++) {
+      if (t[i]!.kind !== 'digit') continue;
+      const g = groups[groups.length - 1];
+      if (g && g.last === i - 1 && t[i]!.start - t[i - 1]!.end <= 2) {
+        g.last = i;
+        g.digits += t[i]!.digits;
+      } else groups.push({ first: i, last: i, digits: t[i]!.digits });
+    }
+    let cur: (typeof groups)[number] | undefined;
+    const flush = () => {
+      if (cur) runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end });
+    };
+    for (const g of groups) {
+      if (cur) {
+        const between = t.slice(cur.last + 1, g.first);
+        const gap = t[g.first]!.start - t[cur.last]!.end;
+        const from = t[cur.last]!.end;
+        const to = t[g.first]!.start;
+        // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
+        // channel in between ("security code", "expiry") starts a new number.
+        const wordUse = (g.digits.length < 2 && inWords(t, g.last, 1)) || (cur.digits.length < 2 && inWords(t, cur.first, -1));
+        // Inside the answer to "what's the card number?" digits join across misheard words too.
+        const w = hints.window(stream.speaker, t[cur.first]!.start);
+        const answer = w !== undefined && w === hints.window(stream.speaker, to);
+        const joins = gap <= RUN_WINDOW_SEC && !wordUse &&
+          !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
+          !hints.breaks(stream.speaker, from, to) &&
+          (between.every((b) => FILLERS.has(b.key)) || (answer && between.length <= 6) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
+        if (joins) {
+          cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
+          continue;
+        }
+        flush();
+      }
+      cur = { ...g };
+    }
+    flush();
+  }
+  return runs;
+}

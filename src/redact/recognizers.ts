@@ -1,0 +1,78 @@
+/**
+ * Recognizers, one per kind (presidio's shape): each looks at a digit run and the words said around
+ * it (on every channel: the agent asks "what's the security code?", the caller answers) and says
+ * whether the run is of its kind. Context is evidence; the digit count and Luhn are the rest.
+ */
+import { luhn, MONTHS } from '../numbers/lexicon.js';
+import type { DigitRun } from './digit-runs.js';
+
+import type { RedactKind } from '../types.js';
+
+export const REDACTION_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
+export type RedactionKind = RedactKind;
+
+/** `other`: a topic word that only separates numbers ("phone", "account", "zip"). */
+export type ContextTag = 'card' | 'cvv' | 'expiry' | 'ssn' | 'other';
+
+/** Context said before a run (or inside it), the latest last. */
+export interface RunContext {
+  tags: ReadonlyArray<{ tag: ContextTag; time: number }>;
+  /** The run's stream token just before it is a month name ("expires april twenty seven"). */
+  monthBefore: boolean;
+  /** The run answers a question on this topic (it starts in the topic's answer window). */
+  answers?: ContextTag;
+}
+
+export interface Recognizer {
+  kind: RedactionKind;
+  matches(run: DigitRun, ctx: RunContext): boolean;
+}
+
+/** Seconds before a run in which context words count. */
+export const CONTEXT_WINDOW_SEC = 30;
+
+/** Context tags of a word given the one before it. */
+export function contextTag(prev: string | undefined, key: string): ContextTag | undefined {
+  if (['card', 'visa', 'mastercard', 'amex', 'credit', 'debit'].includes(key)) return 'card';
+  if (['cvv', 'cvc', 'cvv2', 'csc', 'cid'].includes(key)) return 'cvv';
+  if (key === 'code' && (prev === 'security' || prev === 'verification' || prev === 'digit' || prev === 'pin')) return 'cvv';
+  if (['expires', 'expiry', 'expiration', 'expire', 'expiring', 'exp', 'expired'].includes(key)) return 'expiry';
+  if ((key === 'through' || key === 'thru') && prev === 'valid') return 'expiry';
+  if (key === 'ssn' || key === 'social') return 'ssn';
+  if (['phone', 'telephone', 'mobile', 'cell', 'account', 'reference', 'zip', 'postcode', 'order', 'policy', 'member', 'date', 'birth'].includes(key)) return 'other';
+  if (key === 'number' && prev !== 'card' && prev !== 'security') return 'other';
+  return undefined;
+}
+
+const latest = (ctx: RunContext) => ctx.tags.filter((t) => t.tag !== 'other').pop()?.tag;
+const has = (ctx: RunContext, tag: ContextTag) => ctx.tags.some((t) => t.tag === tag);
+
+/** 12–19 digits passing Luhn, or a stray homophone's digit at either end dropped (not looser: any 16 digits hold some Luhn stretch). */
+function luhnInside(d: string): boolean {
+  const tries = [d, d.slice(1), d.slice(0, -1)];
+  return tries.some((x) => x.length >= 12 && x.length <= 19 && luhn(x));
+}
+
+export const cardRecognizer: Recognizer = {
+  kind: 'card',
+  matches: (run, ctx) => (run.digits.length >= 12 && (luhnInside(run.digits) || has(ctx, 'card'))) || (ctx.answers === 'card' && run.digits.length >= 2),
+};
+export const ssnRecognizer: Recognizer = {
+  kind: 'ssn',
+  matches: (run, ctx) => (run.digits.length >= 8 && run.digits.length <= 10 && has(ctx, 'ssn')) || (ctx.answers === 'ssn' && run.digits.length >= 2),
+};
+export const expiryRecognizer: Recognizer = {
+  kind: 'expiry',
+  matches: (run, ctx) => ctx.answers === 'expiry' || (latest(ctx) === 'expiry' && run.digits.length <= 6 && (run.digits.length >= 3 || ctx.monthBefore)),
+};
+export const cvvRecognizer: Recognizer = {
+  kind: 'cvv',
+  matches: (run, ctx) => ctx.answers === 'cvv' || (latest(ctx) === 'cvv' && run.digits.length >= 3 && run.digits.length <= 4),
+};
+/** Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn). */
+export const digitsRecognizer: Recognizer = { kind: 'digits', matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) };
+
+/** In order of precedence: the first one that matches and is asked for names the run. */
+export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, digitsRecognizer];
+
+export const MONTH_KEYS: ReadonlySet<string> = new Set(MONTHS);

@@ -1,8 +1,5 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseTerms } from '../src/search/query.js';
-import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
-import { defaultQuery } from '../src/search/transcript-index.js';
 import { renderTranscript } from '../src/render/output.js';
 import { nameSpeakers, smoothRuns, splitUtterance } from '../src/speakers/assign.js';
 import { clusterEmbeddings } from '../src/speakers/cluster.js';
@@ -94,28 +91,6 @@ steps('text, srt and vtt lines start with the speaker', () => {
   assert.is(renderTranscript(doc, 'text'), '[S1] hello there\n[S2] hi\n');
   assert.match(renderTranscript(doc, 'srt'), /00:00:02,000 --> 00:00:02,300\n\[S2\] hi/);
   assert.match(renderTranscript(doc, 'vtt'), /\[S1\] hello there/);
-});
-
-steps('search: hits carry the speaker; speaker=S2 finds only what S2 said; rows list the speakers', async () => {
-  const index = new SqliteTranscriptIndex({ file: ':memory:' });
-  await index.init();
-  const u = (uttid: number, speaker: string, words: [string, number, number][]) => ({ ...utt(uttid, words), metadata: { channel: 0, uttid, speaker } });
-  const doc = {
-    asr: 'x', model: 'm', audiosecs: 9, nchannels: 1, requestid: 'r', source: 'call.wav', chaninfo: [],
-    utterances: [u(0, 'S1', [['cancel', 1, 1.4], ['my', 1.5, 1.6], ['contract', 1.7, 2.1]]), u(1, 'S2', [['why', 3, 3.2], ['cancel', 3.3, 3.7]])],
-  } as TranscriptDocument;
-  await index.index([{ tid: 't1', company: 'c', org: 'o', folder: 'f', datetime: '2024-01-01T00:00:00Z', document: doc }]);
-  const scope = { company: 'c', org: 'o' };
-  const all = await index.search(scope, defaultQuery({ terms: parseTerms('cancel') }));
-  assert.equal(all.rows[0]!.hits.map((h) => [h.speaker, h.start]), [['S1', 1], ['S2', 3.3]]);
-  assert.equal(all.rows[0]!.speakers, ['S1', 'S2']);
-  const s2 = await index.search(scope, defaultQuery({ terms: parseTerms('cancel'), speaker: 'S2' }));
-  assert.is(s2.total, 1);
-  assert.equal(s2.rows[0]!.hits.map((h) => [h.speaker, h.start]), [['S2', 3.3]]);
-  assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('"my contract"'), speaker: 'S2' })), 0);
-  assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('"my contract"'), speaker: 'S1' })), 1);
-  assert.is(await index.count(scope, defaultQuery({ speaker: 'S3' })), 0);
-  await index.close();
 });
 
 steps.run();

@@ -239,7 +239,7 @@ e2e('names not-implemented parameters in the warning and refuses unknown ones li
   assert.is(up.status, 200);
   const r = await waitResult(ctx.url, ctx.acme, up.body.requestid);
   const doc = (await (await fetch(r.body)).json()) as any;
-  assert.is(doc.warning, 'parameters not implemented and ignored: diarize, sentiment');
+  assert.is(doc.warning, 'parameters not implemented and ignored: sentiment');
   // Validated and stored with the job already, for the stages that will read them.
   const job = (await ctx.svc.store.get(up.body.requestid))!;
   assert.equal(job.options, { numtrans: true, scrubtext: false, scrubaudio: false, redact: ['card', 'cvv', 'expiry', 'ssn', 'digits'], diarize: true, gender: false, sentiment: true, vocab: [] });

@@ -246,7 +246,7 @@ e2e('names not-implemented parameters in the warning and refuses unknown ones li
   const bad = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme, colour: 'blue' } });
   assert.is(bad.status, 400);
   assert.equal(bad.body, {
-    error: { code: 'UNKNOWN_PARAMETER', message: 'Unknown parameter "colour"; accepted parameters: token, file, zpass, callback, model, output, callbackerror, metadata, datetime' },
+    error: { code: 'UNKNOWN_PARAMETER', message: 'Unknown parameter "colour"; accepted parameters: token, file, zpass, callback, model, output, callbackerror, metadata, datetime, numtrans, scrubtext, scrubaudio, redact, diarize, gender, speakers' },
   });
 });
 

@@ -133,7 +133,8 @@ rc('a hand-written multipart body whose file part has no Content-Type is accepte
   const done = await waitResult(ctx.svc.url, ctx.token, id);
   assert.is(done.status, 200);
   const doc = (await getJson(`${ctx.svc.url}/transcribe/${id}/result?token=${ctx.token}`)).body;
-  assert.is(doc.warning, 'parameters not implemented and ignored: gender');
+  assert.is(doc.warning, undefined); // gender is implemented: every utterance says male or female
+  assert.ok(doc.utterances.length > 0 && doc.utterances.every((u: { metadata: { gender?: string } }) => u.metadata.gender === 'male' || u.metadata.gender === 'female'), JSON.stringify(doc.utterances));
 });
 
 rc('a JSON body is 415 saying to send multipart/form-data, not a token error', async () => {

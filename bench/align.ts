@@ -5,7 +5,9 @@
  * them (at 8 kHz, and upsampled to 16 kHz, which takes the wideband aligner); for every word it got
  * right, the start and end errors are measured.
  *
- *   node --import tsx bench/align.ts [--n 30] [--models a,b] [--threads N]
+ *   node --import tsx bench/align.ts [--n 30] [--models a,b] [--threads N] [--registry FILE]
+ *
+ * CPU s per audio s: the whole process while that model transcribes (Moonshine: decoding and alignment).
  *
  * Goal (issue 9): 90 % of boundaries within 100 ms.
  */
@@ -87,6 +89,10 @@ function upsampled(a: DecodedAudio): DecodedAudio {
   return { ...a, format: { ...a.format, sampleRate: 16000 }, channels: [ch], durationSec: ch.length / 16000 };
 }
 
+const cpuSec = (c0: NodeJS.CpuUsage) => {
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1e6;
+};
 const pct = (x: number) => `${(100 * x).toFixed(1)} %`;
 const median = (xs: number[]) => xs.slice().sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
@@ -94,7 +100,7 @@ async function main() {
   const n = Number(arg('n') ?? 30);
   const threads = Number(arg('threads') ?? os.availableParallelism());
   const config = loadConfig({ VOXDEX_ASR_THREADS: String(threads) });
-  const registry = loadModelRegistry(config.modelsFile);
+  const registry = loadModelRegistry(arg('registry') ?? config.modelsFile);
   const models = arg('models')?.split(',') ?? registry.specs().filter(registry.isAvailable).map((s) => s.name);
   const t = createTranscriber({ config, log: silentLogger, registry });
   await t.ready();
@@ -103,14 +109,17 @@ async function main() {
   console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${process.argv.slice(2).join(' ')}`);
   console.log(`node ${process.version}; ${os.cpus()[0]?.model} × ${os.cpus().length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   console.log(`${n} utterances, ${words} words (Asterisk digits, tens, letters, symbol names), pauses 0.1–0.6 s\n`);
-  console.log('model\tinput\twords right\tboundaries\twithin 100 ms\twithin 50 ms\tmedian |error| ms\tstart within 100\tend within 100');
+  console.log('model\tinput\twords right\tboundaries\twithin 100 ms\twithin 50 ms\tmedian |error| ms\tstart within 100\tend within 100\tCPU s/audio s');
   for (const model of models) {
     for (const [label, rate] of [['8 kHz', 8000], ['16 kHz', 16000]] as const) {
       const errs: number[] = [];
       const starts: number[] = [];
       const ends: number[] = [];
       let right = 0;
+      let audioSec = 0;
+      const c0 = process.cpuUsage();
       for (const s of sets) {
+        audioSec += s.audio.durationSec;
         const r = await t.transcribe(rate === 8000 ? s.audio : upsampled(s.audio), { model, source: 'align' });
         const events = r.utterances.flatMap((u) => u.events);
         const hyp = events.map((e) => normalizeWords(e.word).join(' '));
@@ -131,7 +140,7 @@ async function main() {
         });
       }
       const within = (xs: number[], ms: number) => xs.filter((e) => e <= ms).length / Math.max(1, xs.length);
-      console.log([model, label, `${right}/${words}`, errs.length, pct(within(errs, 100)), pct(within(errs, 50)), median(errs).toFixed(0), pct(within(starts, 100)), pct(within(ends, 100))].join('\t'));
+      console.log([model, label, `${right}/${words}`, errs.length, pct(within(errs, 100)), pct(within(errs, 50)), median(errs).toFixed(0), pct(within(starts, 100)), pct(within(ends, 100)), (cpuSec(c0) / audioSec).toFixed(3)].join('\t'));
     }
   }
   await t.close();

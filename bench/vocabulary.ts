@@ -3,7 +3,7 @@
  * synthetic voices (espeak-ng, flite, festival; 16 kHz and through a phone line at 8 kHz mu-law),
  * transcribed by the default model without and with the vocabulary, in the same run.
  *
- *   node --import tsx bench/vocabulary.ts [--threads 1] [--negatives 40] [--hyp]
+ *   node --import tsx bench/vocabulary.ts [--threads 1] [--negatives 40] [--hyp] [--skip recall|negatives]
  *
  * - recall: occurrences of vocabulary phrases written exactly (case-insensitive) / occurrences said;
  * - false insertions: vocabulary phrases written on real speech that holds none of them (held-out
@@ -86,7 +86,8 @@ const transcribe = async (audio: DecodedAudio, vocab?: string[]) => {
 // ---- recall on sentences that hold a vocabulary phrase
 const recall = { without: 0, with: 0, said: 0, exactSpelling: 0 };
 const rest = { without: 0, with: 0, words: 0 };
-for (const voice of VOICES) {
+const skip = arg('skip');
+for (const voice of skip === 'recall' ? [] : VOICES) {
   for (const tel of [false, true]) {
     for (const [i, [term, sentence]] of SENTENCES.entries()) {
       const audio = await clip(voice, sentence, i, tel);
@@ -116,7 +117,7 @@ console.log(`  WER of the sentences' other words: without ${pct(rest.without, re
 // ---- false insertions and WER on real speech without any vocabulary phrase
 const neg = { words: 0, errWithout: 0, errWith: 0, inserted: 0, files: 0 };
 const limit = Number(arg('negatives') ?? 40);
-for (const set of ['ast-mz', 'wideband']) {
+for (const set of skip === 'negatives' ? [] : ['ast-mz', 'wideband']) {
   for (const item of loadSet(set, tmp, limit).items) {
     const audio = await item.load();
     const ref = normalizeWords(item.ref);

@@ -31,6 +31,8 @@ export interface FileRunnerDeps {
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
   /** Default POST_ASR_STAGES. */
   postAsr?: readonly PostAsrStage[];
+  /** The company's categories the document matches (src/analytics/categories.ts `categorizer`), set as its `categories` before it is persisted. */
+  categorize?: (destination: Job['destination'], document: TranscriptDocument) => Promise<string[]>;
 }
 
 /** A job as the pipeline runs it: its options resolved (the job runner fills them for jobs stored before options existed). */
@@ -114,6 +116,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const { document } = out;
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
+  if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
   if (job.options.scrubaudio) {
     await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), playableWav(out.audio));

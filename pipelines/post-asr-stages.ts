@@ -4,6 +4,7 @@
  * the product's privacy boundary: redaction runs before anything of the file is persisted (the
  * runner writes the checkpoint, the index entry and the item's state only after these stages).
  */
+import { analyticsStage } from '../src/analytics/stage.js';
 import { numbersStage } from '../src/numbers/stage.js';
 import { speakers } from '../src/speakers/stage.js';
 import { redactStage } from '../src/redact/stage.js';
@@ -17,4 +18,5 @@ export const POST_ASR_STAGES: readonly PostAsrStage[] = [
   numbersStage,
   speakers,
   redactStage,
+  analyticsStage,
 ];

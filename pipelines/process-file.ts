@@ -59,7 +59,7 @@ export async function processFile(input: FileInput, deps: FileDeps, ctx: StageCo
   input.progress?.decoded?.(audio);
   let result;
   try {
-    result = await transcribeStage(deps.transcriber)({ audio, model: input.model, source: input.source, onProgress: input.progress?.transcribing }, ctx);
+    result = await transcribeStage(deps.transcriber)({ audio, model: input.model, source: input.source, onProgress: input.progress?.transcribing, vocab: input.options.vocab }, ctx);
   } finally {
     input.progress?.transcribed?.();
   }

@@ -113,5 +113,11 @@ export function toVoxdexError(err: unknown): VoxdexError {
   const e = err as { code?: unknown; message?: unknown } | null;
   if (e && isErrorCode(e.code)) return new VoxdexError(e.code, String(e.message ?? e.code));
   const message = e && typeof e.message === 'string' ? e.message : String(err);
-  return new VoxdexError('INTERNAL', `internal error: ${message}`, { cause: err });
+  // The message reaches clients (HTTP bodies, per-file errors): file names stay, server folders do not.
+  return new VoxdexError('INTERNAL', `internal error: ${withoutFolders(message)}`, { cause: err });
+}
+
+/** `open '/srv/voxdex/data/incoming/abc'` → `open 'abc'`: every absolute path reduced to its last name. */
+export function withoutFolders(text: string): string {
+  return text.replace(/(^|[\s'"(=,:])\/(?:[^\s'"()/,:]+\/)*([^\s'"()/,:]*)/g, (_m, before: string, name: string) => `${before}${name || '/'}`);
 }

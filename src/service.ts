@@ -31,6 +31,10 @@ import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res, type RouteTable } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { mountUiRoutes } from './http/ui-routes.js';
+import { mountCategoryRoutes } from './http/category-routes.js';
+import { CategoryBackfill } from './analytics/backfill.js';
+import { categorizer } from './analytics/categories.js';
+import type { CategoryStore } from './store/category-store.js';
 import { UploadSlots } from './http/upload-slots.js';
 import { JobIntake } from './jobs/job-intake.js';
 import { JobRunner } from './jobs/runner.js';
@@ -57,6 +61,8 @@ export interface Service {
   node: string;
   store: JobStore;
   tenancy: Tenancy;
+  /** Category rules and their backfill progress. */
+  categories: CategoryStore;
   blobs: BlobStore;
   index: TranscriptIndex;
   /** Absent on an API node. */
@@ -126,20 +132,23 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const models = modelReadiness(transcriber, log);
   const metrics = createMetrics({ queueDepth: () => ports.work.queueDepth(() => runner.queued), jobsByState: () => ports.jobs.countByState() });
   const { jobs: store, outbox, tenancy, index, blobs } = ports;
-  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: ports.work.owner, runJobs: runsJobs });
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize: categorizer(ports.categories) });
+  // Categories: rules beside tenancy, backfilled over the index by one node per company (a lease in the category store).
+  const backfill = new CategoryBackfill({ store: ports.categories, index, log, owner: node });
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
   const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
   const disconnect = ports.work.connect(runner);
   const dispatcher = runsJobs ? callbackDispatcher(config, log, ports, metrics) : undefined;
-  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, paths, urlSecret }));
+  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, paths, urlSecret, backfill }));
   const server = httpServer(config, app.handler, metrics);
 
   if (runsJobs) await runner.start();
   await dispatcher?.start();
+  backfill.start();
   const drop = intake ? await watchDropFolder(config, intake, ports, log) : undefined;
   const port = listen ? await startListening(server, config, log, { node, storage: ports.storage, blobs: blobs.kind }) : config.port;
 
-  const close = gracefulStop({ config, log, server, models, drop, intake, disconnect, runner, dispatcher, transcriber, ports });
+  const close = gracefulStop({ config, log, server, models, drop, intake, disconnect, runner, dispatcher, transcriber, backfill, ports });
 
   return {
     config,
@@ -150,6 +159,7 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
     node,
     store,
     tenancy,
+    categories: ports.categories,
     blobs,
     index,
     transcriber,
@@ -174,6 +184,7 @@ interface Running {
   runner: JobRunner;
   dispatcher: CallbackDispatcher | undefined;
   transcriber: Transcriber | undefined;
+  backfill: CategoryBackfill;
   ports: Ports;
 }
 
@@ -199,6 +210,7 @@ function gracefulStop(r: Running): () => Promise<void> {
       await r.dispatcher?.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
       r.server.closeAllConnections();
       await r.transcriber?.close().catch((err) => log.warn({ err }, 'closing the ASR pool failed'));
+      await r.backfill.stop();
       await r.ports.close();
       log.info({ ms: Date.now() - t0 }, 'stopped');
     })());
@@ -243,6 +255,7 @@ interface RouteDeps {
   intake: JobIntake | undefined;
   paths: JobPaths;
   urlSecret: string;
+  backfill: CategoryBackfill;
 }
 
 /** Every node: /status, /health, /openapi.json, /metrics; a node that accepts jobs: the API and the web UI. */
@@ -289,6 +302,7 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
   mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
+  mountCategoryRoutes(routes, { access, store: ports.categories, index, onChange: () => d.backfill.kick() });
 }
 
 /**
@@ -332,7 +346,7 @@ async function startListening(server: Server, config: Readonly<Config>, log: Log
   return port;
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;

@@ -22,7 +22,7 @@ test('defaults: summary, json, size 100, datetime desc, every column, both zip f
   assert.is(o.output, 'summary');
   assert.is(o.format, 'json');
   assert.equal(o.query, { meta: {}, offset: 0, size: 100, sort: 'datetime', sortdir: 'desc' });
-  assert.equal(o.fields, ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'speakers', 'hits']);
+  assert.equal(o.fields, ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'speakers', 'hits', 'categories']);
   assert.equal(o.zipfiles, ['json', 'text']);
 });
 
@@ -53,10 +53,10 @@ test('format: flags, format=, and Accept: text/csv for summary only', () => {
 
 test('fields: include list, exclusions, stable order, unknown names', () => {
   assert.equal(parseFields('hits,tid'), ['tid', 'hits']);
-  assert.equal(parseFields('-hits,-metadata'), ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'speakers']);
+  assert.equal(parseFields('-hits,-metadata'), ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'speakers', 'categories']);
   assert.equal(parseFields('tid,score,-score'), ['tid']);
   fails(() => parseFields('tid,nope'), 'BAD_ARGUMENT',
-    'Expected column names among tid, filename, datetime, duration, nchannels, model, confidence, score, metadata, speakers, hits (-name excludes) for fields but received "nope"');
+    'Expected column names among tid, filename, datetime, duration, nchannels, model, confidence, score, metadata, speakers, hits, categories (-name excludes) for fields but received "nope"');
 });
 
 test('dates: ISO 8601 with zones, date-only to is the end of the day, invalid dates fail', () => {
@@ -78,7 +78,7 @@ test('paging limits: size 0 to 1000, offset not negative', () => {
 });
 
 test('enumerations name what is accepted', () => {
-  fails(() => parse('sort=loudness'), 'BAD_ARGUMENT', 'Expected one of datetime, duration, filename, score, confidence for sort but received "loudness"');
+  fails(() => parse('sort=loudness'), 'BAD_ARGUMENT', 'Expected one of datetime, duration, filename, score, confidence, overtalk, silence for sort but received "loudness"');
   fails(() => parse('output=xml'), 'BAD_ARGUMENT', 'Expected one of count, summary, details, zip for output but received "xml"');
   fails(() => parse('zipfiles=json,pdf'), 'BAD_ARGUMENT', 'Expected a comma list of json, text for zipfiles but received "json,pdf"');
   fails(() => parse('duration=abc'), 'BAD_ARGUMENT', 'Expected MIN-MAX seconds (e.g. 30-120, 30- or -120) for duration but received "abc"');
@@ -93,7 +93,7 @@ test('repeated options and unknown names are rejected', () => {
   fails(() => fromJsonBody({ csv: {} }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for csv but received "{}"');
   fails(() => fromJsonBody({ json: [true] }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for json but received "[true]"');
   // ... and an unknown name with a null value was not checked at all.
-  fails(() => fromJsonBody({ '': null, channel: null }), 'UNKNOWN_PARAMETER', 'Unknown option ""; accepted: token, output, json, csv, format, terms, channel, speaker, from, to, duration, model, filename, requestid, meta.<field>, offset, size, sort, sortdir, fields, zipfiles.');
+  fails(() => fromJsonBody({ '': null, channel: null }), 'UNKNOWN_PARAMETER', 'Unknown option ""; accepted: token, output, json, csv, format, terms, channel, speaker, from, to, duration, model, filename, requestid, meta.<field>, offset, size, sort, sortdir, fields, zipfiles, category, sentiment, overtalk.');
   assert.equal(fromJsonBody({ channel: null, 'meta.x': null }), {});
 });
 

@@ -78,6 +78,32 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
     return e.code === 'INTERNAL' ? voxdexError('ASR_FAILED', `ASR worker failed: ${e.message}`, err) : e;
   };
 
+  const decodeBatch: AsrPool['decodeBatch'] = async (model, samples, abort, o = {}) => {
+    if (closed) throw voxdexError('NOT_READY', 'the ASR pool is closed');
+    await vetModel(model);
+    if (o.aligner) await vetModel(o.aligner);
+    const task: WorkerTask = {
+      type: 'decode',
+      model: toEngineDesc(model),
+      samples,
+      abort,
+      wholeUtterance: o.wholeUtterance,
+      aligner: o.aligner ? toNativeDesc(o.aligner) : undefined,
+      vocab: o.vocab?.length ? o.vocab : undefined,
+    };
+    const running = pool.run(task, { transferList: samples.map((s) => s.buffer as ArrayBuffer) });
+    inflight.set(running, abort);
+    let r: WorkerResult;
+    try {
+      r = await running;
+    } catch (err) {
+      throw failed(err);
+    } finally {
+      inflight.delete(running);
+    }
+    return unwrap(r);
+  };
+
   return {
     threads,
     get queued() {
@@ -91,33 +117,9 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
       for (const r of results) unwrap(r);
     },
     async decode(model, samples, abort, o = {}) {
-      return (await this.decodeBatch(model, [samples], abort, o))[0]!;
+      return (await decodeBatch(model, [samples], abort, o))[0]!;
     },
-    async decodeBatch(model, samples, abort, o = {}) {
-      if (closed) throw voxdexError('NOT_READY', 'the ASR pool is closed');
-      await vetModel(model);
-      if (o.aligner) await vetModel(o.aligner);
-      const task: WorkerTask = {
-        type: 'decode',
-        model: toEngineDesc(model),
-        samples,
-        abort,
-        wholeUtterance: o.wholeUtterance,
-        aligner: o.aligner ? toNativeDesc(o.aligner) : undefined,
-        vocab: o.vocab?.length ? o.vocab : undefined,
-      };
-      const running = pool.run(task, { transferList: samples.map((s) => s.buffer as ArrayBuffer) });
-      inflight.set(running, abort);
-      let r: WorkerResult;
-      try {
-        r = await running;
-      } catch (err) {
-        throw failed(err);
-      } finally {
-        inflight.delete(running);
-      }
-      return unwrap(r);
-    },
+    decodeBatch,
     async close() {
       if (closed) return;
       closed = true;

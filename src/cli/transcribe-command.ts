@@ -9,7 +9,7 @@
  * stdout gets only transcripts: one file → its transcript as the API renders it; several (files or
  * archive members) → json/jsontop one document per line (JSON Lines), text/srt/vtt each preceded by a
  * `==> NAME <==` line (as `tail` does) and separated by a blank line. Progress goes to stderr: a bar
- * for recordings of LONG_SEC or more when stderr is a terminal. A file that fails is reported on
+ * for each recording when stderr is a terminal (voxdex.ts says the models are loading first). A file that fails is reported on
  * stderr and the others still run; the exit status is then 1.
  */
 import cliProgress from 'cli-progress';
@@ -30,8 +30,8 @@ import { isFailedItem, unpack, type UnpackItem } from '../stages/unpack.js';
 import type { OutputFormat, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
 import { optionFields } from './option-flags.js';
 
-/** Recordings at least this long get a progress bar (when stderr is a terminal). */
-export const LONG_SEC = 30;
+/** Recordings at least this long get a progress bar (when stderr is a terminal): every one, short ones too. */
+export const LONG_SEC = 0;
 
 export interface TranscribeCommand {
   files: string[];

@@ -6,6 +6,7 @@
  *   voxdex company alias CO ALIAS MODEL
  *   voxdex company set CO [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]
  *   voxdex vocab add|list|remove CO PHRASE...
+ *   voxdex category add|list|remove CO …
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
  *   voxdex token rotate CO
@@ -32,7 +33,10 @@ import type { CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields, pendingOptionsNotice } from './option-flags.js';
+import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
+import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
+import { redactStored } from '../../pipelines/redact-stored.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -148,10 +152,25 @@ before); a running server picks the jobs up within 2 s. See docs/drop-folder.md.
     valued: ['to', ...OPTION_VALUED],
     booleans: OPTION_BOOLEANS,
   },
+  redact: {
+    usage: 'voxdex redact CO_SHORT [--org ORG_SHORT] [--redact KINDS] [--text-only]',
+    about: `Applies redaction to what the company has stored (docs/redaction.md): every finished request's transcripts,
+index entries and result file are redacted, and the audio kept for playback is rewritten silent over the spans
+(its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
+    options: [
+      ['--org ORG_SHORT', 'only this organization'],
+      ['--redact KINDS', "comma-separated kinds (card, cvv, expiry, ssn, digits); default: the company's, else all"],
+      ['--text-only', 'leave the audio as it is'],
+    ],
+    positional: [1, 1],
+    valued: ['org', 'redact'],
+    flags: ['text-only'],
+  },
+  ...CATEGORY_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token', 'vocab'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -237,6 +256,10 @@ export async function main(argv: string[], env: Record<string, string | undefine
   switch (found.name) {
     case 'serve':
       return serve(config);
+    case 'category add':
+    case 'category list':
+    case 'category remove':
+      return runCategoryCommand(config, found.name, p, opts, out);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
       const models = installedModels(config, opts.model ?? []);
@@ -308,12 +331,17 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const cmd = transcribeCommand(p, opts);
       const notice = pendingOptionsNotice(optionFields(opts));
       if (notice) process.stderr.write(notice);
-      return runTranscribe(cmd, config, {
-        out: (text) => process.stdout.write(text),
-        err: (text) => process.stderr.write(text),
-        progress: process.stderr.isTTY ? process.stderr : undefined,
-      });
+      const err = (text: string) => process.stderr.write(text);
+      // A missing, unreadable or non-audio file is one line, before any model loads; the others still run.
+      const files = checkInputFiles(cmd.files, err);
+      if (files.length === 0) return 1;
+      const progress = process.stderr.isTTY ? process.stderr : undefined;
+      progress?.write('voxdex: loading the speech models…\n');
+      const code = await runTranscribe({ ...cmd, files }, config, { out: (text) => process.stdout.write(text), err, progress });
+      return files.length < cmd.files.length ? 1 : code;
     }
+    case 'redact':
+      return redactCommand(config, p[0]!, { org: opts.org?.at(-1), kinds: opts.redact?.at(-1), textOnly: flags.has('text-only') }, out);
     case 'import':
       if (!opts.to) usageError(spec, 'import needs --to CO_SHORT/ORG_SHORT/FOLDERNAME');
       return importCommand(config, [p[0]!, '--to', opts.to.at(-1)!], optionFields(opts));
@@ -371,6 +399,23 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
     const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, paths: new JobPaths(config.dataDir), installedModels });
     const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: ports.ledger, options, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
+  } finally {
+    await ports.close();
+  }
+}
+
+async function redactCommand(config: Readonly<Config>, company: string, o: { org?: string; kinds?: string; textOnly: boolean }, out: (line: string) => void): Promise<number> {
+  const ports = await openPorts(config, { node: `redact:${process.pid}`, log: silentLogger });
+  try {
+    const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
+    await ports.index.init();
+    const r = await redactStored(
+      { store: ports.jobs, blobs: ports.blobs, index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },
+      { company, org: o.org, kinds, audio: !o.textOnly, onProgress: (p) => process.stderr.write(`\rvoxdex: ${p.done} requests, ${p.changed} redacted`) },
+    );
+    process.stderr.write('\n');
+    out(`${company}: ${r.requests} requests checked, ${r.changed} redacted`);
+    return 0;
   } finally {
     await ports.close();
   }

@@ -12,7 +12,7 @@ import type { Req } from './server.js';
 import { mergeOnce, singleValues, takeOnce } from './single-fields.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
-export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact', 'diarize', 'gender', 'speakers'] as const;
+export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact', 'diarize', 'gender', 'speakers', 'sentiment', 'emotion'] as const;
 
 /**
  * Names the established service knows (and ours: vocab, redact) that voxdex does not
@@ -20,8 +20,6 @@ export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model',
  * with the job already (jobs/request-options.ts); each name leaves this list when its stage lands.
  */
 export const COMPAT_PARAMS = [
-  'emotion',
-  'sentiment',
   'vocab',
   'lid',
   'filetype',

@@ -14,6 +14,7 @@
  */
 import { rmSync } from 'node:fs';
 import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
+import type { FileRunnerDeps } from '../../pipelines/file-runner.js';
 import type { Transcriber } from '../asr/transcriber.js';
 import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
 import { failureDelivery } from '../callbacks/failure.js';
@@ -50,6 +51,8 @@ export interface JobRunnerDeps {
   owner?: string;
   /** Distributed mode: false on an API node (it cancels and deletes, never runs); default true. */
   runJobs?: boolean;
+  /** Categories scored at indexing (pipelines/file-runner.ts). */
+  categorize?: FileRunnerDeps['categorize'];
 }
 
 /** How often jobs queued by another process (voxdex import) are picked up (embedded mode). */
@@ -226,11 +229,11 @@ export class JobRunner {
     }
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
-    const { store, index, transcriber, blobs, paths, metrics } = this.#d;
+    const { store, index, transcriber, blobs, paths, metrics, categorize } = this.#d;
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
       // A job stored before request options existed runs with the defaults.
-      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, paths, metrics }, ctx);
+      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, paths, metrics, categorize }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });

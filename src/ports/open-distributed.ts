@@ -6,6 +6,7 @@
  */
 import type { Config } from '../config.js';
 import { PgRateLimiter } from '../rate-limit/pg-rate-limiter.js';
+import { openPgCategoryStore } from '../store/pg/category-store.js';
 import { migrate } from '../store/pg/pg-migrations.js';
 import { openPgPool } from '../store/pg/pg-pool.js';
 import { openPgStores } from '../store/pg/pg-stores.js';
@@ -34,6 +35,7 @@ export async function openDistributed(config: Readonly<Config>, url: string, { n
     tenancy = await PgTenancy.open({ pool: pg.pool, notifier: pg.notifier, log, keyFile: config.secretsKeyFile });
     const { blobs, removeUnacknowledged } = await openBlobStore(config);
     const index = openIndex(config);
+    const categories = await openPgCategoryStore(pg.pool);
     const t = tenancy;
     return {
       storage: 'postgres',
@@ -41,6 +43,7 @@ export async function openDistributed(config: Readonly<Config>, url: string, { n
       outbox: pg.outbox,
       ledger: pg.ledger,
       tenancy: t,
+      categories,
       blobs,
       index,
       rateLimiter: (what) => new PgRateLimiter(pg.pool, config.rateLimitPerMin, what),

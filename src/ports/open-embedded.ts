@@ -9,6 +9,7 @@ import type { Config } from '../config.js';
 import { MemoryRateLimiter } from '../rate-limit/memory-rate-limiter.js';
 import { jobStorePath } from '../store/sqlite/sqlite-job-store.js';
 import { openSqliteStores } from '../store/sqlite/sqlite-stores.js';
+import { SqliteCategoryStore } from '../store/sqlite/category-store.js';
 import { SqliteTenancy } from '../tenancy/sqlite-tenancy.js';
 import { ensureRootToken, tenancyDbPath } from '../tenancy/tenancy.js';
 import { openBlobStore, openIndex } from './adapters.js';
@@ -38,6 +39,7 @@ export async function openEmbedded(config: Readonly<Config>, { log }: OpenOption
     outbox: stores.outbox,
     ledger: stores.ledger,
     tenancy,
+    categories: new SqliteCategoryStore(tenancy.db),
     blobs,
     index,
     rateLimiter: (what) => new MemoryRateLimiter(config.rateLimitPerMin, what),

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Limiter } from '../rate-limit/limiter.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
+import type { CategoryStore } from '../store/category-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { SubmissionLedger } from '../store/ledger.js';
 import type { CallbackOutbox } from '../store/outbox.js';
@@ -41,6 +42,8 @@ export interface Ports {
   outbox: CallbackOutbox;
   ledger: SubmissionLedger;
   tenancy: Tenancy;
+  /** Category rules and their backfill progress (beside tenancy). */
+  categories: CategoryStore;
   blobs: BlobStore;
   /** Constructed, not yet initialised (init() where the node searches or indexes). */
   index: TranscriptIndex;

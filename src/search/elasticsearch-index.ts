@@ -9,8 +9,10 @@ import type { Config } from '../config.js';
 import type { TranscriptDocument } from '../types.js';
 import { voxdexError, VoxdexError } from '../errors.js';
 import { findHits, speakerMatches, speakersOf, speakerWords, type ChannelWords } from './match.js';
-import { decodeRow, type EsTranscript, INDEX_SETTINGS, MAPPING_VERSION, MAPPINGS, searchQuery, searchSort, toEsTranscript } from './elasticsearch-mapping.js';
+import { withCategories } from './analytics-fields.js';
+import { ANALYTICS_PROPERTIES, decodeRow, type EsTranscript, INDEX_SETTINGS, MAPPING_VERSION, MAPPINGS, searchQuery, searchSort, toEsTranscript } from './elasticsearch-mapping.js';
 import type {
+  CategoryScanPage,
   IndexedTranscript,
   SearchQuery,
   SearchResult,
@@ -51,9 +53,9 @@ export function elasticsearchIndexFromConfig(config: Pick<Config, 'esUrl' | 'esI
 }
 
 type Source = Partial<EsTranscript> & Pick<EsTranscript, 'tid'>;
-type Row = Pick<EsTranscript, 'tid' | 'datetime' | 'duration' | 'nchannels' | 'model' | 'filename' | 'confidence' | 'row'>;
+type Row = Pick<EsTranscript, 'tid' | 'datetime' | 'duration' | 'nchannels' | 'model' | 'filename' | 'confidence' | 'row' | 'categories'>;
 /** What summary rows fetch (the full document only for details). */
-export const ROW_SOURCE: Array<keyof Row> = ['tid', 'datetime', 'duration', 'nchannels', 'model', 'filename', 'confidence', 'row'];
+export const ROW_SOURCE: Array<keyof Row> = ['tid', 'datetime', 'duration', 'nchannels', 'model', 'filename', 'confidence', 'row', 'categories'];
 
 export class ElasticsearchIndex implements TranscriptIndex {
   readonly indexName: string;
@@ -103,6 +105,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
         `${this.#where} has mapping version ${String(version)}, this voxdex needs ${MAPPING_VERSION}; reindex into a new VOXDEX_ES_INDEX_PREFIX (docs/elasticsearch.md).`,
       );
     }
+    await this.#call(() => this.#client.indices.putMapping({ index: this.indexName, properties: ANALYTICS_PROPERTIES }));
   }
 
   async index(docs: readonly IndexedTranscript[]): Promise<void> {
@@ -187,14 +190,86 @@ export class ElasticsearchIndex implements TranscriptIndex {
       };
       if (speakers.length > 0) row.speakers = speakers;
       if (s.confidence !== undefined && s.confidence !== null) row.confidence = s.confidence;
+      if (s.categories && s.categories.length > 0) row.categories = [...s.categories].sort();
       return row;
     });
     return { total, rows };
   }
 
   async details(scope: SearchScope, query: SearchQuery): Promise<StoredTranscript[]> {
-    const { page } = await this.#page(scope, query, ['tid', 'doc']);
-    return page.map(({ source }) => ({ tid: source.tid, ...(JSON.parse(source.doc!) as TranscriptDocument) }));
+    const { page } = await this.#page(scope, query, ['tid', 'doc', 'categories']);
+    return page.map(({ source }) => ({ tid: source.tid, ...withCategories(JSON.parse(source.doc!) as TranscriptDocument, [...(source.categories ?? [])].sort()) }));
+  }
+
+  async categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage> {
+    const res = await this.#call(() =>
+      this.#client.search<Pick<EsTranscript, 'tid' | 'org' | 'row' | 'categories'>>({
+        index: this.indexName,
+        query: { bool: { filter: [{ term: { company } }] } },
+        sort: [{ tid: { order: 'asc' } }],
+        size: limit,
+        search_after: cursor === undefined ? undefined : [cursor],
+        _source: ['tid', 'org', 'row', 'categories'],
+      }),
+    );
+    const items = res.hits.hits.map((h) => {
+      const s = h._source!;
+      return {
+        tid: s.tid,
+        org: s.org,
+        words: decodeRow(s.row).words,
+        categories: [...(s.categories ?? [])].sort(),
+        document: async () => {
+          const got = await this.#call(() => this.#client.get<Pick<EsTranscript, 'doc'>>({ index: this.indexName, id: s.tid, _source: ['doc'] }));
+          return JSON.parse(got._source!.doc) as TranscriptDocument;
+        },
+      };
+    });
+    return items.length < limit ? { items } : { items, next: items.at(-1)!.tid };
+  }
+
+  /**
+   * Re-indexes each transcript from its stored `doc` with the new categories (a partial update would
+   * lose `words.text`, which _source excludes), only if unchanged since it was read: one re-indexed
+   * meanwhile got its categories at indexing and is left alone.
+   */
+  async setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void> {
+    if (updates.length === 0) return;
+    const wanted = new Map(updates.map((u) => [u.tid, u.categories]));
+    type Stored = Pick<EsTranscript, 'tid' | 'company' | 'org' | 'folder' | 'datetime' | 'indexedAt' | 'doc'>;
+    const got = await this.#call(() =>
+      this.#client.mget<Stored>({ index: this.indexName, ids: [...wanted.keys()], _source: ['tid', 'company', 'org', 'folder', 'datetime', 'indexedAt', 'doc'] }),
+    );
+    const operations: unknown[] = [];
+    for (const d of got.docs) {
+      if (!('found' in d) || !d.found || !d._source || d._source.company !== company) continue;
+      const s = d._source;
+      const es = toEsTranscript(
+        { tid: s.tid, company: s.company, org: s.org, folder: s.folder, datetime: s.datetime, indexedAt: s.indexedAt, document: JSON.parse(s.doc) as TranscriptDocument },
+        Date.parse(s.datetime),
+        s.indexedAt,
+      );
+      es.categories = [...wanted.get(s.tid)!];
+      operations.push({ index: { _index: this.indexName, _id: s.tid, if_seq_no: d._seq_no, if_primary_term: d._primary_term } }, es);
+    }
+    if (operations.length === 0) return;
+    const res = await this.#call(() => this.#client.bulk({ operations: operations as estypes.BulkOperationContainer[], refresh: true }));
+    const failed = res.items.find((item) => item.index?.error && item.index.status !== 409)?.index;
+    if (failed) throw voxdexError('INDEX_UNAVAILABLE', `${this.#where} rejected a category update of ${failed._id}: ${failed.error?.type}: ${failed.error?.reason}`);
+  }
+
+  async categoryCounts(company: string): Promise<Record<string, number>> {
+    const res = await this.#call(() =>
+      this.#client.search({
+        index: this.indexName,
+        size: 0,
+        query: { bool: { filter: [{ term: { company } }] } },
+        aggs: { categories: { terms: { field: 'categories', size: 10_000 } } },
+      }),
+    );
+    const buckets = (res.aggregations?.categories as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
+    const list = Array.isArray(buckets) ? buckets : [];
+    return Object.fromEntries(list.map((b) => [String(b.key), b.doc_count]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)));
   }
 
   async close(): Promise<void> {

@@ -14,6 +14,7 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { type ChannelWords, channelWords, fromSpeakerRuns, metaText, speakerRuns, type SpeakerRuns } from './match.js';
 import { isWildcard, type QueryNode } from './query.js';
+import { documentAnalytics } from './analytics-fields.js';
 import type { IndexedTranscript, SearchQuery, SearchScope } from './transcript-index.js';
 
 /** Bumped when the mapping changes incompatibly; stored in the index's `_meta`. */
@@ -28,6 +29,18 @@ export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
   codec: 'best_compression',
   // Deep `offset` paging, as the embedded store allows; memory grows with offset + size only.
   max_result_window: 1_000_000,
+};
+
+/**
+ * Call analytics (analytics-fields.ts): categories (changed by the backfill with partial updates),
+ * the distinct utterance sentiment labels, overtalk and silence seconds. Added to mapping version 1
+ * with a put-mapping at init, so an index created before gains them without a reindex.
+ */
+export const ANALYTICS_PROPERTIES: Record<string, estypes.MappingProperty> = {
+  categories: { type: 'keyword' },
+  sentiments: { type: 'keyword' },
+  overtalk: { type: 'double' },
+  silence: { type: 'double' },
 };
 
 export const MAPPINGS: estypes.MappingTypeMapping = {
@@ -64,6 +77,7 @@ export const MAPPINGS: estypes.MappingTypeMapping = {
     doc: { type: 'keyword', index: false, doc_values: false },
     /** What a summary row needs besides the fields above (`encodeRow`), so searches need not fetch `doc`. */
     row: { type: 'keyword', index: false, doc_values: false },
+    ...ANALYTICS_PROPERTIES,
   },
 };
 
@@ -88,6 +102,10 @@ export interface EsTranscript {
   doc: string;
   /** encodeRow(): metadata and per-channel words and times. */
   row: string;
+  categories: string[];
+  sentiments: string[];
+  overtalk?: number;
+  silence?: number;
 }
 
 export function metaPair(field: string, text: string): string {
@@ -98,6 +116,7 @@ export function metaPair(field: string, text: string): string {
 export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): EsTranscript {
   const d = t.document;
   const cws = channelWords(d);
+  const analytics = documentAnalytics(d);
   const meta: string[] = [];
   for (const [field, value] of Object.entries(d.streamtags?.metadata ?? {})) {
     const text = metaText(value);
@@ -120,8 +139,12 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
     words: cws.map((cw) => ({ channel: cw.channel, text: cw.norm.join(' ') })),
     doc: JSON.stringify(d),
     row: encodeRow(d.streamtags?.metadata ?? {}, cws),
+    categories: analytics.categories,
+    sentiments: analytics.sentiments,
   };
   if (d.confidence !== undefined && d.confidence !== null) out.confidence = d.confidence;
+  if (analytics.overtalk !== undefined) out.overtalk = analytics.overtalk;
+  if (analytics.silence !== undefined) out.silence = analytics.silence;
   return out;
 }
 
@@ -279,12 +302,15 @@ export function searchQuery(scope: SearchScope, q: SearchQuery): estypes.QueryDs
   if (q.filename !== undefined) filter.push({ term: { filename: q.filename } });
   if (q.requestid !== undefined) filter.push({ term: { requestid: q.requestid } });
   for (const [field, value] of Object.entries(q.meta)) filter.push({ term: { meta: metaPair(field, value) } });
+  if (q.categories) filter.push({ terms: { categories: q.categories } });
+  if (q.sentiment !== undefined) filter.push({ term: { sentiments: q.sentiment } });
+  if (q.overtalkMin !== undefined || q.overtalkMax !== undefined) filter.push({ range: { overtalk: { gte: q.overtalkMin, lte: q.overtalkMax } } });
   if (q.terms) filter.push(termsQuery(q.terms, q.channel));
   else if (q.channel !== undefined) filter.push({ range: { nchannels: { gt: q.channel } } });
   return { bool: { filter } };
 }
 
-const SORT_FIELD = { datetime: 'dt', duration: 'duration', filename: 'filename', confidence: 'confidence' } as const;
+const SORT_FIELD = { datetime: 'dt', duration: 'duration', filename: 'filename', confidence: 'confidence', overtalk: 'overtalk', silence: 'silence' } as const;
 
 /** Sort for every key but `score` (computed in the app): missing values lowest, ties by tid ascending. */
 export function searchSort(q: SearchQuery): estypes.SortCombinations[] {

@@ -87,18 +87,21 @@ function csvField(value: unknown): string {
 /**
  * Summary CSV: header row, then one row per transcript, CRLF line ends. Columns in the order of
  * SUMMARY_FIELDS; `metadata` becomes one `meta.<field>` column per field present in any row (sorted);
- * `speakers` the diarized transcripts' speakers separated by spaces (the column only when a row has some), `hits` is the JSON array of hits. Served as text/csv unless the client's Accept excludes it; then
+ * `speakers` the diarized transcripts' speakers separated by spaces (the column only when a row has some), `hits` is the JSON array of hits;
+ * `categories` (a column only when a row of the page has any) the names joined by `;`. Served as text/csv unless the client's Accept excludes it; then
  * as text/html with `&`, `<`, `>` written as entities (never markup from a transcript in an HTML body).
  */
 export function renderSummaryCsv(rows: SummaryRow[], fields: readonly SummaryField[], accept: string | undefined): Rendered {
   const metaFields = [...new Set(rows.flatMap((r) => Object.keys(r.metadata)))].sort();
   const diarized = rows.some((r) => r.speakers);
-  const columns = fields.flatMap((f) => (f === 'metadata' ? metaFields.map((m) => `meta.${m}`) : f === 'speakers' && !diarized ? [] : [f]));
+  const anyCategories = rows.some((r) => r.categories !== undefined);
+  const shown = (f: SummaryField) => (f === 'speakers' ? diarized : f === 'categories' ? anyCategories : true);
+  const columns = fields.flatMap((f) => (f === 'metadata' ? metaFields.map((m) => `meta.${m}`) : shown(f) ? [f] : []));
   const lines = [columns.map(csvField).join(',')];
   for (const row of rows) {
     lines.push(
       columns
-        .map((c) => csvField(c.startsWith('meta.') ? row.metadata[c.slice(5)] : c === 'speakers' ? (row.speakers ?? []).join(' ') : row[c as keyof SummaryRow]))
+        .map((c) => csvField(c.startsWith('meta.') ? row.metadata[c.slice(5)] : c === 'speakers' ? (row.speakers ?? []).join(' ') : c === 'categories' ? (row.categories ?? []).join(';') : row[c as keyof SummaryRow]))
         .join(','),
     );
   }

@@ -4,20 +4,21 @@
  */
 import { voxdexError } from '../errors.js';
 import { invalidParameter, parseInteger, setOwn } from '../is.js';
+import { ANALYTICS_OPTION_NAMES, parseAnalyticsOptions, REPEATABLE_OPTION } from './analytics-fields.js';
 import { parseTerms } from './query.js';
 import { DEFAULT_SIZE, MAX_SIZE, SORT_KEYS, type SearchQuery, type SortDir, type SortKey } from './transcript-index.js';
 
 export const OUTPUTS = ['count', 'summary', 'details', 'zip'] as const;
 export type SearchOutput = (typeof OUTPUTS)[number];
 /** Summary columns in their stable order (CSV: `metadata` expands to `meta.<field>` columns, sorted). */
-export const SUMMARY_FIELDS = ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'speakers', 'hits'] as const;
+export const SUMMARY_FIELDS = ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'speakers', 'hits', 'categories'] as const;
 export type SummaryField = (typeof SUMMARY_FIELDS)[number];
 export const ZIP_FILES = ['json', 'text'] as const;
 export type ZipFile = (typeof ZIP_FILES)[number];
 
 export const SEARCH_OPTION_NAMES = [
   'token', 'output', 'json', 'csv', 'format', 'terms', 'channel', 'speaker', 'from', 'to', 'duration', 'model', 'filename',
-  'requestid', 'meta.<field>', 'offset', 'size', 'sort', 'sortdir', 'fields', 'zipfiles',
+  'requestid', 'meta.<field>', 'offset', 'size', 'sort', 'sortdir', 'fields', 'zipfiles', ...ANALYTICS_OPTION_NAMES,
 ] as const;
 export const DELETE_OPTION_NAMES = ['token', 'tid'] as const;
 
@@ -49,6 +50,10 @@ export interface DeleteOptions {
 export function fromSearchParams(params: URLSearchParams): RawOptions {
   const out: RawOptions = {};
   for (const [name, value] of params) {
+    if (name === REPEATABLE_OPTION && Object.hasOwn(out, name)) {
+      out[name] += `,${value}`;
+      continue;
+    }
     if (Object.hasOwn(out, name)) throw voxdexError('BAD_ARGUMENT', `The option ${name} was given more than once; give it once.`);
     setOwn(out, name, value);
   }
@@ -212,6 +217,8 @@ export function parseSearchOptions(raw: RawOptions, accept = ''): SearchOptions 
     const v = text(name, raw[name]);
     if (v !== undefined) query[name] = v;
   }
+
+  Object.assign(query, parseAnalyticsOptions(raw));
 
   const zipfiles = raw.zipfiles === undefined ? [...ZIP_FILES] : raw.zipfiles.split(',').map((s) => s.trim());
   for (const z of zipfiles) if (!(ZIP_FILES as readonly string[]).includes(z)) throw invalidParameter('zipfiles', 'a comma list of json, text', raw.zipfiles);

@@ -13,7 +13,10 @@ import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
+import { documentAnalytics, withCategories } from './analytics-fields.js';
+import type { TranscriptDocument } from '../types.js';
 import type {
+  CategoryScanPage,
   IndexedTranscript,
   SearchQuery,
   SearchResult,
@@ -40,10 +43,25 @@ interface Row {
   metadata: string;
 }
 
+/**
+ * Call analytics (analytics-fields.ts), added to schema 1 without changing it (a file indexed before
+ * has no rows here: no categories, no labels, missing metrics sort lowest): category membership
+ * (changed by the backfill without re-indexing), the distinct utterance sentiment labels, and the
+ * overtalk / silence seconds.
+ */
+const ANALYTICS_TABLES = `
+  CREATE TABLE IF NOT EXISTS tcat (name TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (name, id)) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS tcat_id ON tcat (id);
+  CREATE TABLE IF NOT EXISTS tsent (label TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (label, id)) WITHOUT ROWID;
+  CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);`;
+
 /** Stored in PRAGMA user_version; a file with another version is refused rather than misread. */
 export const SCHEMA_VERSION = 1;
 
-const SORT_COLUMN = { datetime: 't.dt', duration: 't.duration', filename: 't.filename', confidence: 't.confidence' } as const;
+const SORT_COLUMN = {
+  datetime: 't.dt', duration: 't.duration', filename: 't.filename', confidence: 't.confidence',
+  overtalk: '(SELECT overtalk FROM tmetrics m WHERE m.id = t.id)', silence: '(SELECT silence FROM tmetrics m WHERE m.id = t.id)',
+} as const;
 const ROW_COLUMNS = 't.id, t.tid, t.datetime, t.duration, t.nchannels, t.model, t.filename, t.confidence, t.metadata';
 
 export class SqliteTranscriptIndex implements TranscriptIndex {
@@ -103,6 +121,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
       CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
         content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
       CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
+      ${ANALYTICS_TABLES}
     `);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     this.#db = db;
@@ -147,6 +166,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
           const text = metaText(value);
           if (text !== undefined) insertMeta.run(field, text, id);
         }
+        this.#indexAnalytics(id, d);
       }
     })();
   }
@@ -157,6 +177,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     this.#prepare('DELETE FROM words WHERE id = ?').run(id);
     this.#prepare('DELETE FROM docs WHERE id = ?').run(id);
     this.#prepare('DELETE FROM meta WHERE id = ?').run(id);
+    for (const table of ['tcat', 'tsent', 'tmetrics']) this.#prepare(`DELETE FROM ${table} WHERE id = ?`).run(id);
     this.#prepare('DELETE FROM transcripts WHERE id = ?').run(id);
   }
 
@@ -203,6 +224,8 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
       };
       if (speakers.length > 0) row.speakers = speakers;
       if (r.confidence !== null) row.confidence = r.confidence;
+      const categories = this.#categoriesOf(r.id);
+      if (categories.length > 0) row.categories = categories;
       return row;
     });
     return { total, rows };
@@ -212,7 +235,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
     return (this.#page(scope, query, 't.id, t.tid') as Array<{ id: number; tid: string }>).map((r) => ({
       tid: r.tid,
-      ...JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')),
+      ...withCategories(JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument, this.#categoriesOf(r.id)),
     }));
   }
 
@@ -300,7 +323,61 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     if (q.requestid !== undefined) add('t.requestid = ?', q.requestid);
     for (const [field, value] of Object.entries(q.meta)) add('t.id IN (SELECT id FROM meta WHERE field = ? AND value = ?)', field, value);
     if (!q.terms && q.channel !== undefined) add('t.nchannels > ?', q.channel);
+    if (q.categories) add(`t.id IN (SELECT id FROM tcat WHERE name IN (${q.categories.map(() => '?').join(', ')}))`, ...q.categories);
+    if (q.sentiment !== undefined) add('t.id IN (SELECT id FROM tsent WHERE label = ?)', q.sentiment);
+    if (q.overtalkMin !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk >= ?)', q.overtalkMin);
+    if (q.overtalkMax !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk <= ?)', q.overtalkMax);
     return { sql: parts.join(' AND '), params };
+  }
+
+  #indexAnalytics(id: number, doc: TranscriptDocument): void {
+    const a = documentAnalytics(doc);
+    for (const name of a.categories) this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)').run(name, id);
+    for (const label of a.sentiments) this.#prepare('INSERT OR IGNORE INTO tsent (label, id) VALUES (?, ?)').run(label, id);
+    if (a.overtalk !== undefined || a.silence !== undefined) {
+      this.#prepare('INSERT OR REPLACE INTO tmetrics (id, overtalk, silence) VALUES (?, ?, ?)').run(id, a.overtalk ?? null, a.silence ?? null);
+    }
+  }
+
+  #categoriesOf(id: number): string[] {
+    return this.#prepare('SELECT name FROM tcat WHERE id = ? ORDER BY name').pluck().all(id) as string[];
+  }
+
+  async categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage> {
+    const rows = this.#prepare(
+      `SELECT t.id, t.tid, t.org, w.channels, w.times, (SELECT group_concat(name, char(31)) FROM tcat c WHERE c.id = t.id) AS cats
+       FROM transcripts t JOIN words w ON w.id = t.id WHERE t.company = ? AND t.id > ? ORDER BY t.id LIMIT ?`,
+    ).all(company, cursor === undefined ? 0 : Number(cursor), limit) as Array<{ id: number; tid: string; org: string; channels: string; times: Buffer; cats: string | null }>;
+    const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
+    const items = rows.map((r) => ({
+      tid: r.tid,
+      org: r.org,
+      words: decodeWords(r.channels, r.times),
+      categories: r.cats === null ? [] : r.cats.split('\u001f').sort(),
+      document: async () => JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument,
+    }));
+    return rows.length < limit ? { items } : { items, next: String(rows.at(-1)!.id) };
+  }
+
+  async setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void> {
+    const find = this.#prepare('SELECT id FROM transcripts WHERE tid = ? AND company = ?').pluck();
+    const clear = this.#prepare('DELETE FROM tcat WHERE id = ?');
+    const insert = this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)');
+    this.#conn.transaction(() => {
+      for (const u of updates) {
+        const id = find.get(u.tid, company) as number | undefined;
+        if (id === undefined) continue;
+        clear.run(id);
+        for (const name of u.categories) insert.run(name, id);
+      }
+    })();
+  }
+
+  async categoryCounts(company: string): Promise<Record<string, number>> {
+    const rows = this.#prepare(
+      'SELECT c.name, count(*) AS n FROM tcat c JOIN transcripts t ON t.id = c.id WHERE t.company = ? GROUP BY c.name ORDER BY c.name',
+    ).all(company) as Array<{ name: string; n: number }>;
+    return Object.fromEntries(rows.map((r) => [r.name, r.n]));
   }
 
   #expand(glob: string, limit: number): string[] {

@@ -14,6 +14,7 @@
  * - Sorting: by `sort` in `sortdir`, missing values lowest, ties broken by tid ascending.
  */
 import type { TranscriptDocument } from '../types.js';
+import type { ChannelWords } from './match.js';
 import type { QueryNode } from './query.js';
 
 /** One transcript as handed to the index. Re-indexing the same tid replaces it. */
@@ -37,7 +38,7 @@ export interface SearchScope {
   folder?: string;
 }
 
-export const SORT_KEYS = ['datetime', 'duration', 'filename', 'score', 'confidence'] as const;
+export const SORT_KEYS = ['datetime', 'duration', 'filename', 'score', 'confidence', 'overtalk', 'silence'] as const;
 export type SortKey = (typeof SORT_KEYS)[number];
 export type SortDir = 'asc' | 'desc';
 
@@ -61,6 +62,11 @@ export interface SearchQuery {
   requestid?: string;
   /** streamtags.metadata[field] equals value, compared as text (`metaText`). */
   meta: Record<string, string>;
+  /** Call analytics (src/search/analytics-fields.ts): any of these categories; an utterance with this sentiment label; overtalk seconds range. */
+  categories?: string[];
+  sentiment?: string;
+  overtalkMin?: number;
+  overtalkMax?: number;
   offset: number;
   size: number;
   sort: SortKey;
@@ -91,6 +97,8 @@ export interface SummaryRow {
   /** The diarized transcript's speakers in order of first appearance (absent when not diarized). */
   speakers?: string[];
   hits: Hit[];
+  /** The company's categories the call matches (absent when none). */
+  categories?: string[];
 }
 
 export interface SearchResult {
@@ -116,6 +124,19 @@ export interface TranscriptIndex {
   /** Sorted, paged full documents (same order and page as `search`). */
   details(scope: SearchScope, query: SearchQuery): Promise<StoredTranscript[]>;
   close(): Promise<void>;
+  /** Category backfill (src/analytics/backfill.ts): a company's transcripts after `cursor`, in a stable order. */
+  categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage>;
+  /** Replaces the category lists of these transcripts (by tid, within the company). */
+  setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void>;
+  /** Number of the company's transcripts in each category. */
+  categoryCounts(company: string): Promise<Record<string, number>>;
+}
+
+/** One page of a category scan: per transcript its org, words per channel, speakers (when any) and current categories. */
+export interface CategoryScanPage {
+  items: Array<{ tid: string; org: string; words: ChannelWords[]; categories: string[]; document?: () => Promise<TranscriptDocument> }>;
+  /** Pass back for the next page; absent after the last. */
+  next?: string;
 }
 
 export const DEFAULT_SIZE = 100;

@@ -9,11 +9,13 @@ export interface TranscribeInput {
   /** File name recorded in every utterance's metadata. */
   source: string;
   onProgress?(fraction: number): void;
+  /** Custom vocabulary (RequestOptions.vocab: the request's phrases and the company's). */
+  vocab?: string[];
 }
 
 export type { TranscribeResult };
 
 export function transcribeStage(transcriber: Transcriber): Stage<TranscribeInput, TranscribeResult> {
   return (input, ctx) =>
-    transcriber.transcribe(input.audio, { model: input.model, source: input.source, signal: ctx.signal, onProgress: input.onProgress });
+    transcriber.transcribe(input.audio, { model: input.model, source: input.source, signal: ctx.signal, onProgress: input.onProgress, vocab: input.vocab });
 }

@@ -331,6 +331,78 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     }
   });
   bySpeaker.run();
+
+  // Call analytics (src/search/analytics-fields.ts): sentiment labels, overtalk/silence, categories.
+  const analytics = suite<{ index: TranscriptIndex }>(`${name}: TranscriptIndex conformance (call analytics)`);
+  analytics.before(async (ctx) => {
+    ctx.index = await factory();
+    await ctx.index.init();
+    const docs = CORPUS.map((t, i) => {
+      const d = structuredClone(t);
+      if (i < 4) d.document.metrics = { overtalksecs: [3, 0, 7.5, 1][i]!, silencesecs: [2, 9, 0, 4][i]!, longestsilencesecs: 1, talksecs: {}, wordsperminute: {} };
+      if (i === 0) d.document.utterances[0]!.metadata.sentiment = 'Negative';
+      if (i === 3) d.document.utterances[0]!.metadata.sentiment = 'Mostly Positive';
+      if (i === 1) d.document.categories = ['billing', 'cancel'];
+      return d;
+    });
+    await ctx.index.index(docs);
+  });
+  analytics.after(async (ctx) => ctx.index.close());
+
+  const rowsOf = async (index: TranscriptIndex, raw: RawOptions, scope: SearchScope = F1) => (await index.search(scope, query(raw))).rows.map((r) => r.tid);
+
+  analytics('sentiment=, overtalk= and sort=overtalk|silence (missing values lowest)', async ({ index }) => {
+    assert.equal(await rowsOf(index, { sentiment: 'Negative' }), ['t01']);
+    assert.equal(await rowsOf(index, { sentiment: 'Mostly Positive' }), ['t04']);
+    assert.equal(await rowsOf(index, { sentiment: 'Positive' }), []);
+    assert.equal(await rowsOf(index, { overtalk: '1-5' }), ['t04', 't01']);
+    assert.equal(await rowsOf(index, { overtalk: '-0.5' }), ['t02']);
+    assert.equal(await rowsOf(index, { overtalk: '2-', sort: 'overtalk' }), ['t03', 't01']);
+    assert.equal((await rowsOf(index, { sort: 'overtalk', sortdir: 'desc' })).slice(0, 4), ['t03', 't01', 't04', 't02']);
+    assert.equal((await rowsOf(index, { sort: 'silence', sortdir: 'desc' })).slice(0, 4), ['t02', 't04', 't01', 't03']);
+    assert.equal((await rowsOf(index, { sort: 'silence', sortdir: 'asc' })).slice(-4), ['t03', 't01', 't04', 't02']);
+  });
+
+  analytics('categories: indexed with the document, changed by setCategories, filtered, counted, shown in rows and details', async ({ index }) => {
+    assert.equal(await rowsOf(index, { category: 'cancel' }), ['t02']);
+    await index.setCategories('acme', [{ tid: 't01', categories: ['cancel'] }, { tid: 't02', categories: ['billing'] }, { tid: 't07', categories: ['x'] }]);
+    assert.equal(await rowsOf(index, { category: 'cancel' }), ['t01']);
+    assert.equal(await rowsOf(index, { category: 'cancel,billing' }), ['t02', 't01']);
+    assert.equal(await index.categoryCounts('acme'), { billing: 1, cancel: 1 });
+    assert.equal(await index.categoryCounts('other'), {}, 'another company\'s transcript is not changed');
+    const rows = (await index.search(F1, query({ category: 'cancel,billing', fields: 'tid,categories' }))).rows;
+    assert.equal(rows.map((r) => [r.tid, r.categories]), [['t02', ['billing']], ['t01', ['cancel']]]);
+    const plain = (await index.search(F1, query({ requestid: 'req-3' }))).rows[0]!;
+    assert.is(plain.categories, undefined, 'no categories: no field');
+    const [t02] = await index.details(F1, query({ requestid: 'req-2' }));
+    assert.equal(t02!.categories, ['billing']);
+    await index.setCategories('acme', [{ tid: 't02', categories: [] }]);
+    const [again] = await index.details(F1, query({ requestid: 'req-2' }));
+    assert.equal(again!.categories, []);
+  });
+
+  analytics('categoryScan pages through every transcript of the company once, with words and current categories', async ({ index }) => {
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    let pages = 0;
+    do {
+      const page = await index.categoryScan('acme', cursor, 4);
+      pages++;
+      for (const item of page.items) {
+        seen.push(item.tid);
+        const spec = CORPUS.find((t) => t.tid === item.tid)!;
+        assert.is(item.org, spec.org);
+        assert.equal(item.words.map((w) => w.norm.join(' ')), channelWords(spec.document).map((w) => w.norm.join(' ')));
+        if (item.tid === 't01') assert.equal(item.categories, ['cancel']);
+        if (item.tid === 't03') assert.equal((await item.document!()).requestid, 'req-3');
+      }
+      cursor = page.next;
+    } while (cursor !== undefined && pages < 10);
+    assert.equal(seen.sort(), CORPUS.filter((t) => t.company === 'acme').map((t) => t.tid).sort());
+    assert.equal((await index.categoryScan('nobody', undefined, 4)).items, []);
+  });
+
+  analytics.run();
 }
 
 export const transcriptIndexConformance = runTranscriptIndexConformance;

@@ -136,14 +136,15 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   const tenancy = new SqliteTenancy(tenancyDbPath(dataDir));
   const { token } = tenancy.addCompany('acme', { org: 'pay', folder: 'calls' });
   tenancy.close();
-  child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '1', VOXDEX_LOG_LEVEL: 'debug' });
+  child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '2', VOXDEX_LOG_LEVEL: 'debug' });
   await waitHealthy(child.url, 120_000);
 
   const sent = await upload(child.url, { file: callFile, fields: { token: token, scrubtext: 'true', scrubaudio: 'true' } });
   assert.is(sent.status, 200, JSON.stringify(sent.body));
-  const done = await waitResult(child.url, token, sent.body.requestid, 300_000);
+  const done = await waitResult(child.url, token, sent.body.requestid, 1_200_000);
   assert.is(done.status, 200, JSON.stringify(done.body));
-  const events = (done.body.utterances as Array<{ metadata: { channel: number }; events: Array<{ word: string; redacted?: string }> }>)
+  const doc = (await (await fetch(done.body as string)).json()) as { utterances: unknown };
+  const events = (doc.utterances as Array<{ metadata: { channel: number }; events: Array<{ word: string; redacted?: string }> }>)
     .filter((u) => u.metadata.channel === 1).flatMap((u) => u.events);
   assert.ok(events.some((e) => e.redacted === 'card'), JSON.stringify(events));
   assert.ok(events.filter((e) => e.redacted).every((e) => /^#+$/.test(e.word)));

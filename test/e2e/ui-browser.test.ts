@@ -13,14 +13,12 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Service } from '../../src/service.js';
 import { buildUi } from '../../ui/build.js';
-import { launchChromium, type Browser } from '../fixtures/browser.js';
+import { DESKTOP, launchChromium, screenshotsAt, type Browser } from '../fixtures/browser.js';
 import { makeCall, makeTempDir, makeWav, makeZip, removeDir } from '../fixtures/make-audio.js';
 import { makePromptCall, PROMPT_CALL } from '../fixtures/prompt-call.js';
 import { ROOT, startInProcess, upload, waitResult } from './harness.js';
 
 export const SCREENSHOTS = path.join(ROOT, 'test-output', 'ui');
-const PHONE = { width: 390, height: 844 };
-const DESKTOP = { width: 1280, height: 900 };
 
 const ui = suite('e2e: the web UI in Chromium');
 let dir = '';
@@ -42,16 +40,7 @@ const api = async (pathname: string, init: RequestInit & { token?: string } = {}
 };
 
 /** A screenshot at 1280 px and at phone width; at both the page must not scroll sideways. */
-async function screenshots(name: string): Promise<void> {
-  for (const [size, label] of [[DESKTOP, '1280'], [PHONE, 'phone']] as const) {
-    await page.setViewportSize(size);
-    await page.waitForTimeout(100);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    assert.ok(overflow <= 0, `${name} at ${label}: ${overflow}px wider than the screen`);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-${label}.png`), fullPage: true });
-  }
-  await page.setViewportSize(DESKTOP);
-}
+const screenshots = (name: string) => screenshotsAt(page, SCREENSHOTS, name);
 
 /** Every form control has an accessible name (a label, aria-label or aria-labelledby). */
 async function unlabelled(): Promise<string[]> {

@@ -49,6 +49,7 @@ function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean):
     h('span', {}, row.model),
     row.confidence !== undefined ? h('span', {}, `confidence ${row.confidence.toFixed(2)}`) : null,
     ...Object.entries(row.metadata ?? {}).slice(0, 4).map(([k, v]) => h('span', { class: 'tag' }, `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)),
+    ...(row.categories ?? []).map((c) => h('span', { class: 'chip', title: 'Category' }, c)),
   ];
   const call = callHash(o.callState, row);
   const hits = row.hits.map((hit, i) =>

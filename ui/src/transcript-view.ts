@@ -152,7 +152,9 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
     });
     const time = h('button', { type: 'button', class: 'utt-time', 'aria-label': `Play ${who.toLowerCase()} from ${clock(u.start)}` }, clock(u.start));
     time.addEventListener('click', () => seek(u.start));
-    lanes.append(h('div', { class: `utt ch-${lane}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, who), time), p));
+    const mood = u.metadata.sentiment;
+    const moodTag = mood ? h('span', { class: `mood sentiment-${mood.toLowerCase().replace(' ', '-')}`, title: `Sentiment ${u.metadata.sentimentscore ?? ''}` }, mood) : null;
+    lanes.append(h('div', { class: `utt ch-${lane}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, who), time, moodTag), p));
   }
   if (words[0]) words[0].el.tabIndex = 0;
   const byChannel = new Map<number, Word[]>();

@@ -19,7 +19,7 @@ import type { Tokenizer } from './tokenizer.js';
 /** Logit added to a piece that starts a phrase. */
 export const START_BOOST = 3;
 /** Logit added to a piece that continues a phrase under way. */
-export const CONTINUE_BOOST = 12;
+export const CONTINUE_BOOST = 6;
 /** A phrase may start only with a piece the model gives at least this log probability unboosted. */
 export const START_MIN_LOGPROB = Math.log(1e-4);
 const SPACE = '\u2581';

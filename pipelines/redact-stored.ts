@@ -1,0 +1,100 @@
+/**
+ * `voxdex redact CO [--org ORG]`: a company that turns redaction on later applies it to what is
+ * already stored. For every finished request of the company (or one organization): each transcript
+ * checkpoint is redacted, its audio kept for playback is rewritten silent over the spans (and the
+ * upload deleted), the index entry is replaced (same tid), and the result file is rendered again.
+ *
+ * Resumable and idempotent: the audio is rewritten before the transcript (so a crash between them
+ * redoes the audio from the words still there), spans are also taken from events already marked
+ * `redacted`, and a request with nothing left to change is skipped. Progress goes to `onProgress`.
+ */
+import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
+import type { RedactionKind } from '../src/redact/recognizers.js';
+import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
+import { redactedWav, type TimeSpan } from '../src/redact/silence-audio.js';
+import type { TranscriptIndex } from '../src/search/transcript-index.js';
+import { decodeWav } from '../src/stages/decode.js';
+import { renderResultFile, type MemberOutcome } from '../src/stages/result-file.js';
+import type { Job, JobStore } from '../src/store/job-store.js';
+import type { TranscriptDocument, Utterance } from '../src/types.js';
+
+export interface RedactStoredDeps {
+  store: JobStore;
+  blobs: BlobStore;
+  index: TranscriptIndex;
+  /** Where audio from object storage is copied to be read. */
+  scratchDir: string;
+}
+
+export interface RedactStoredOptions {
+  company: string;
+  org?: string;
+  kinds?: readonly RedactionKind[];
+  /** Rewrite the kept audio too (default true). */
+  audio?: boolean;
+  onProgress?(p: { done: number; changed: number; request: string }): void;
+}
+
+/** Spans of events already redacted (a rerun after the transcript was written). */
+function markedSpans(utterances: readonly Utterance[]): TimeSpan[] {
+  return utterances.flatMap((u) => u.events.filter((e) => e.redacted).map((e) => ({ start: e.start, end: e.end })));
+}
+
+async function rewriteAudio(job: Job, idx: number, spans: readonly TimeSpan[], d: RedactStoredDeps): Promise<void> {
+  const kept = blobKeys.memberAudio(job.id, idx);
+  const sources = job.kind === 'archive' ? [kept] : [kept, job.uploadPath];
+  for (const key of sources) {
+    let copy;
+    try {
+      copy = await d.blobs.localCopy(key, d.scratchDir);
+    } catch (err) {
+      if ((err as { code?: string }).code === 'NOT_FOUND') continue;
+      throw err;
+    }
+    try {
+      await d.blobs.put(kept, redactedWav(await decodeWav(copy.path), spans));
+    } finally {
+      await copy.release();
+    }
+    return;
+  }
+}
+
+export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions): Promise<{ requests: number; changed: number }> {
+  const kinds = o.kinds?.length ? o.kinds : DEFAULT_KINDS;
+  let done = 0;
+  let changed = 0;
+  for (let offset = 0; ; offset += 100) {
+    const page = await d.store.listRecent({ company: o.company, limit: 100, offset });
+    if (page.length === 0) break;
+    for (const job of page) {
+      if (job.state !== 'done' || (o.org && job.destination.org !== o.org)) continue;
+      const files: MemberOutcome[] = [];
+      let touched = false;
+      for (const item of await d.store.items(job.id)) {
+        const stored = item.state === 'done' && item.transcriptPath ? await d.blobs.get(item.transcriptPath) : undefined;
+        if (!stored) {
+          files.push({ member: item.member, error: item.error ?? { code: 'INTERNAL', message: `${item.member} has no transcript` } });
+          continue;
+        }
+        const doc = JSON.parse(stored.toString('utf8')) as TranscriptDocument;
+        const { utterances, spans } = redactUtterances(doc.utterances, kinds);
+        const all = [...spans, ...markedSpans(doc.utterances)];
+        if (o.audio !== false && all.length > 0) await rewriteAudio(job, item.idx, all, d);
+        const redacted: TranscriptDocument = { ...doc, utterances };
+        if (spans.length > 0) {
+          touched = true;
+          await d.blobs.put(item.transcriptPath!, JSON.stringify(redacted));
+          if (item.tid) await d.index.index([{ tid: item.tid, company: job.destination.company, org: job.destination.org, folder: job.destination.folder, datetime: job.datetime, document: redacted }]);
+        }
+        files.push({ member: item.member, document: redacted });
+      }
+      if (touched && job.resultPath && files.some((f) => f.document)) await d.blobs.put(job.resultPath, await renderResultFile(job.kind, job.output, files));
+      if (o.audio !== false && job.kind === 'audio') await d.blobs.delete(job.uploadPath);
+      done++;
+      if (touched) changed++;
+      o.onProgress?.({ done, changed, request: job.id });
+    }
+  }
+  return { requests: done, changed };
+}

@@ -1,0 +1,69 @@
+/**
+ * What both indexes store about a call's analytics (issue 20, API.md §10) and the search options on
+ * them: `category=NAME` (repeatable or a comma list: any of them), `sentiment=<label>` (calls with an
+ * utterance of that label), `overtalk=MIN-MAX` (seconds of overtalk, inclusive) and the sort keys
+ * `overtalk` / `silence` (transcript-index.ts SORT_KEYS). Categories of an indexed call change
+ * without re-indexing it (the backfill), so backends keep them beside the stored document and
+ * overlay them on it when reading (`withCategories`).
+ */
+import { invalidParameter } from '../is.js';
+import type { SentimentLabel, TranscriptDocument } from '../types.js';
+import type { SearchQuery } from './transcript-index.js';
+
+export const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'];
+
+export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk'] as const;
+/** The one option that may be given several times in a query string (values join as a comma list). */
+export const REPEATABLE_OPTION = 'category';
+/** Category names: short names (API.md §1). */
+export const CATEGORY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MAX_CATEGORY_FILTERS = 50;
+
+type AnalyticsQuery = Pick<SearchQuery, 'categories' | 'sentiment' | 'overtalkMin' | 'overtalkMax'>;
+
+/** Validates the analytics options of a search (raw values as given). */
+export function parseAnalyticsOptions(raw: Record<string, string | undefined>): AnalyticsQuery {
+  const out: AnalyticsQuery = {};
+  if (raw.category !== undefined) {
+    const names = [...new Set(raw.category.split(',').map((s) => s.trim()).filter((s) => s !== ''))];
+    if (names.length === 0 || names.length > MAX_CATEGORY_FILTERS || names.some((n) => !CATEGORY_NAME.test(n))) {
+      throw invalidParameter('category', `1 to ${MAX_CATEGORY_FILTERS} category names (letters, digits, _ . -; repeat the option or give a comma list)`, raw.category);
+    }
+    out.categories = names;
+  }
+  if (raw.sentiment !== undefined) {
+    if (!(SENTIMENT_LABELS as readonly string[]).includes(raw.sentiment)) {
+      throw invalidParameter('sentiment', `one of ${SENTIMENT_LABELS.join(', ')}`, raw.sentiment);
+    }
+    out.sentiment = raw.sentiment;
+  }
+  if (raw.overtalk !== undefined) {
+    const m = /^\s*(\d+(?:\.\d+)?)?\s*-\s*(\d+(?:\.\d+)?)?\s*$/.exec(raw.overtalk);
+    if (!m || (m[1] === undefined && m[2] === undefined) || (m[1] !== undefined && m[2] !== undefined && Number(m[1]) > Number(m[2]))) {
+      throw invalidParameter('overtalk', 'MIN-MAX seconds of overtalk, MIN not above MAX (e.g. 5-60, 5- or -60)', raw.overtalk);
+    }
+    if (m[1] !== undefined) out.overtalkMin = Number(m[1]);
+    if (m[2] !== undefined) out.overtalkMax = Number(m[2]);
+  }
+  return out;
+}
+
+/** What an index stores for filtering and sorting: the distinct utterance labels and the metrics. */
+export function documentAnalytics(doc: TranscriptDocument): { sentiments: string[]; overtalk?: number; silence?: number; categories: string[] } {
+  const d = doc as Omit<TranscriptDocument, 'categories'> & { categories?: unknown };
+  const sentiments = new Set<string>();
+  for (const u of doc.utterances ?? []) {
+    const label = u.metadata?.sentiment;
+    if (label !== undefined && SENTIMENT_LABELS.includes(label)) sentiments.add(label);
+  }
+  const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
+  const categories = Array.isArray(d.categories) ? d.categories.filter((c): c is string => typeof c === 'string' && CATEGORY_NAME.test(c)) : [];
+  return { sentiments: [...sentiments].sort(), overtalk: num(d.metrics?.overtalksecs), silence: num(d.metrics?.silencesecs), categories: [...new Set(categories)].sort() };
+}
+
+/** The stored document with its current categories (kept beside it) in place of those it was indexed with. */
+export function withCategories<T extends TranscriptDocument>(doc: T, categories: readonly string[]): T {
+  const had = Object.hasOwn(doc, 'categories');
+  if (!had && categories.length === 0) return doc;
+  return { ...doc, categories: [...categories] };
+}

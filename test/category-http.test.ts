@@ -1,0 +1,132 @@
+/**
+ * /categories over real HTTP: the polka app with the category and search routes, the real Tenancy,
+ * the SQLite category store in its file and the SQLite index holding the conformance corpus; the
+ * backfill runs in the background as in the service.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { CategoryBackfill } from '../src/analytics/backfill.js';
+import { tenancyAccess } from '../src/http/auth.js';
+import { mountCategoryRoutes } from '../src/http/category-routes.js';
+import { mountSearchRoutes } from '../src/http/search-routes.js';
+import { createHttpApp } from '../src/http/server.js';
+import { silentLogger } from '../src/log.js';
+import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
+import { SqliteCategoryStore } from '../src/store/sqlite/category-store.js';
+import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
+import { CORPUS } from './conformance/transcript-corpus.js';
+
+const ROOT = 'root-token-for-tests-0123456789abcdef';
+const dir = mkdtempSync(path.join(tmpdir(), 'voxdex-category-http-'));
+const test = suite<{ base: string; acme: string; other: string; backfill: CategoryBackfill; close: () => Promise<void> }>('category-http');
+
+test.before(async (ctx) => {
+  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
+  ctx.acme = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
+  tenancy.addFolder('acme', 'sales', 'f2');
+  tenancy.addFolder('acme', 'support', 'f1');
+  ctx.other = tenancy.addCompany('other', { org: 'sales', folder: 'f1' }).token;
+  const index = new SqliteTranscriptIndex({ file: path.join(dir, 'search.sqlite') });
+  await index.init();
+  await index.index(CORPUS);
+  const store = new SqliteCategoryStore(tenancy.db);
+  const backfill = new CategoryBackfill({ store, index, log: silentLogger, owner: 'test', pollMs: 0 });
+  ctx.backfill = backfill;
+  const access = tenancyAccess(tenancy);
+  const app = createHttpApp(silentLogger, (routes) => {
+    mountSearchRoutes(routes, { index, access, log: silentLogger });
+    mountCategoryRoutes(routes, { access, store, index, onChange: () => backfill.kick() });
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  const server = app.server!;
+  ctx.base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  ctx.close = async () => {
+    await backfill.stop();
+    await new Promise((resolve) => server.close(resolve));
+    await index.close();
+    tenancy.close();
+  };
+});
+test.after(async (ctx) => {
+  await ctx.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const put = (base: string, p: string, body: unknown, token?: string) =>
+  fetch(`${base}${p}${token ? `?token=${token}` : ''}`, { method: 'PUT', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+
+test('PUT creates (201) and replaces (200); GET shows the rule, its calls and the backfill once done', async ({ base, acme, backfill }) => {
+  let r = await put(base, '/categories/acme/cancel', { terms: '"cancel my subscription"' }, acme);
+  assert.is(r.status, 201);
+  const created = await r.json();
+  assert.equal({ ...created, updated: 'x' }, { name: 'cancel', terms: '"cancel my subscription"', updated: 'x', version: 1, calls: 0, backfill: { state: 'pending', done: 0 } });
+  await backfill.idle();
+  r = await fetch(`${base}/categories/acme/cancel`, { headers: { authorization: `Bearer ${acme}` } });
+  assert.is(r.status, 200);
+  const got = await r.json();
+  assert.equal([got.calls, got.backfill], [3, { state: 'done', done: 9 }]);
+  // the same search finds the same calls
+  const s = await fetch(`${base}/search/acme/sales?token=${acme}&output=count&terms=${encodeURIComponent('"cancel my subscription"')}`);
+  const c = await fetch(`${base}/search/acme/sales?token=${acme}&output=count&category=cancel`);
+  assert.is(await c.text(), await s.text());
+  r = await put(base, '/categories/acme/cancel', { terms: 'cancel', channel: 1 }, acme);
+  assert.is(r.status, 200);
+  assert.is((await r.json()).version, 2);
+  await backfill.idle();
+});
+
+test('a form body works too; GET /categories/CO lists each with its count', async ({ base, acme, backfill }) => {
+  const r = await fetch(`${base}/categories/acme/refund`, { method: 'PUT', body: new URLSearchParams({ token: acme, terms: 'refund*', org: 'sales' }) });
+  assert.is(r.status, 201);
+  await backfill.idle();
+  const list = await (await fetch(`${base}/categories/acme?token=${acme}`)).json();
+  assert.is(list.company, 'acme');
+  assert.equal(list.categories.map((c: { name: string; calls: number; org?: string }) => [c.name, c.calls, c.org]), [['cancel', 3, undefined], ['refund', 4, 'sales']]);
+  const rows = await (await fetch(`${base}/search/acme/sales?token=${acme}&category=refund&category=cancel&fields=tid,categories`, { headers: { accept: 'application/json' } })).json();
+  assert.ok(rows.length > 0);
+  for (const row of rows) assert.ok(row.categories.includes('refund') || row.categories.includes('cancel'));
+  const csv = await (await fetch(`${base}/search/acme/sales?token=${acme}&category=refund&fields=tid,categories&csv&sort=datetime&sortdir=asc`)).text();
+  assert.is(csv.split('\r\n')[0], 'tid,categories');
+  assert.is(csv.split('\r\n')[1], 't01,cancel;refund');
+});
+
+test('a rule with a syntax error is 400 BAD_QUERY naming the position; other bad input is 400', async ({ base, acme }) => {
+  let r = await put(base, '/categories/acme/bad', { terms: 'refund (cancel' }, acme);
+  assert.is(r.status, 400);
+  assert.equal(await r.json(), { error: { code: 'BAD_QUERY', message: 'Invalid terms: the "(" at position 7 is not closed. See docs/search.md for the syntax.' } });
+  r = await put(base, '/categories/acme/bad', { terms: 'x', channel: -1 }, acme);
+  assert.is(r.status, 400);
+  // JSON types as documented: null is not a name, "1" is not a number (a form field is text: there it is)
+  assert.is((await put(base, '/categories/acme/bad', { terms: 'x', org: null }, acme)).status, 400);
+  assert.is((await put(base, '/categories/acme/bad', { terms: 'x', channel: '1' }, acme)).status, 400);
+  r = await put(base, '/categories/acme/b%20ad', { terms: 'x' }, acme);
+  assert.is((await r.json()).error.code, 'BAD_NAME');
+  r = await put(base, '/categories/acme/bad', { terms: 'x', org: 'nosuchorg' }, acme);
+  assert.is(r.status, 404);
+  r = await fetch(`${base}/categories/acme/bad?token=${acme}`, { method: 'PUT', body: '{', headers: { 'content-type': 'application/json' } });
+  assert.is(r.status, 400);
+});
+
+test('tokens: none is 401, another company\'s is 403, root may', async ({ base, acme, other }) => {
+  assert.is((await fetch(`${base}/categories/acme`)).status, 401);
+  assert.is((await fetch(`${base}/categories/acme?token=${other}`)).status, 403);
+  assert.is((await put(base, '/categories/acme/x', { terms: 'x' }, other)).status, 403);
+  assert.is((await fetch(`${base}/categories/acme?token=${ROOT}`)).status, 200);
+  void acme;
+});
+
+test('DELETE removes it (404 after); its name goes from the calls', async ({ base, acme, backfill }) => {
+  let r = await fetch(`${base}/categories/acme/refund?token=${acme}`, { method: 'DELETE' });
+  assert.is(r.status, 200);
+  assert.equal(await r.json(), { company: 'acme', name: 'refund', deleted: true });
+  await backfill.idle();
+  assert.is((await fetch(`${base}/categories/acme/refund?token=${acme}`)).status, 404);
+  assert.is((await fetch(`${base}/categories/acme/refund?token=${acme}`, { method: 'DELETE' })).status, 404);
+  assert.is(await (await fetch(`${base}/search/acme/sales?token=${acme}&output=count&category=refund`)).text(), '0');
+});
+
+test.run();

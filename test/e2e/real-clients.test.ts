@@ -80,7 +80,7 @@ rc('python requests (file part without Content-Type) uploads with filetype/emoti
   assert.match(out.link, new RegExp(`^${ctx.svc.url}/transcribe/download/${out.body.requestid}\\?expires=\\d+&sig=[0-9a-f]{64}$`));
   assert.is(out.document.requestid, out.body.requestid);
   assert.is(out.document.source, 'hello.wav');
-  assert.is(out.document.warning, 'parameters not implemented and ignored: filetype, emotion');
+  assert.is(out.document.warning, 'parameters not implemented and ignored: filetype');
   assert.ok(out.document.utterances.length > 0, 'transcribed');
   // Over 1 MiB: a file part taken for a field failed with "Too many or too large form fields".
   const big = await python(REQUESTS_CLIENT, ctx.svc.url, ctx.token, ctx.big);

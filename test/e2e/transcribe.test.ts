@@ -235,18 +235,18 @@ e2e('POSTs the result to the callback URL, signed with the company secret', asyn
 });
 
 e2e('names not-implemented parameters in the warning and refuses unknown ones listing the accepted names', async () => {
-  const up = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme, diarize: 'true', sentiment: '1' } });
+  const up = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme, diarize: 'true', sentiment: '1', filetype: 'wav' } });
   assert.is(up.status, 200);
   const r = await waitResult(ctx.url, ctx.acme, up.body.requestid);
   const doc = (await (await fetch(r.body)).json()) as any;
-  assert.is(doc.warning, 'parameters not implemented and ignored: sentiment');
+  assert.is(doc.warning, 'parameters not implemented and ignored: filetype');
   // Validated and stored with the job already, for the stages that will read them.
   const job = (await ctx.svc.store.get(up.body.requestid))!;
   assert.equal(job.options, { numtrans: true, scrubtext: false, scrubaudio: false, redact: ['card', 'cvv', 'expiry', 'ssn', 'digits'], diarize: true, gender: false, sentiment: true, vocab: [] });
   const bad = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme, colour: 'blue' } });
   assert.is(bad.status, 400);
   assert.equal(bad.body, {
-    error: { code: 'UNKNOWN_PARAMETER', message: 'Unknown parameter "colour"; accepted parameters: token, file, zpass, callback, model, output, callbackerror, metadata, datetime, numtrans, scrubtext, scrubaudio, redact, diarize, gender, speakers' },
+    error: { code: 'UNKNOWN_PARAMETER', message: 'Unknown parameter "colour"; accepted parameters: token, file, zpass, callback, model, output, callbackerror, metadata, datetime, numtrans, scrubtext, scrubaudio, redact, diarize, gender, speakers, sentiment, emotion' },
   });
 });
 

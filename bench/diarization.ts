@@ -5,7 +5,7 @@
  * telephone band. Held out: the prompts named m–z and seeds the tuning (prompts a–l) never saw
  * (`--tune` runs the a–l set instead).
  *
- *   node --import tsx bench/diarization.ts [--calls 2] [--seconds 60] [--tune] [--no-asr]
+ *   node --import tsx bench/diarization.ts [--calls 1] [--seconds 60] [--tune] [--no-asr]
  *
  * 1. Correctness first: a two-speaker call must come out with two speakers and ≥ 90 % of its words right,
  *    and a one-speaker call with one, or the bench stops.
@@ -34,7 +34,7 @@ const arg = (n: string) => {
   const i = argv.indexOf(`--${n}`);
   return i >= 0 ? argv[i + 1] : undefined;
 };
-const perMix = Number(arg('calls') ?? 2);
+const perMix = Number(arg('calls') ?? 1);
 const seconds = Number(arg('seconds') ?? 60);
 const tune = argv.includes('--tune');
 const filter = (f: string) => f.includes('librivox') || (tune ? /\/[a-l][^/]*$/ : /\/[m-z][^/]*$/).test(f);
@@ -167,6 +167,25 @@ for (const telephone of [false, true]) {
   }
 }
 
+// ---------------------------------------------------------------- report
+const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
+const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
+console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${argv.join(' ')}`);
+console.log(`node ${process.version}, ${os.cpus()[0]?.model} × ${os.cpus().length}, ${os.platform()} ${os.release()}`);
+console.log(`set: ${tune ? 'tuning (prompts a–l)' : 'held out (prompts m–z, new seeds)'}; ${rows.length} calls of about ${seconds} s`);
+console.log('');
+console.log('| band | speakers | calls | word attribution | speakers counted right | DER (0.25 s collar) | gender right | peer "one speaker": attribution / DER | peer pitch k-means (true k): attribution / DER |');
+console.log('|---|---|---|---|---|---|---|---|---|');
+for (const band of ['16 kHz', '8 kHz mu-law'])
+  for (const n of [1, 2, 3]) {
+    const rs = rows.filter((r) => r.band === band && r.n === n);
+    if (!rs.length) continue;
+    const g = rs.reduce((a, r) => a + r.genderRight, 0) / Math.max(1, rs.reduce((a, r) => a + r.genderTotal, 0));
+    console.log(
+      `| ${band} | ${n} | ${rs.length} | ${pct(avg(rs.map((r) => r.attr)))} (worst ${pct(Math.min(...rs.map((r) => r.attr)))}) | ${rs.filter((r) => r.countRight).length}/${rs.length} | ${pct(avg(rs.map((r) => r.der)))} | ${pct(g)} | ${pct(avg(rs.map((r) => r.peerOne.attr)))} / ${pct(avg(rs.map((r) => r.peerOne.der)))} | ${pct(avg(rs.map((r) => r.peerPitch.attr)))} / ${pct(avg(rs.map((r) => r.peerPitch.der)))} |`,
+    );
+  }
+
 // ---------------------------------------------------------------- cost: ASR on one call, memory of the encoder
 let asrCpuPerSec: number | undefined;
 let realAsr: string | undefined;
@@ -193,24 +212,6 @@ const probe = rows.length ? buildCall({ voices: ['allison', 'june'], seconds: 60
 if (probe) await diarizeRecording(enc2, [{ channel: 0, sampleRate: probe.sampleRate, samples: probe.samples, utterances: utterancesOf(probe.words) }], { diarize: true, gender: true });
 const encoderMiB = (process.memoryUsage().rss - rss0) / 2 ** 20;
 
-// ---------------------------------------------------------------- report
-const pct = (x: number) => `${(x * 100).toFixed(1)} %`;
-const avg = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(1, xs.length);
-console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${argv.join(' ')}`);
-console.log(`node ${process.version}, ${os.cpus()[0]?.model} × ${os.cpus().length}, ${os.platform()} ${os.release()}`);
-console.log(`set: ${tune ? 'tuning (prompts a–l)' : 'held out (prompts m–z, new seeds)'}; ${rows.length} calls of about ${seconds} s`);
-console.log('');
-console.log('| band | speakers | calls | word attribution | speakers counted right | DER (0.25 s collar) | gender right | peer "one speaker": attribution / DER | peer pitch k-means (true k): attribution / DER |');
-console.log('|---|---|---|---|---|---|---|---|---|');
-for (const band of ['16 kHz', '8 kHz mu-law'])
-  for (const n of [1, 2, 3]) {
-    const rs = rows.filter((r) => r.band === band && r.n === n);
-    if (!rs.length) continue;
-    const g = rs.reduce((a, r) => a + r.genderRight, 0) / Math.max(1, rs.reduce((a, r) => a + r.genderTotal, 0));
-    console.log(
-      `| ${band} | ${n} | ${rs.length} | ${pct(avg(rs.map((r) => r.attr)))} (worst ${pct(Math.min(...rs.map((r) => r.attr)))}) | ${rs.filter((r) => r.countRight).length}/${rs.length} | ${pct(avg(rs.map((r) => r.der)))} | ${pct(g)} | ${pct(avg(rs.map((r) => r.peerOne.attr)))} / ${pct(avg(rs.map((r) => r.peerOne.der)))} | ${pct(avg(rs.map((r) => r.peerPitch.attr)))} / ${pct(avg(rs.map((r) => r.peerPitch.der)))} |`,
-    );
-  }
 const cpu = rows.reduce((a, r) => a + r.cpu, 0) / rows.reduce((a, r) => a + r.audio, 0);
 console.log('');
 console.log(`all calls: speakers counted right ${rows.filter((r) => r.countRight).length}/${rows.length}; gender right ${pct(rows.reduce((a, r) => a + r.genderRight, 0) / rows.reduce((a, r) => a + r.genderTotal, 0))} of utterances`);

@@ -1,8 +1,5 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseTerms } from '../src/search/query.js';
-import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
-import { defaultQuery } from '../src/search/transcript-index.js';
 import { renderTranscript } from '../src/render/output.js';
 import { nameSpeakers, smoothRuns, splitUtterance } from '../src/speakers/assign.js';
 import { clusterEmbeddings } from '../src/speakers/cluster.js';
@@ -10,7 +7,12 @@ import { diarizeRecording } from '../src/speakers/diarize.js';
 import { loadSpeakerEncoder, type SpeakerEncoder } from '../src/speakers/encoder.js';
 import { genderOf, median } from '../src/speakers/pitch.js';
 import { regionWindows, speechRegions, speechTimeline, toSpeechTime, windowStarts } from '../src/speakers/regions.js';
-import type { TranscriptDocument, Utterance } from '../src/types.js';
+import type { FileWork, TranscriptDocument, Utterance } from '../src/types.js';
+import { loadConfig } from '../src/config.js';
+import { defaultRequestOptions } from '../src/jobs/request-options.js';
+import { silentLogger } from '../src/log.js';
+import { createSpeakersPool } from '../src/speakers/pool.js';
+import { speakersStage } from '../src/speakers/stage.js';
 import { buildCall, utterancesOf, voicesAvailable, type Call } from './fixtures/speaker-calls.js';
 
 const utt = (uttid: number, words: [string, number, number][], channel = 0): Utterance => ({
@@ -91,28 +93,6 @@ steps('text, srt and vtt lines start with the speaker', () => {
   assert.match(renderTranscript(doc, 'vtt'), /\[S1\] hello there/);
 });
 
-steps('search: hits carry the speaker; speaker=S2 finds only what S2 said; rows list the speakers', async () => {
-  const index = new SqliteTranscriptIndex({ file: ':memory:' });
-  await index.init();
-  const u = (uttid: number, speaker: string, words: [string, number, number][]) => ({ ...utt(uttid, words), metadata: { channel: 0, uttid, speaker } });
-  const doc = {
-    asr: 'x', model: 'm', audiosecs: 9, nchannels: 1, requestid: 'r', source: 'call.wav', chaninfo: [],
-    utterances: [u(0, 'S1', [['cancel', 1, 1.4], ['my', 1.5, 1.6], ['contract', 1.7, 2.1]]), u(1, 'S2', [['why', 3, 3.2], ['cancel', 3.3, 3.7]])],
-  } as TranscriptDocument;
-  await index.index([{ tid: 't1', company: 'c', org: 'o', folder: 'f', datetime: '2024-01-01T00:00:00Z', document: doc }]);
-  const scope = { company: 'c', org: 'o' };
-  const all = await index.search(scope, defaultQuery({ terms: parseTerms('cancel') }));
-  assert.equal(all.rows[0]!.hits.map((h) => [h.speaker, h.start]), [['S1', 1], ['S2', 3.3]]);
-  assert.equal(all.rows[0]!.speakers, ['S1', 'S2']);
-  const s2 = await index.search(scope, defaultQuery({ terms: parseTerms('cancel'), speaker: 'S2' }));
-  assert.is(s2.total, 1);
-  assert.equal(s2.rows[0]!.hits.map((h) => [h.speaker, h.start]), [['S2', 3.3]]);
-  assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('"my contract"'), speaker: 'S2' })), 0);
-  assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('"my contract"'), speaker: 'S1' })), 1);
-  assert.is(await index.count(scope, defaultQuery({ speaker: 'S3' })), 0);
-  await index.close();
-});
-
 steps.run();
 
 // ---------------------------------------------------------------- real speech
@@ -180,6 +160,31 @@ real('stereo keeps its channels as speakers C0 and C1', async () => {
   );
   assert.equal([...new Set(r.utterances.map((u) => `${u.metadata.channel}:${u.metadata.speaker}`))].sort(), ['0:C0', '1:C1']);
   assert.equal(r.utterances.map((u) => u.metadata.uttid), r.utterances.map((_, i) => i));
+});
+
+real('the pipeline stage diarizes in its worker thread and leaves the work alone when diarize and gender are off', async () => {
+  if (!voicesAvailable()) return;
+  const call = buildCall({ voices: ['allison', 'carlo'], seconds: 30, seed: 21, telephone: true });
+  const audio = { format: { encoding: 'mulaw' as const, sampleRate: 8000, channels: 1, bitsPerSample: 8 }, channels: [call.samples], durationSec: call.seconds, warnings: [] };
+  const work: FileWork = {
+    requestid: 'r1', source: 'call.wav', options: { ...defaultRequestOptions(), diarize: true, gender: true }, audio,
+    result: { model: 'm', utterances: utterancesOf(call.words), chaninfo: [], confidence: 0.9, audiosecs: call.seconds, nchannels: 1, notes: [] },
+    summary: {}, warnings: [], started: new Date().toISOString(),
+  };
+  const pool = createSpeakersPool({ idleMs: 1000 });
+  const ctx = { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: loadConfig({}) };
+  try {
+    const stage = speakersStage(() => pool);
+    const out = await stage(work, ctx);
+    assert.equal([...new Set(out.result.utterances.map((u) => u.metadata.speaker))], ['S1', 'S2']);
+    assert.ok(out.result.utterances.every((u) => u.metadata.gender));
+    assert.is(audio.channels[0], call.samples); // the caller's audio is copied to the thread, not moved
+    assert.is(call.samples.length > 0, true);
+    const off = { ...work, options: defaultRequestOptions() };
+    assert.is(await stage(off, ctx), off);
+  } finally {
+    await pool.close();
+  }
 });
 
 real.run();

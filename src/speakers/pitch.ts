@@ -10,11 +10,11 @@ export const MALE_BELOW_HZ = 165;
 const MIN_HZ = 60;
 const MAX_HZ = 400;
 const FRAME_SEC = 0.04;
-const HOP_SEC = 0.02;
+const HOP_SEC = 0.03;
 /** A frame is voiced when its normalised autocorrelation peak reaches this. */
 const VOICED = 0.6;
 
-/** F0 of each voiced 40 ms frame (hop 20 ms) inside `spans`, in Hz. */
+/** F0 of each voiced 40 ms frame (hop 30 ms) inside `spans`, in Hz. */
 export function voicedF0(samples: Float32Array, sampleRate: number, spans: Span[]): number[] {
   const n = Math.round(FRAME_SEC * sampleRate);
   const hop = Math.round(HOP_SEC * sampleRate);
@@ -30,15 +30,14 @@ export function voicedF0(samples: Float32Array, sampleRate: number, spans: Span[
       for (let i = 0; i < n; i++) e0 += samples[at + i]! ** 2;
       if (e0 / n < 1e-6) continue; // below about -60 dBFS
       let best = -1;
+      // energy of the lagged frame, kept as a running sum over the lags
+      let e1 = 0;
+      for (let i = 0; i < n; i++) e1 += samples[at + minLag + i]! ** 2;
       for (let lag = minLag; lag <= maxLag; lag++) {
+        if (lag > minLag) e1 += samples[at + lag + n - 1]! ** 2 - samples[at + lag - 1]! ** 2;
         let c = 0;
-        let e1 = 0;
-        for (let i = 0; i < n; i++) {
-          const y = samples[at + i + lag]!;
-          c += samples[at + i]! * y;
-          e1 += y * y;
-        }
-        r[lag] = c / Math.sqrt(e0 * e1 + 1e-12);
+        for (let i = 0; i < n; i++) c += samples[at + i]! * samples[at + i + lag]!;
+        r[lag] = c / Math.sqrt(e0 * Math.max(e1, 0) + 1e-12);
         if (best < 0 || r[lag]! > r[best]!) best = lag;
       }
       if (r[best]! < VOICED) continue;

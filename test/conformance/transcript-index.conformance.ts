@@ -301,6 +301,37 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
 
   write.run();
 
+  const bySpeaker = suite(`${name}: TranscriptIndex conformance (speakers)`);
+  bySpeaker('hits carry the speaker; speaker=S2 matches only what S2 said; rows list the speakers', async () => {
+    const index = await factory();
+    await index.init();
+    const u = (uttid: number, speaker: string, words: [string, number, number][]) => ({
+      start: words[0]![1], end: words[words.length - 1]![2], confidence: 0.9, metadata: { channel: 0, uttid, speaker },
+      events: words.map(([word, start, end]) => ({ word, start, end, confidence: 0.9 })),
+    });
+    const doc = {
+      asr: 'x', model: 'm', audiosecs: 9, nchannels: 1, requestid: 'r', source: 'call.wav', chaninfo: [],
+      utterances: [u(0, 'S1', [['cancel', 1, 1.4], ['my', 1.5, 1.6], ['contract', 1.7, 2.1]]), u(1, 'S2', [['why', 3, 3.2], ['cancel', 3.3, 3.7]])],
+    };
+    try {
+      await index.index([{ tid: 'd1', company: F1.company, org: F1.org, folder: 'spk', datetime: '2024-01-01T00:00:00Z', document: doc }]);
+      const scope = { company: F1.company, org: F1.org, folder: 'spk' };
+      const all = await index.search(scope, query({ terms: 'cancel' }));
+      assert.equal(all.rows[0]!.hits.map((h) => [h.speaker, h.start]), [['S1', 1], ['S2', 3.3]]);
+      assert.equal(all.rows[0]!.speakers, ['S1', 'S2']);
+      const s2 = await index.search(scope, query({ terms: 'cancel', speaker: 'S2' }));
+      assert.is(s2.total, 1);
+      assert.equal(s2.rows[0]!.hits.map((h) => [h.speaker, h.start]), [['S2', 3.3]]);
+      assert.is(await index.count(scope, query({ terms: '"my contract"', speaker: 'S2' })), 0);
+      assert.is(await index.count(scope, query({ terms: '"my contract"', speaker: 'S1' })), 1);
+      assert.is(await index.count(scope, query({ speaker: 'S3' })), 0);
+      assert.is(await index.count(scope, query({ speaker: 'S2' })), 1);
+    } finally {
+      await index.close();
+    }
+  });
+  bySpeaker.run();
+
   // Call analytics (src/search/analytics-fields.ts): sentiment labels, overtalk/silence, categories.
   const analytics = suite<{ index: TranscriptIndex }>(`${name}: TranscriptIndex conformance (call analytics)`);
   analytics.before(async (ctx) => {

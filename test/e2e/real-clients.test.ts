@@ -80,7 +80,7 @@ rc('python requests (file part without Content-Type) uploads with filetype/emoti
   assert.match(out.link, new RegExp(`^${ctx.svc.url}/transcribe/download/${out.body.requestid}\\?expires=\\d+&sig=[0-9a-f]{64}$`));
   assert.is(out.document.requestid, out.body.requestid);
   assert.is(out.document.source, 'hello.wav');
-  assert.is(out.document.warning, 'parameters not implemented and ignored: filetype, emotion, gender, diarize');
+  assert.is(out.document.warning, 'parameters not implemented and ignored: filetype');
   assert.ok(out.document.utterances.length > 0, 'transcribed');
   // Over 1 MiB: a file part taken for a field failed with "Too many or too large form fields".
   const big = await python(REQUESTS_CLIENT, ctx.svc.url, ctx.token, ctx.big);
@@ -133,7 +133,8 @@ rc('a hand-written multipart body whose file part has no Content-Type is accepte
   const done = await waitResult(ctx.svc.url, ctx.token, id);
   assert.is(done.status, 200);
   const doc = (await getJson(`${ctx.svc.url}/transcribe/${id}/result?token=${ctx.token}`)).body;
-  assert.is(doc.warning, 'parameters not implemented and ignored: gender');
+  assert.is(doc.warning, undefined); // gender is implemented: every utterance says male or female
+  assert.ok(doc.utterances.length > 0 && doc.utterances.every((u: { metadata: { gender?: string } }) => u.metadata.gender === 'male' || u.metadata.gender === 'female'), JSON.stringify(doc.utterances));
 });
 
 rc('a JSON body is 415 saying to send multipart/form-data, not a token error', async () => {

@@ -214,13 +214,33 @@ function createTranscript(doc: CallDoc, hits: Hit[], audio: HTMLAudioElement): T
   return { section, lanes, seek, stop: follower.stop };
 }
 
+/** The utterances in time order (channel order within the same start). */
+function timeOrder(doc: CallDoc): CallDoc['utterances'] {
+  return [...doc.utterances].sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel);
+}
+
+/** A diarized mono call's speakers in order of first appearance, and each one's share of the talk time. */
+function speakerTalk(doc: CallDoc): { speakers: string[]; share: (speaker: string) => string } {
+  const utts = timeOrder(doc);
+  const speakers = doc.nchannels === 1 ? [...new Set(utts.map((u) => u.metadata.speaker).filter((s): s is string => !!s))] : [];
+  const talk = new Map<string, number>();
+  for (const u of utts) if (u.metadata.speaker) talk.set(u.metadata.speaker, (talk.get(u.metadata.speaker) ?? 0) + Math.max(0, u.end - u.start));
+  const total = [...talk.values()].reduce((a, b) => a + b, 0);
+  return { speakers, share: (s) => `${Math.round((100 * (talk.get(s) ?? 0)) / (total || 1))} %` };
+}
+
 /** The utterances in time order, each word a span (uncertain and hit words marked), each utterance's time a play button. */
 function transcriptLanes(doc: CallDoc, hits: Hit[], seek: (t: number) => void): { lanes: HTMLElement; words: Word[] } {
   const words: Word[] = [];
-  const lanes = h('div', { class: `lanes lanes-${Math.min(doc.nchannels, 4)}`, role: 'list' });
-  const utts = [...doc.utterances].sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel);
+  const utts = timeOrder(doc);
+  // a diarized mono call: one lane per speaker (S1, S2… in order of first appearance), as channels have
+  const { speakers } = speakerTalk(doc);
+  const bySpeaker = speakers.length > 1;
+  const lanes = h('div', { class: `lanes lanes-${Math.min(bySpeaker ? speakers.length : doc.nchannels, 4)}`, role: 'list' });
   for (const u of utts) {
     const ch = u.metadata.channel;
+    const lane = bySpeaker ? speakers.indexOf(u.metadata.speaker!) : ch;
+    const who = bySpeaker ? `Speaker ${u.metadata.speaker}` : u.metadata.speaker ? `Channel ${ch} \u00b7 ${u.metadata.speaker}` : `Channel ${ch}`;
     const ws = u.events.filter((e) => !FILLER.test(e.word));
     if (ws.length === 0) continue;
     const p = h('p', { class: 'words' });
@@ -243,11 +263,11 @@ function transcriptLanes(doc: CallDoc, hits: Hit[], seek: (t: number) => void): 
       if (i > 0) p.append(' ');
       p.append(el);
     });
-    const time = h('button', { type: 'button', class: 'utt-time', 'aria-label': `Play channel ${ch} from ${clock(u.start)}` }, clock(u.start));
+    const time = h('button', { type: 'button', class: 'utt-time', 'aria-label': `Play ${who.toLowerCase()} from ${clock(u.start)}` }, clock(u.start));
     time.addEventListener('click', () => seek(u.start));
     const mood = u.metadata.sentiment;
     const moodTag = mood ? h('span', { class: `mood sentiment-${mood.toLowerCase().replace(' ', '-')}`, title: `Sentiment ${u.metadata.sentimentscore ?? ''}` }, mood) : null;
-    lanes.append(h('div', { class: `utt ch-${ch}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, `Channel ${ch}`), time, moodTag), p));
+    lanes.append(h('div', { class: `utt ch-${lane}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, who), time, moodTag), p));
   }
   if (words[0]) words[0].el.tabIndex = 0;
   return { lanes, words };
@@ -320,12 +340,14 @@ function followPlayback(audio: HTMLAudioElement, words: Word[], follow: HTMLInpu
 /** The call's facts: date, duration, channels, model, confidence, request, custom metadata. */
 function callFacts(doc: CallDoc, datetime: string | undefined): HTMLElement {
   const meta = doc.streamtags?.metadata ?? {};
+  const { speakers, share } = speakerTalk(doc);
   return h(
     'dl',
     { class: 'facts' },
     fact('Call date', dateTime(datetime)),
     fact('Duration', duration(doc.audiosecs)),
     fact('Channels', String(doc.nchannels)),
+    speakers.length ? fact('Speakers', speakers.map((sp) => `${sp} ${share(sp)} of talk`).join(', ')) : null,
     fact('Model', doc.model),
     doc.confidence !== undefined ? fact('Confidence', doc.confidence.toFixed(2)) : null,
     fact('Request', doc.requestid),

@@ -28,12 +28,7 @@ verify() { # dir -> 0 when every file is there with the right checksum
 
 if verify "$OUT"; then exit 0; fi
 
-python3 -m pip --version >/dev/null 2>&1 || {
-  echo "voxdex: python3 has no pip; installing Debian's python3-pip"
-  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
-  $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends python3-pip >/dev/null
-}
+. models/ensure-pip.sh
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

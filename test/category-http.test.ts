@@ -15,24 +15,17 @@ import { mountCategoryRoutes } from '../src/http/category-routes.js';
 import { mountSearchRoutes } from '../src/http/search-routes.js';
 import { createHttpApp } from '../src/http/server.js';
 import { silentLogger } from '../src/log.js';
-import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import { SqliteCategoryStore } from '../src/store/sqlite/category-store.js';
-import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
-import { CORPUS } from './conformance/transcript-corpus.js';
+import { searchSetup } from './fixtures/search-setup.js';
 
 const ROOT = 'root-token-for-tests-0123456789abcdef';
 const dir = mkdtempSync(path.join(tmpdir(), 'voxdex-category-http-'));
 const test = suite<{ base: string; acme: string; other: string; backfill: CategoryBackfill; close: () => Promise<void> }>('category-http');
 
 test.before(async (ctx) => {
-  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
-  ctx.acme = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
-  tenancy.addFolder('acme', 'sales', 'f2');
-  tenancy.addFolder('acme', 'support', 'f1');
-  ctx.other = tenancy.addCompany('other', { org: 'sales', folder: 'f1' }).token;
-  const index = new SqliteTranscriptIndex({ file: path.join(dir, 'search.sqlite') });
-  await index.init();
-  await index.index(CORPUS);
+  const { tenancy, acme, other, index } = await searchSetup(dir, ROOT);
+  ctx.acme = acme;
+  ctx.other = other;
   const store = new SqliteCategoryStore(tenancy.db);
   const backfill = new CategoryBackfill({ store, index, log: silentLogger, owner: 'test', pollMs: 0 });
   ctx.backfill = backfill;

@@ -15,22 +15,17 @@ import { createHttpApp } from '../src/http/server.js';
 import { tenancyAccess, type Access } from '../src/http/auth.js';
 import { createSearchHandler, mountSearchRoutes, SEARCH_ERRORS } from '../src/http/search-routes.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
-import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import { CORPUS, makeTranscript, SPECS } from './conformance/transcript-corpus.js';
+import { searchSetup } from './fixtures/search-setup.js';
 
 const ROOT = 'root-token-for-tests-0123456789abcdef';
 const dir = mkdtempSync(path.join(tmpdir(), 'voxdex-search-http-'));
 const test = suite<{ base: string; acme: string; other: string; logs: string[]; close: () => Promise<void> }>('search-http');
 
 test.before(async (ctx) => {
-  const tenancy = new SqliteTenancy(path.join(dir, 'tenancy.sqlite'), ROOT);
-  ctx.acme = tenancy.addCompany('acme', { org: 'sales', folder: 'f1' }).token;
-  tenancy.addFolder('acme', 'sales', 'f2');
-  tenancy.addFolder('acme', 'support', 'f1');
-  ctx.other = tenancy.addCompany('other', { org: 'sales', folder: 'f1' }).token;
-  const index = new SqliteTranscriptIndex({ file: path.join(dir, 'search.sqlite') });
-  await index.init();
-  await index.index(CORPUS);
+  const { tenancy, acme, other, index } = await searchSetup(dir, ROOT);
+  ctx.acme = acme;
+  ctx.other = other;
   await index.index([
     makeTranscript({ ...SPECS[0]!, tid: 'x01', scope: ['acme', 'support', 'f1'], metadata: { agent: '<script>alert(1)</script>' } }),
     makeTranscript({

@@ -145,6 +145,12 @@ export class ElasticsearchIndex implements TranscriptIndex {
     );
   }
 
+  async purgeDeleted(): Promise<void> {
+    // A flush ends the translog generations holding the old operations; the merge drops deleted documents.
+    await this.#call(() => this.#client.indices.flush({ index: this.indexName }));
+    await this.#call(() => this.#client.indices.forcemerge({ index: this.indexName, only_expunge_deletes: true }));
+  }
+
   async delete(scope: SearchScope, tids: readonly string[]): Promise<number> {
     const ids = [...new Set(tids)];
     if (ids.length === 0) return 0;

@@ -9,12 +9,10 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
-import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
-import { allFiles, CARD, findNeedles, makePaymentCall, needles, type Needle, type PaymentCall } from '../fixtures/redaction-call.js';
+import { acmeDataDir, allFiles, CARD, findNeedles, makePaymentCall, needles, type Needle, type PaymentCall } from '../fixtures/redaction-call.js';
 import { ROOT, startInProcess, upload, waitResult } from './harness.js';
 
 const test = suite('e2e: voxdex redact purges the old words from the index');
@@ -36,10 +34,7 @@ function textNeedles(): Needle[] {
 
 test('an unredacted call redacted later by voxdex redact: no digit left in the data dir, index and WAL included', async () => {
   const dataDir = path.join(dir, 'data');
-  mkdirSync(dataDir, { mode: 0o700 });
-  const tenancy = new SqliteTenancy(tenancyDbPath(dataDir));
-  const { token } = tenancy.addCompany('acme', { org: 'pay', folder: 'calls' });
-  tenancy.close();
+  const token = acmeDataDir(dataDir);
   const service = await startInProcess(dataDir, { VOXDEX_ASR_THREADS: '2' });
   try {
     const sent = await upload(service.url, { file: call.file, fields: { token, scrubtext: 'false', scrubaudio: 'false' } });

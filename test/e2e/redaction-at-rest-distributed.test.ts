@@ -17,6 +17,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { distributedEnv, testBlobStore } from '../fixtures/distributed-env.js';
 import { freshSchema, type TestSchema } from '../fixtures/pg.js';
 import { allFiles, CARD, CVV, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, ROOT, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
@@ -58,26 +59,12 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   assert.ok(PG_URL && S3_URL && ES_URL, 'needs VOXDEX_TEST_DATABASE_URL, VOXDEX_TEST_S3_URL and VOXDEX_TEST_ES_URL: run it with bash scripts/test.sh');
   schema = await freshSchema();
   const env: Record<string, string> = {
-    VOXDEX_DATABASE_URL: schema.url,
-    VOXDEX_S3_URL: S3_URL!,
-    VOXDEX_S3_BUCKET: process.env.VOXDEX_TEST_S3_BUCKET ?? 'voxdex-test',
-    VOXDEX_S3_PREFIX: S3_PREFIX,
-    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? '',
-    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? '',
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    VOXDEX_ES_URL: ES_URL!,
-    VOXDEX_ES_INDEX_PREFIX: ES_PREFIX,
-    VOXDEX_SECRETS_KEY_FILE: path.join(dir, 'secrets.key'),
+    ...distributedEnv({ databaseUrl: schema.url, dir, s3Prefix: S3_PREFIX, esPrefix: ES_PREFIX }),
     VOXDEX_ASR_THREADS: '2',
     VOXDEX_LOG_LEVEL: 'debug',
   };
-  blobs = new S3BlobStore({
-    endpoint: S3_URL!,
-    region: env.AWS_REGION!,
-    bucket: env.VOXDEX_S3_BUCKET!,
-    // No prefix: the scan lists the bucket itself (the node's objects all lie under S3_PREFIX).
-    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
-  });
+  // No prefix: the scan lists the bucket itself (the node's objects all lie under S3_PREFIX).
+  blobs = testBlobStore(env);
   const token = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), 'company', 'add', 'acme', '--org', 'pay', '--folder', 'calls'], {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, VOXDEX_DATA_DIR: path.join(dir, 'admin'), ...env },

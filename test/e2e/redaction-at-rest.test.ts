@@ -9,13 +9,11 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { luhn } from '../../src/numbers/lexicon.js';
-import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
-import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
-import { allFiles, CARD, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
+import { acmeDataDir, allFiles, CARD, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const test = suite('e2e: nothing unredacted at rest');
@@ -39,10 +37,7 @@ test.after(async () => {
 
 test('a redacted payment call leaves no digit, word or sound of the card and code anywhere', async () => {
   const dataDir = path.join(dir, 'data');
-  mkdirSync(dataDir, { mode: 0o700 });
-  const tenancy = new SqliteTenancy(tenancyDbPath(dataDir));
-  const { token } = tenancy.addCompany('acme', { org: 'pay', folder: 'calls' });
-  tenancy.close();
+  const token = acmeDataDir(dataDir);
   child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '2', VOXDEX_LOG_LEVEL: 'debug' });
   await waitHealthy(child.url, 120_000);
 

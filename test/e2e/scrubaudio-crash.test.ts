@@ -8,12 +8,10 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
-import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
-import { allFiles, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
+import { acmeDataDir, allFiles, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const test = suite('e2e: scrubaudio after kill -9');
@@ -36,10 +34,7 @@ test.after(async () => {
 
 test('a scrubaudio job killed mid-run finishes once after restart, with no unredacted audio or digit left', async () => {
   const dataDir = path.join(dir, 'data');
-  mkdirSync(dataDir, { mode: 0o700 });
-  const tenancy = new SqliteTenancy(tenancyDbPath(dataDir));
-  const { token } = tenancy.addCompany('acme', { org: 'pay', folder: 'calls' });
-  tenancy.close();
+  const token = acmeDataDir(dataDir);
   const env = { VOXDEX_ASR_THREADS: '1', VOXDEX_LOG_LEVEL: 'debug' };
   child = await startChild(dataDir, env);
   await waitHealthy(child.url, 120_000);

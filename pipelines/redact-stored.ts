@@ -7,6 +7,7 @@
  * Resumable and idempotent: the audio is rewritten before the transcript (so a crash between them
  * redoes the audio from the words still there), spans are also taken from events already marked
  * `redacted`, and a request with nothing left to change is skipped. Progress goes to `onProgress`.
+ * Once anything changed, the index purges what it deleted (`TranscriptIndex.purgeDeleted`).
  */
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
 import type { RedactionKind } from '../src/redact/recognizers.js';
@@ -96,5 +97,7 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
       o.onProgress?.({ done, changed, request: job.id });
     }
   }
+  // The replaced index entries' old words must not linger in the index's files (privacy rule).
+  if (changed > 0) await d.index.purgeDeleted();
   return { requests: done, changed };
 }

@@ -184,6 +184,20 @@ if (url) {
     assert.match(err.message, /^Invalid terms: a wildcard matches too many different words for Elasticsearch \(.*maxClauseCount.*\); add letters to narrow the wildcard\.$/);
   });
 
+  es('purgeDeleted leaves no replaced document in the segments (voxdex redact: old words must not linger)', async () => {
+    const name = `${run}-purge`;
+    created.push(name);
+    const index = new ElasticsearchIndex({ client: client(), index: name });
+    await index.init();
+    // A replace (as voxdex redact re-indexes a transcript) leaves the old version as a deleted document.
+    for (const words of ['four five three nine', '####']) await client().index({ index: name, id: 't1', document: { company: 'acme', org: 'sales', folder: 'calls', filename: words }, refresh: true });
+    const docs = async () => (await client().indices.stats({ index: name, metric: 'docs' })).indices?.[name]?.primaries?.docs;
+    assert.is((await docs())?.deleted, 1);
+    await index.purgeDeleted();
+    await client().indices.refresh({ index: name });
+    assert.equal(await docs().then((d) => [d?.count, d?.deleted]), [1, 0]);
+  });
+
   es.after(async () => {
     if (created.length > 0) await client().indices.delete({ index: created.join(','), ignore_unavailable: true });
     await shared?.close();

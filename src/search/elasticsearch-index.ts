@@ -57,6 +57,9 @@ type Row = Pick<EsTranscript, 'tid' | 'datetime' | 'duration' | 'nchannels' | 'm
 /** What summary rows fetch (the full document only for details). */
 export const ROW_SOURCE: Array<keyof Row> = ['tid', 'datetime', 'duration', 'nchannels', 'model', 'filename', 'confidence', 'row', 'categories'];
 
+/** How long purgeDeleted waits for the retention leases to let go of the deleted documents. */
+const PURGE_WAIT_MS = 120_000;
+
 export class ElasticsearchIndex implements TranscriptIndex {
   readonly indexName: string;
   readonly #client: Client;
@@ -143,6 +146,27 @@ export class ElasticsearchIndex implements TranscriptIndex {
       status === 429 || status >= 500 ? 'INDEX_UNAVAILABLE' : 'INTERNAL',
       `${this.#where} rejected transcript ${failed?._id}: ${failed?.error?.type}: ${failed?.error?.reason}`,
     );
+  }
+
+  async purgeDeleted(): Promise<void> {
+    // A flush ends the translog generations holding the old operations; the merge drops deleted documents,
+    // but only those no retention lease still holds (soft deletes): the shard copies' peer-recovery leases
+    // move past the last operation within about 30 s (index.soft_deletes.retention_lease.sync_interval),
+    // so wait for that first (checked on a real server: a merge right after a replace keeps the old document).
+    await this.#call(() => this.#client.indices.flush({ index: this.indexName }));
+    const shards = async () => {
+      const stats = await this.#call(() => this.#client.indices.stats({ index: this.indexName, level: 'shards' }));
+      return Object.values(stats.indices?.[this.indexName]?.shards ?? {}).flat() as Array<{
+        seq_no?: { max_seq_no?: number };
+        retention_leases?: { leases?: Array<{ retaining_seq_no: number }> };
+      }>;
+    };
+    const last = Math.max(-1, ...(await shards()).map((s) => s.seq_no?.max_seq_no ?? -1));
+    for (const until = Date.now() + PURGE_WAIT_MS; Date.now() < until; await new Promise((r) => setTimeout(r, 1000))) {
+      const retained = Math.min(Infinity, ...(await shards()).flatMap((s) => (s.retention_leases?.leases ?? []).map((l) => l.retaining_seq_no)));
+      if (retained > last) break;
+    }
+    await this.#call(() => this.#client.indices.forcemerge({ index: this.indexName, only_expunge_deletes: true }));
   }
 
   async delete(scope: SearchScope, tids: readonly string[]): Promise<number> {

@@ -239,6 +239,15 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     }));
   }
 
+  async purgeDeleted(): Promise<void> {
+    const db = this.#conn;
+    db.pragma('secure_delete = ON');
+    // FTS5 keeps a deleted row's tokens in its segments until they are merged.
+    db.exec(`INSERT INTO fts(fts) VALUES ('optimize')`);
+    db.exec('VACUUM');
+    db.pragma('wal_checkpoint(TRUNCATE)');
+  }
+
   async close(): Promise<void> {
     this.#statements.clear();
     this.#db?.close();

@@ -124,6 +124,13 @@ export interface TranscriptIndex {
   /** Sorted, paged full documents (same order and page as `search`). */
   details(scope: SearchScope, query: SearchQuery): Promise<StoredTranscript[]>;
   close(): Promise<void>;
+  /**
+   * Privacy (issue 17): makes sure nothing deleted or replaced so far lingers in the index's storage
+   * (old words of a transcript re-indexed redacted by `voxdex redact`). SQLite: merges the full-text
+   * index, VACUUMs with secure_delete on and truncates the WAL; Elasticsearch: flushes and force-merges
+   * the deleted documents away. Slow on a big index: for once after a bulk rewrite, not per request.
+   */
+  purgeDeleted(): Promise<void>;
   /** Category backfill (src/analytics/backfill.ts): a company's transcripts after `cursor`, in a stable order. */
   categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage>;
   /** Replaces the category lists of these transcripts (by tid, within the company). */

@@ -22,6 +22,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { distributedEnv, testBlobStore } from '../fixtures/distributed-env.js';
 import { freshSchema, type TestSchema } from '../fixtures/pg.js';
 import { makeSpeechCall } from '../fixtures/speech-calls.js';
 import { getJson, ROOT, sleep, startChild, startReceiver, upload, waitHealthy, type Child } from './harness.js';
@@ -66,17 +67,7 @@ dist('60 calls on 1 API node and 3 workers, a worker and an API node killed mid-
   await db.connect();
   const s3Prefix = `vxe2e-${run}/`;
   const env: Record<string, string> = {
-    VOXDEX_DATABASE_URL: schema.url,
-    VOXDEX_S3_URL: S3_URL!,
-    VOXDEX_S3_BUCKET: process.env.VOXDEX_TEST_S3_BUCKET ?? 'voxdex-test',
-    VOXDEX_S3_PREFIX: s3Prefix,
-    AWS_ACCESS_KEY_ID: process.env.AWS_ACCESS_KEY_ID ?? '',
-    AWS_SECRET_ACCESS_KEY: process.env.AWS_SECRET_ACCESS_KEY ?? '',
-    AWS_REGION: process.env.AWS_REGION ?? 'us-east-1',
-    VOXDEX_ES_URL: ES_URL!,
-    // Every node holds the installation's secrets key (deployed like a TLS key); see docs/service.md.
-    VOXDEX_SECRETS_KEY_FILE: path.join(dir, 'secrets.key'),
-    VOXDEX_ES_INDEX_PREFIX: `vxe2e-${run}`,
+    ...distributedEnv({ databaseUrl: schema.url, dir, s3Prefix, esPrefix: `vxe2e-${run}` }),
     VOXDEX_ASR_THREADS: '1',
     VOXDEX_LEASE_SEC: String(LEASE_SEC),
     VOXDEX_CALLBACK_BASE_DELAY_MS: '200',
@@ -84,13 +75,7 @@ dist('60 calls on 1 API node and 3 workers, a worker and an API node killed mid-
     VOXDEX_CALLBACK_CONNECT_TIMEOUT_MS: '1000',
     VOXDEX_CALLBACK_RESPONSE_TIMEOUT_MS: '2000',
   };
-  blobs = new S3BlobStore({
-    endpoint: S3_URL!,
-    region: env.AWS_REGION!,
-    bucket: env.VOXDEX_S3_BUCKET!,
-    prefix: s3Prefix,
-    credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID!, secretAccessKey: env.AWS_SECRET_ACCESS_KEY! },
-  });
+  blobs = testBlobStore(env, s3Prefix);
 
   // The company, made with the admin CLI on PostgreSQL (before any node runs: it applies the schema).
   const token = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), 'company', 'add', 'acme', '--org', 'sales', '--folder', 'calls'], {

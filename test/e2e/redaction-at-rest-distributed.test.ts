@@ -1,0 +1,139 @@
+/**
+ * Privacy at rest in the distributed mode (issue 17, API.md §10): the real-speech payment call of
+ * redaction-at-rest.test.ts (test/fixtures/redaction-call.ts) is sent with scrubtext=true&scrubaudio=true
+ * to one `voxdex serve` node (role all) on PostgreSQL, MinIO and Elasticsearch (started by
+ * scripts/test.sh). Once it is done, the scan covers: every row of every table of the test schema
+ * (row_to_json), every object under the node's S3 prefix (bytes), every Elasticsearch document of the
+ * node's indices (`_search` with `_source`, the indices' `_stats`, and a query_string search for the
+ * numbers in all fields), the node's data dir files and its logs. None may hold the card or the code as
+ * numerals or as words, nor the original recording's bytes over the digits.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import pg from 'pg';
+import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
+import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { distributedEnv, testBlobStore } from '../fixtures/distributed-env.js';
+import { freshSchema, type TestSchema } from '../fixtures/pg.js';
+import { allFiles, CARD, CVV, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
+import { getJson, ROOT, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
+
+const PG_URL = process.env.VOXDEX_TEST_DATABASE_URL;
+const S3_URL = process.env.VOXDEX_TEST_S3_URL;
+const ES_URL = process.env.VOXDEX_TEST_ES_URL;
+const run = randomBytes(4).toString('hex');
+const ES_PREFIX = `vxpriv-${run}`;
+const S3_PREFIX = `vxpriv-${run}/`;
+
+const test = suite('e2e: nothing unredacted at rest (PostgreSQL + MinIO + Elasticsearch)');
+let dir = '';
+let child: Child | undefined;
+let call: PaymentCall;
+let schema: TestSchema | undefined;
+let blobs: S3BlobStore | undefined;
+
+test.before(() => {
+  dir = makeTempDir('voxdex-redaction-at-rest-dist-');
+  call = makePaymentCall(dir);
+});
+
+test.after(async () => {
+  if (child && child.proc.exitCode === null && child.proc.signalCode === null) {
+    child.proc.kill('SIGTERM');
+    await child.exited;
+  }
+  await schema?.drop();
+  if (blobs) {
+    await blobs.deletePrefix(S3_PREFIX).catch(() => undefined);
+    await blobs.close();
+  }
+  if (ES_URL) await fetch(`${ES_URL}/${ES_PREFIX}-*?ignore_unavailable=true&allow_no_indices=true`, { method: 'DELETE' }).catch(() => undefined);
+  removeDir(dir);
+});
+
+test('a redacted payment call leaves no digit, word or sound of the card and code in PostgreSQL, S3, Elasticsearch, files or logs', async () => {
+  assert.ok(PG_URL && S3_URL && ES_URL, 'needs VOXDEX_TEST_DATABASE_URL, VOXDEX_TEST_S3_URL and VOXDEX_TEST_ES_URL: run it with bash scripts/test.sh');
+  schema = await freshSchema();
+  const env: Record<string, string> = {
+    ...distributedEnv({ databaseUrl: schema.url, dir, s3Prefix: S3_PREFIX, esPrefix: ES_PREFIX }),
+    VOXDEX_ASR_THREADS: '2',
+    VOXDEX_LOG_LEVEL: 'debug',
+  };
+  // No prefix: the scan lists the bucket itself (the node's objects all lie under S3_PREFIX).
+  blobs = testBlobStore(env);
+  const token = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), 'company', 'add', 'acme', '--org', 'pay', '--folder', 'calls'], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, VOXDEX_DATA_DIR: path.join(dir, 'admin'), ...env },
+  })
+    .toString()
+    .trim();
+  assert.match(token, /^[0-9a-f]{32}$/);
+
+  const dataDir = path.join(dir, 'node');
+  mkdirSync(dataDir, { mode: 0o700 });
+  child = await startChild(dataDir, env, ['--role', 'all']);
+  await waitHealthy(child.url, 120_000);
+  const sent = await upload(child.url, { file: call.file, fields: { token, scrubtext: 'true', scrubaudio: 'true' } });
+  assert.is(sent.status, 200, JSON.stringify(sent.body));
+  const done = await waitResult(child.url, token, sent.body.requestid, 1_200_000);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  const doc = (await (await fetch(done.body as string)).json()) as { utterances: Array<{ metadata: { channel: number }; events: Array<{ word: string; redacted?: string }> }> };
+  const events = doc.utterances.filter((u) => u.metadata.channel === 1).flatMap((u) => u.events);
+  assert.ok(events.some((e) => e.redacted === 'card'), JSON.stringify(events));
+  assert.ok(events.filter((e) => e.redacted).every((e) => /^#+$/.test(e.word)));
+  for (const terms of [CARD, CARD.slice(0, 4), '"four five three nine"']) {
+    const r = await getJson(`${child.url}/search/acme/pay/calls?${new URLSearchParams({ token, terms, fields: 'tid' })}`, { headers: { accept: 'application/json' } });
+    assert.equal(r.body, [], `search ${terms}`);
+  }
+  child.proc.kill('SIGTERM');
+  await child.exited;
+
+  const n = needles(call);
+  const found: string[] = [];
+  // PostgreSQL: every row of every table of the schema, as JSON text (bytea comes out as hex: decode it too).
+  const db = new pg.Client({ connectionString: schema.url });
+  await db.connect();
+  let rows = 0;
+  try {
+    const tables = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`, [schema.name]);
+    assert.ok(tables.rows.length > 0, 'the schema has tables');
+    for (const { table_name } of tables.rows as Array<{ table_name: string }>) {
+      const r = await db.query(`SELECT row_to_json(t)::text AS j FROM "${schema.name}"."${table_name}" t`);
+      for (const { j } of r.rows as Array<{ j: string }>) {
+        rows++;
+        found.push(...findNeedles(`pg ${table_name}`, Buffer.from(j, 'utf8'), n));
+        for (const hex of j.match(/\\\\x([0-9a-f]+)/g) ?? []) found.push(...findNeedles(`pg ${table_name} (bytea)`, Buffer.from(hex.slice(3), 'hex'), n));
+      }
+    }
+  } finally {
+    await db.end();
+  }
+  assert.ok(rows > 0, 'the schema holds rows');
+  // S3: every object the node wrote in the bucket (under its prefix; other runs share the bucket).
+  const objects = await blobs.list(S3_PREFIX);
+  assert.ok(objects.length > 0, 'the bucket holds objects');
+  for (const o of objects) found.push(...findNeedles(`s3 ${o.key}`, (await blobs.get(o.key)) ?? Buffer.alloc(0), n));
+  // Elasticsearch: every document with its _source, the indices' stats, and a search for the numbers in all fields.
+  await fetch(`${ES_URL}/${ES_PREFIX}-*/_refresh`, { method: 'POST' });
+  const all = await getJson(`${ES_URL}/${ES_PREFIX}-*/_search?size=1000&seq_no_primary_term=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { match_all: {} }, _source: true, stored_fields: ['*'], docvalue_fields: [] }) });
+  assert.is(all.status, 200, JSON.stringify(all.body));
+  assert.ok(all.body.hits.hits.length > 0, 'Elasticsearch holds the transcript');
+  found.push(...findNeedles('es documents', Buffer.from(JSON.stringify(all.body), 'utf8'), n));
+  const stats = await getJson(`${ES_URL}/${ES_PREFIX}-*/_stats`);
+  found.push(...findNeedles('es _stats', Buffer.from(JSON.stringify(stats.body), 'utf8'), n));
+  for (const q of [CARD, ...CARD.match(/.{4}/g)!, CVV, 'four five three nine', 'seven three nine']) {
+    const r = await getJson(`${ES_URL}/${ES_PREFIX}-*/_search?size=10`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { query_string: { query: `"${q}"`, fields: ['*'], lenient: true } } }) });
+    assert.is(r.status, 200, JSON.stringify(r.body));
+    if (r.body.hits.total.value > 0) found.push(`es search "${q}": ${r.body.hits.total.value} hits`);
+  }
+  // The node's data dir and logs.
+  found.push(...allFiles(dataDir).flatMap((file) => findNeedles(`file ${path.relative(dataDir, file)}`, readFileSync(file), n)));
+  found.push(...findNeedles('logs', Buffer.from(child.output(), 'utf8'), n));
+  assert.equal(found, []);
+});
+
+test.run();

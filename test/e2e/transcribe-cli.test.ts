@@ -54,9 +54,12 @@ async function serviceDocs(file: string, output = 'json'): Promise<{ body: strin
   return { body: r.headers.get('content-type') === 'application/zip' ? '' : await r.text(), type: r.headers.get('content-type') };
 }
 
-/** What must match between two documents of the same audio (not the ids and clock times). */
+/**
+ * What must match between two documents of the same audio: not the ids and clock times, nor the
+ * categories (a company's saved rules, scored when the service indexes a call; the command has no company).
+ */
 function comparable(doc: TranscriptDocument) {
-  const { requestid: _r, started: _s, donedate: _d, ...rest } = doc;
+  const { requestid: _r, started: _s, donedate: _d, categories: _c, ...rest } = doc;
   return rest;
 }
 

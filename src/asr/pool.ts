@@ -63,6 +63,8 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
     concurrentTasksPerWorker: 1,
   });
   let closed = false;
+  /** The model loads under way (ready()), settled: close() waits for them. */
+  let loading: Promise<unknown> = Promise.resolve();
   // Decodes in a thread, with their abort flags: close() stops them and waits for them, because
   // terminating a thread inside the native decode call aborts the whole process.
   const inflight = new Map<Promise<WorkerResult>, Int32Array>();
@@ -113,8 +115,9 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
       for (const m of models) await vetModel(m);
       const barrier = new Int32Array(new SharedArrayBuffer(4));
       const task: WorkerTask = { type: 'load', models: models.map(toEngineDesc), barrier, count: threads };
-      const results = await Promise.all(Array.from({ length: threads }, () => pool.run(task)));
-      for (const r of results) unwrap(r);
+      const run = Promise.all(Array.from({ length: threads }, () => pool.run(task)));
+      loading = run.catch(() => undefined);
+      for (const r of await run) unwrap(r);
     },
     async decode(model, samples, abort, o = {}) {
       return (await decodeBatch(model, [samples], abort, o))[0]!;
@@ -125,6 +128,9 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
       closed = true;
       for (const abort of inflight.values()) Atomics.store(abort, 0, 1);
       await Promise.allSettled(inflight.keys());
+      // A thread terminated while ONNX Runtime is creating a session aborts the whole process (a
+      // SIGTERM in the first seconds after start did): let model loads finish before destroying.
+      await loading;
       await pool.destroy();
     },
   };

@@ -111,14 +111,15 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
  * The checkpoint (transcript blob), the audio kept for playback, the index entry, then the item done
  * with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single file too
  * (the upload is deleted once the job's result is written, pipelines/upload.ts), and the extracted
- * member is removed at once.
+ * member is removed at once. A transcoded file is kept as the 16-bit WAV it decoded to.
  */
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const { document } = out;
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
   if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
-  if (job.options.scrubaudio) {
+  if (job.options.scrubaudio || out.audio.format.transcodedFrom) {
+    // A transcoded recording (MP3, Opus…) is kept as the WAV it decoded to: what playback serves.
     await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), playableWav(out.audio));
     if (job.kind === 'archive') rmSync(member.path, { force: true });
   } else if (job.kind === 'archive') {

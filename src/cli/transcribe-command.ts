@@ -89,7 +89,7 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
     for (const [n, file] of cmd.files.entries()) {
       let items: UnpackItem[];
       try {
-        await probeUpload(file, {}, config.archive);
+        await probeUpload(file, { transcode: config.transcode }, config.archive);
         const workDir = path.join(work, String(n));
         mkdirSync(workDir);
         items = (await unpack({ path: file, name: path.basename(file), workDir }, ctx)).items;

@@ -110,7 +110,7 @@ export class JobIntake {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
-      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
+      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk, transcode: this.#d.config.transcode }, this.#d.config.archive);
       const id = randomUUID();
       const key = this.#d.blobs.uploadKey(id, safeName(req.file.name));
       if (!req.move) {
@@ -131,7 +131,7 @@ export class JobIntake {
         metadata,
         datetime,
         source: req.file.name,
-        kind: probe.kind === 'wav' ? 'audio' : 'archive',
+        kind: probe.kind === 'wav' || probe.kind === 'coded' ? 'audio' : 'archive',
         uploadPath: key,
         zpass: req.zpass || undefined,
         warning,

@@ -1,7 +1,9 @@
 /**
- * Decode stage: RIFF/WAVE file → DecodedAudio (one Float32Array per channel, samples in [-1, 1)).
- * The file is read in blocks of whole frames into one reusable, aligned buffer and deinterleaved
- * through typed-array views, so a 250 MiB file never sits in memory twice.
+ * Decode stage: an audio file → DecodedAudio (one Float32Array per channel, samples in [-1, 1)).
+ * RIFF/WAVE PCM and G.711 are decoded here: the file is read in blocks of whole frames into one
+ * reusable, aligned buffer and deinterleaved through typed-array views, so a 250 MiB file never sits
+ * in memory twice. The formats ffmpeg transcodes (src/audio/media.ts) come back from it as 16-bit
+ * PCM at 8–16 kHz and are deinterleaved the same way.
  */
 import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
@@ -9,6 +11,10 @@ import { voxdexError } from '../errors.js';
 import type { AudioFormat, DecodedAudio, Stage } from '../types.js';
 import { fdReader, parseWavHeader, type WavHeader } from '../audio/wav-header.js';
 import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from '../audio/g711.js';
+import { mediaOfFile, type Media } from '../audio/media.js';
+import { transcode, type TranscodedPcm } from '../audio/transcode.js';
+import { MAX_CHANNELS } from '../audio/wav-header.js';
+import type { Config } from '../config.js';
 
 export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from '../audio/wav-header.js';
 
@@ -60,8 +66,37 @@ export async function decodeWav(path: string, signal?: AbortSignal): Promise<Dec
   }
 }
 
-/** The pipeline stage. */
-export const decode: Stage<{ path: string }, DecodedAudio> = (input, ctx) => decodeWav(input.path, ctx.signal);
+/** The pipeline stage: voxdex's decoder for WAV PCM and G.711, ffmpeg for the formats it transcodes. */
+export const decode: Stage<{ path: string }, DecodedAudio> = async (input, ctx) => {
+  const media = mediaOfFile(input.path, ctx.config.transcode);
+  if (media.kind === 'coded') return decodeCoded(input.path, media, ctx.config, { signal: ctx.signal });
+  return decodeWav(input.path, ctx.signal);
+};
+
+/**
+ * A transcoded file (or bytes in memory) as DecodedAudio. The file may decode to at most the
+ * smaller of VOXDEX_TRANSCODE_MAX_AUDIO_SEC and the request's VOXDEX_MAX_REQUEST_AUDIO_SEC;
+ * `probeSec` decodes only the beginning (the acceptance check).
+ */
+export async function decodeCoded(
+  source: string | Uint8Array,
+  media: Extract<Media, { kind: 'coded' }>,
+  config: Pick<Config, 'transcode' | 'archive'>,
+  opts: { signal?: AbortSignal; probeSec?: number } = {},
+): Promise<DecodedAudio> {
+  const cfg = { ...config.transcode, maxAudioSec: Math.min(config.transcode.maxAudioSec, config.archive.maxAudioSec) };
+  return pcmAudio(await transcode(source, media.demuxer, cfg, { what: media.what, ...opts }), media.what);
+}
+
+function pcmAudio(t: TranscodedPcm, what: string): DecodedAudio {
+  if (t.channels === 0 || t.channels > MAX_CHANNELS) throw voxdexError('UNSUPPORTED_AUDIO', `The ${what} has ${t.channels} channels; 1 to ${MAX_CHANNELS} are supported.`);
+  const format: AudioFormat = { encoding: 'pcm_s16', sampleRate: t.sampleRate, channels: t.channels, bitsPerSample: 16, transcodedFrom: what };
+  const frames = t.pcm.length / (2 * t.channels);
+  const out = Array.from({ length: t.channels }, () => new Float32Array(frames));
+  const data = t.pcm.byteOffset % 4 === 0 ? t.pcm : new Uint8Array(t.pcm);
+  decodeFrames(data, format, out, 0, frames);
+  return { format, channels: out, durationSec: frames / t.sampleRate, warnings: t.warnings };
+}
 
 function allocate(h: WavHeader): Float32Array[] {
   return Array.from({ length: h.format.channels }, () => new Float32Array(h.frames));

@@ -8,7 +8,9 @@ import { lstat, readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
 import type { Stage } from '../types.js';
-import { describeUnsupported, sniffFile } from '../audio/sniff.js';
+import type { Config } from '../config.js';
+import { sniffFile } from '../audio/sniff.js';
+import { mediaOfFile } from '../audio/media.js';
 import { extractArchive, listArchive } from '../audio/seven-zip.js';
 import { checkDiskSpace, checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
 import { placeEntries } from '../audio/duplicate-members.js';
@@ -52,9 +54,8 @@ function fail(name: string, code: ErrorInfo['code'], message: string): FailedIte
 }
 
 export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
-  const s = sniffFile(input.path);
-  if (s.kind === 'other') throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s));
-  if (s.kind === 'wav') return { kind: 'wav', items: [{ name: input.name ?? path.basename(input.path), path: input.path }] };
+  const s = mediaOfFile(input.path, ctx.config.transcode);
+  if (s.kind === 'wav' || s.kind === 'coded') return { kind: 'wav', items: [{ name: input.name ?? path.basename(input.path), path: input.path }] };
 
   const entries = await listArchive(input.path, s.kind, input.zpass, ctx.signal);
   const files = checkEntries(entries, ctx.config.archive, (await stat(input.path)).size);
@@ -76,7 +77,7 @@ export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
     }
     try {
       const sidecar = sidecarFor(entry.name, sidecars);
-      items.push({ ...(await member(root, file, sidecar && placed.get(sidecar)!.file, failed)), name });
+      items.push({ ...(await member(root, file, sidecar && placed.get(sidecar)!.file, failed, ctx.config)), name });
     } catch (err) {
       const e = toVoxdexError(err);
       items.push(fail(name, e.code, e.message));
@@ -93,7 +94,7 @@ export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
   return { kind: s.kind, items };
 };
 
-async function member(root: string, name: string, sidecar: string | undefined, failed: Map<string, string>): Promise<UnpackItem> {
+async function member(root: string, name: string, sidecar: string | undefined, failed: Map<string, string>, config: Readonly<Config>): Promise<UnpackItem> {
   const file = path.join(root, name);
   const st = await lstat(file).catch(() => undefined);
   if (!st) return fail(name, 'BAD_ARCHIVE', 'Archive member was not extracted.');
@@ -104,9 +105,8 @@ async function member(root: string, name: string, sidecar: string | undefined, f
   if (s.kind === 'zip' || s.kind === '7z' || (s.kind === 'other' && s.archive)) {
     return fail(name, 'NESTED_ARCHIVE', `Archive member is ${s.kind === 'other' ? s.what : `a ${s.kind} archive`}; nested archives are not expanded. Put the audio files directly into one archive.`);
   }
-  if (s.kind === 'other') {
-    return s.audio ? fail(name, 'UNSUPPORTED_AUDIO', describeUnsupported(s)) : fail(name, 'NOT_AUDIO', `Archive member is ${s.what}, not audio.`);
-  }
+  if (s.kind === 'other' && !s.audio) return fail(name, 'NOT_AUDIO', `Archive member is ${s.what}, not audio.`);
+  mediaOfFile(real, config.transcode); // UNSUPPORTED_AUDIO for an audio format not accepted here
   const item: AudioItem = { name, path: real };
   if (sidecar !== undefined) {
     if (failed.has(sidecar)) return fail(name, 'BAD_ARCHIVE', `Its metadata ${sidecar} could not be extracted: ${failed.get(sidecar)}.`);

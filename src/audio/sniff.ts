@@ -48,7 +48,7 @@ export function sniff(head: Uint8Array): Sniffed {
     if (codec.startsWith('OpusHead')) return coded('Ogg Opus audio', 'ogg');
     if (codec.startsWith('\x01vorbis')) return coded('Ogg Vorbis audio', 'ogg');
     if (codec.startsWith('\x7fFLAC')) return coded('Ogg FLAC audio', 'ogg');
-    return other('an Ogg file', true);
+    return coded('an Ogg file', 'ogg');
   }
   if (s4 === 'fLaC') return coded('FLAC audio', 'flac');
   if (s4 === 'FORM' && /^AIF[FC]$/.test(ascii(head, 8, 4))) return coded('AIFF audio', 'aiff');

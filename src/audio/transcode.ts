@@ -69,7 +69,9 @@ export function ffmpegArgs(demuxer: string, probeSec?: number): string[] {
     '-threads', '1', '-filter_threads', '1',
     '-protocol_whitelist', 'pipe', '-f', demuxer, '-i', 'pipe:0',
     '-map', '0:a:0', '-vn', '-sn', '-dn', '-map_metadata', '-1', '-bitexact',
-    '-af', `aformat=sample_fmts=s16:sample_rates=${TRANSCODED_RATES.join('|')}`,
+    // Gaps in the timestamps (frames the decoder dropped: AMR comfort noise, damaged MP3 frames) become
+    // silence, so word times stay those of the recording.
+    '-af', `aresample=async=1:first_pts=0,aformat=sample_fmts=s16:sample_rates=${TRANSCODED_RATES.join('|')}`,
     ...(probeSec ? ['-t', String(probeSec)] : []),
     '-c:a', 'pcm_s16le', '-f', 'wav', 'pipe:1',
   ];

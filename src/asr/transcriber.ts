@@ -152,6 +152,7 @@ async function transcribe(
               start: round3(offset + w.start / 1000),
               end: round3(offset + w.end / 1000),
               confidence: round3(w.confidence),
+              ...(w.written !== undefined ? { written: w.written } : {}),
             })),
           });
           notes.push(...out.notes);

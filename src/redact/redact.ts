@@ -4,7 +4,8 @@
  * per digit (`###` for a word that stands for no digit), `redacted: kind`, times and confidence kept.
  * Works on numerals (numtrans) and on number words alike. The spans it returns carry no words.
  */
-import type { Utterance, WordEvent } from '../types.js';
+import { closingPunctuation, utteranceText } from '../readable/utterance-text.js';
+import type { RedactKind, Utterance, WordEvent } from '../types.js';
 import { buildStreams, digitRuns, type DigitRun, type RunHints, type Stream } from './digit-runs.js';
 import { CONTEXT_WINDOW_SEC, contextTag, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type ContextTag, type RedactionKind, type RunContext } from './recognizers.js';
 
@@ -126,6 +127,7 @@ export function maskWord(word: string, digits: string): string {
 export function redactUtterances(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS): RedactionResult {
   const out = utterances.map((u) => ({ ...u, events: u.events.slice() }));
   const spans: RedactionSpan[] = [];
+  const changed = new Set<number>();
   for (const { run, kind, from, to } of findSensitive(utterances, kinds)) {
     let digits = 0;
     for (let i = from; i <= to; i++) {
@@ -134,12 +136,26 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
       if ((ev as RedactedWordEvent).redacted) continue;
       const word = maskWord(ev.word, t.kind === 'digit' ? t.digits : '');
       digits += /\d/.test(ev.word) ? ev.word.replace(/\D/g, '').length : t.kind === 'digit' ? t.digits.length : 0;
-      out[t.u]!.events[t.e] = { ...ev, word, redacted: kind } as RedactedWordEvent;
+      out[t.u]!.events[t.e] = replacedEvent(ev, word, kind);
+      changed.add(t.u);
     }
     const first = run.stream.tokens[from]!;
     spans.push({ kind, channel: run.stream.channel, speaker: run.stream.speaker, start: first.start, end: run.stream.tokens[to]!.end, digits });
   }
+  // A stored transcript's text (voxdex redact) is written again from its redacted events.
+  for (const u of changed) if (out[u]!.text !== undefined) out[u]!.text = utteranceText(out[u]!.events, { numtrans: true });
   return { utterances: out, spans: spans.sort((a, b) => a.start - b.start) };
+}
+
+/**
+ * A replaced event: its times and confidence kept, its word the replacement. A written form the ASR
+ * carried (WordEvent.written) becomes the replacement too, keeping only its closing punctuation: no
+ * spread of the original event may keep a word of it.
+ */
+export function replacedEvent(ev: WordEvent, word: string, kind: RedactKind): WordEvent {
+  const { written, ...rest } = ev;
+  const carried = written === undefined ? {} : { written: written === '' ? '' : word + closingPunctuation(written) };
+  return { ...rest, word, redacted: kind, ...carried };
 }
 
 /** Parses a kinds list ("card,cvv"); undefined names the bad entry. */

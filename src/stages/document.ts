@@ -19,7 +19,8 @@ export function buildDocument(input: DocumentInput): TranscriptDocument {
       start: ms(u.start),
       end: ms(u.end),
       metadata: { ...u.metadata, source: u.metadata.source ?? input.source, model: u.metadata.model ?? r.model },
-      events: u.events.map((e) => ({ ...e, start: ms(e.start), end: ms(e.end) })),
+      // The ASR's written forms end at the readable stage; a pipeline without it keeps none either.
+      events: u.events.map(({ written: _w, ...e }) => ({ ...e, start: ms(e.start), end: ms(e.end) })),
     }));
   const doc: TranscriptDocument = {
     asr: `voxdex ${VOXDEX_VERSION}`,

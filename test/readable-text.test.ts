@@ -10,6 +10,7 @@ import { readingsOf, spelledDisplay, writtenWords, type WrittenWord } from '../s
 import type { Tokenizer } from '../src/asr/moonshine/tokenizer.js';
 import { normalizeNumbers } from '../src/numbers/normalize.js';
 import { readableUtterance } from '../src/readable/stage.js';
+import { timeTokens } from '../src/readable/text-timing.js';
 import { utteranceText, writtenGroups } from '../src/readable/utterance-text.js';
 import { redactUtterances } from '../src/redact/redact.js';
 import type { Utterance, WordEvent } from '../src/types.js';
@@ -109,6 +110,16 @@ t('written words keep the model\'s text for display; a stray symbol stays beside
   } as unknown as Tokenizer;
   const ws = writtenWords([0, 1, 2, 3].map((id) => ({ id, logprob: 0 })), tokenizer);
   assert.equal(ws.map((w) => [w.text, w.display]), [['hello,', 'Hello,'], ['rock', 'rock&roll —'], ['&', ''], ['roll', ''], ['$25', '$25.']]);
+});
+
+t('the text\'s words get the times of the events they stand for (numerals, merged numbers, redaction)', () => {
+  const e = events([['i'], ['paid'], ['twenty'], ['five'], ['dollars'], ['on'], ['5550142'], ['####']]);
+  const timed = timeTokens('I paid $25 on 555 0142 ####.', e);
+  assert.equal(timed.map((x) => [x.text, x.events]), [
+    ['I', [0, 0]], ['paid', [1, 1]], ['$25', [2, 4]], ['on', [5, 5]], ['555', [6, 6]], ['0142', [6, 6]], ['####.', [7, 7]],
+  ]);
+  assert.equal([timed[2]!.start, timed[2]!.end].map((x) => Math.round(x * 1000) / 1000), [0.8, 1.9]);
+  assert.equal(timeTokens('', e), []);
 });
 
 t.run();

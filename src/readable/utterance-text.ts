@@ -18,7 +18,7 @@
  * - the first letter is a capital; an utterance with no written form at all (PocketSphinx) ends with
  *   a full stop.
  */
-import type { WordEvent } from '../types.js';
+import type { Utterance, WordEvent } from '../types.js';
 
 export interface TextOptions {
   /** The request's numtrans: numerals (true) or spoken number words (false). */
@@ -92,4 +92,9 @@ export function withoutWritten(events: readonly WordEvent[]): WordEvent[] {
     const { written: _drop, ...rest } = e;
     return rest;
   });
+}
+
+/** An utterance's text as the outputs show it: `text`, or for a transcript stored before `text` existed, its words in sentence case. */
+export function displayText(u: Pick<Utterance, 'text' | 'events'>): string {
+  return u.text ?? utteranceText(u.events, { numtrans: true });
 }

@@ -66,7 +66,7 @@ t('a group with one redacted event is written from its events (a partly redacted
   e[3] = { ...e[3]!, word: '#', redacted: 'cvv' };
   assert.is(utteranceText(e, { numtrans: true }), 'Code seven # #.');
   const tagged = events([['hi', 'Hi'], ['john', 'John,'], ['welcome', 'welcome.']]);
-  (tagged[1] as WordEvent & { pii?: string }).pii = 'name';
+  tagged[1]!.pii = 'name';
   assert.is(utteranceText(tagged, { numtrans: true }), 'Hi john, welcome.');
 });
 

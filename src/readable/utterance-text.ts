@@ -32,7 +32,7 @@ export function closingPunctuation(written: string | undefined): string {
 
 /** An event that must be written as its (replaced) word. */
 function hidden(e: WordEvent): boolean {
-  return e.redacted !== undefined || (e as { pii?: unknown }).pii !== undefined;
+  return e.redacted !== undefined || e.pii !== undefined;
 }
 
 /** Events grouped by written word: a head (written form, or none) and the events that continue it (written === ''). */

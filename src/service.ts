@@ -25,6 +25,7 @@ import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
+import { AudioSeal } from './blobs/sealed-file.js';
 import { tenancyAccess } from './http/auth.js';
 import { COMPAT_PARAMS } from './http/upload-form.js';
 import { mountSearchRoutes } from './http/search-routes.js';
@@ -132,11 +133,12 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const models = modelReadiness(transcriber, log);
   const metrics = createMetrics({ queueDepth: () => ports.work.queueDepth(() => runner.queued), jobsByState: () => ports.jobs.countByState() });
   const { jobs: store, outbox, tenancy, index, blobs } = ports;
-  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize: categorizer(ports.categories) });
+  const seal = AudioSeal.of(tenancy);
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, seal, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize: categorizer(ports.categories) });
   // Categories: rules beside tenancy, backfilled over the index by one node per company (a lease in the category store).
   const backfill = new CategoryBackfill({ store: ports.categories, index, log, owner: node });
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
-  const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
+  const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, seal, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
   const disconnect = ports.work.connect(runner);
   const dispatcher = runsJobs ? callbackDispatcher(config, log, ports, metrics) : undefined;
   const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, paths, urlSecret, backfill }));
@@ -294,13 +296,14 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     resultUrlTtlSec: config.resultUrlTtlSec,
     maxUploadBytes: config.maxUploadBytes,
     incomingDir: paths.incoming,
+    seal: AudioSeal.of(tenancy),
     rateLimit: ports.rateLimiter('POST /transcribe'),
     uploadSlots: new UploadSlots(config.maxConcurrentUploads),
   });
   mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
-  mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
+  mountAudioRoutes(routes, { access, store, blobs, seal: AudioSeal.of(ports.tenancy), tenancy: ports.tenancy, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
   mountCategoryRoutes(routes, { access, store: ports.categories, index, onChange: () => d.backfill.kick() });
 }

@@ -16,7 +16,7 @@ import path from 'node:path';
 import { withArchiveInput } from '../src/audio/archive-input.js';
 import { bufferSource, fileSource, readAll, type ByteSource } from '../src/audio/byte-source.js';
 import { listArchive } from '../src/audio/seven-zip.js';
-import { AudioSeal } from '../src/blobs/sealed-file.js';
+import { AudioSeal } from '../src/audio/sealed-file.js';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { decodeWav } from '../src/stages/decode.js';

@@ -10,7 +10,7 @@ import { rmSync } from 'node:fs';
 import type { TranscribeResult, Transcriber } from '../src/asr/transcriber.js';
 import { recordedTranscriber } from '../src/live/recorded-transcriber.js';
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
-import type { AudioSeal } from '../src/blobs/sealed-file.js';
+import type { AudioSeal } from '../src/audio/sealed-file.js';
 import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
 import type { Metrics } from '../src/metrics.js';
 import type { TranscriptIndex } from '../src/search/transcript-index.js';

@@ -10,7 +10,7 @@
  * Once anything changed, the index purges what it deleted (`TranscriptIndex.purgeDeleted`).
  */
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
-import type { AudioSeal } from '../src/blobs/sealed-file.js';
+import type { AudioSeal } from '../src/audio/sealed-file.js';
 import type { RedactionKind } from '../src/redact/recognizers.js';
 import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
 import { redactedWav, type TimeSpan } from '../src/redact/silence-audio.js';

@@ -25,7 +25,7 @@ import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
-import { AudioSeal } from './blobs/sealed-file.js';
+import { AudioSeal } from './audio/sealed-file.js';
 import { tenancyAccess } from './http/auth.js';
 import { COMPAT_PARAMS } from './http/upload-form.js';
 import { mountSearchRoutes } from './http/search-routes.js';

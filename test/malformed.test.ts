@@ -13,7 +13,7 @@ import type { StageContext } from '../src/types.js';
 import { chunk, fmtBody, fmtChunk, make7z, makeTempDir, makeWav, makeZip, makeZipBomb, makeZipRaw, removeDir, riffWave, run, writeFile } from './fixtures/make-audio.js';
 import { rejects } from './fixtures/assert-error.js';
 import { fileSource } from '../src/audio/byte-source.js';
-import { AudioSeal } from '../src/blobs/sealed-file.js';
+import { AudioSeal } from '../src/audio/sealed-file.js';
 
 /** An upload as the unpack stage gets it: its bytes, and the key its members are sealed with. */
 const seal = AudioSeal.ephemeral();

@@ -1,5 +1,5 @@
 /**
- * src/blobs/sealed-file.ts: audio at rest sealed with the installation's key. Round trips at every
+ * src/audio/sealed-file.ts: audio at rest sealed with the installation's key. Round trips at every
  * chunk boundary, random access equal to the plaintext's bytes, nothing of the plaintext in the
  * sealed bytes, and a file that was cut, spliced, flipped or sealed under another key refused.
  */
@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { bufferSource, readAll, readAtSync } from '../src/audio/byte-source.js';
-import { AudioSeal, plainSize, SEAL_CHUNK_BYTES, SEAL_HEADER_BYTES } from '../src/blobs/sealed-file.js';
+import { AudioSeal, plainSize, SEAL_CHUNK_BYTES, SEAL_HEADER_BYTES } from '../src/audio/sealed-file.js';
 import { rejects } from './fixtures/assert-error.js';
 import { ASTERISK_PROMPT, makeTempDir, removeDir } from './fixtures/make-audio.js';
 

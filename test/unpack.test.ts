@@ -11,7 +11,7 @@ import type { StageContext } from '../src/types.js';
 import { ASTERISK_PROMPT, make7z, makeSilenceZip, makeTempDir, makeWav, makeZip, makeZipRaw, removeDir, run, writeFile } from './fixtures/make-audio.js';
 import { rejects } from './fixtures/assert-error.js';
 import { fileSource } from '../src/audio/byte-source.js';
-import { AudioSeal } from '../src/blobs/sealed-file.js';
+import { AudioSeal } from '../src/audio/sealed-file.js';
 
 /** An upload as the unpack stage gets it: its bytes, and the key its members are sealed with. */
 const seal = AudioSeal.ephemeral();

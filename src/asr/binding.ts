@@ -51,8 +51,6 @@ export interface NativeRecognizer {
 export interface NativeBinding {
   Recognizer: new (desc: NativeModelDesc) => NativeRecognizer;
   engines(): string[];
-  /** A new anonymous in-memory file (memfd, close-on-exec): its descriptor (src/audio/archive-input.ts). */
-  memoryFile(name: string): number;
 }
 
 let binding: NativeBinding | undefined;

@@ -1,13 +1,16 @@
 /**
  * An archive as the 7z CLI reads it. 7z needs a seekable file (it cannot read a zip or 7z from a
- * pipe: E_NOTIMPL), and an upload is kept sealed (src/blobs/sealed-file.ts): so the archive's
+ * pipe: E_NOTIMPL), and an upload is kept sealed (src/audio/sealed-file.ts): so the archive's
  * plaintext goes into an anonymous file in memory (memfd_create, through the native addon), handed
  * to 7z as its descriptor 3, which it opens as /proc/self/fd/3. No plain copy touches the disk; the
  * memory is given back when the input is closed. A plain file (the CLI's own input) is opened in place.
  */
 import { closeSync, openSync, write } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { promisify } from 'node:util';
-import { loadBinding } from '../asr/binding.js';
+import { PACKAGE_ROOT } from '../config.js';
+import { voxdexError } from '../errors.js';
 import { readFully, type ByteSource } from './byte-source.js';
 
 const writeAt = promisify(write);
@@ -24,7 +27,7 @@ export interface ArchiveInput {
 
 export async function openArchiveInput(src: ByteSource): Promise<ArchiveInput> {
   if (src.plainPath !== undefined) return descriptor(openSync(src.plainPath, 'r'));
-  const fd = loadBinding().memoryFile('voxdex-archive');
+  const fd = memoryFile('voxdex-archive');
   try {
     const block = Buffer.allocUnsafe(Math.min(COPY_BLOCK, Math.max(1, src.size)));
     for (let at = 0; at < src.size; ) {
@@ -38,6 +41,21 @@ export async function openArchiveInput(src: ByteSource): Promise<ArchiveInput> {
     throw err;
   }
   return descriptor(fd);
+}
+
+/** The native addon's memfd_create (native/src/memory_file.h), loaded once. */
+let createMemoryFile: ((name: string) => number) | undefined;
+
+function memoryFile(name: string): number {
+  if (!createMemoryFile) {
+    const addon = path.join(PACKAGE_ROOT, 'native', 'build', 'Release', 'voxdex_asr.node');
+    try {
+      createMemoryFile = (createRequire(import.meta.url)(addon) as { memoryFile: (name: string) => number }).memoryFile;
+    } catch (err) {
+      throw voxdexError('INTERNAL', `the native addon could not be loaded from ${addon} (${(err as Error).message.split('\n')[0]}); build it with \`npm run build:native\` (scripts/install.sh does)`, err);
+    }
+  }
+  return createMemoryFile(name);
 }
 
 function descriptor(fd: number): ArchiveInput {

@@ -1,6 +1,6 @@
 /**
  * A recording's bytes, wherever they are kept: a plain file (the files `voxdex transcribe` is given,
- * a drop-folder file), a sealed blob (src/blobs/sealed-file.ts: uploads, archive members and kept
+ * a drop-folder file), a sealed blob (src/audio/sealed-file.ts: uploads, archive members and kept
  * audio at rest, opened in memory block by block) or memory. The stages that read audio — probe,
  * unpack, decode, the audio route — take a ByteSource, never a path, so that no stage can write a
  * sealed recording out in plain form, and a transcoder reads it from a pipe (`stream()`).

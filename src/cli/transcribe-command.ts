@@ -21,7 +21,7 @@ import { processFile, type FileProgress } from '../../pipelines/process-file.js'
 import { createTranscriber, type Transcriber } from '../asr/transcriber.js';
 import { formatDuration } from '../audio/archive-policy.js';
 import { fileSource, type ByteSource } from '../audio/byte-source.js';
-import { AudioSeal } from '../blobs/sealed-file.js';
+import { AudioSeal } from '../audio/sealed-file.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { resolveRequestOptions } from '../jobs/request-options.js';

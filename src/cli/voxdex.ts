@@ -16,7 +16,7 @@
  * Admin commands work while the service runs (same data dir; SQLite WAL).
  */
 import path from 'node:path';
-import { AudioSeal } from '../blobs/sealed-file.js';
+import { AudioSeal } from '../audio/sealed-file.js';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';

@@ -14,7 +14,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { openPlayableWav, type ChannelSelection } from '../audio/wav-stream.js';
 import type { ByteSource } from '../audio/byte-source.js';
 import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js';
-import type { AudioSeal } from '../blobs/sealed-file.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { VoxdexError, voxdexError } from '../errors.js';
 import { invalidParameter, isUuid, parseInteger } from '../is.js';
 import type { Job, JobStore } from '../store/job-store.js';

@@ -18,7 +18,7 @@ import type { Destination } from '../types.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { requestToken } from './bearer.js';
-import type { AudioSeal } from '../blobs/sealed-file.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { checkParamNames, readFields, readUpload, type UploadedFile, type UploadForm } from './upload-form.js';
 import type { Limiter } from '../rate-limit/limiter.js';
 import type { UploadSlots } from './upload-slots.js';

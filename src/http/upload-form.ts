@@ -1,6 +1,6 @@
 /**
  * Reads a `/transcribe` upload: multipart/form-data (or urlencoded) streamed by formidable straight
- * to a temporary file under the data dir, sealed as it arrives (src/blobs/sealed-file.ts: no byte
+ * to a temporary file under the data dir, sealed as it arrives (src/audio/sealed-file.ts: no byte
  * of the recording is on disk in plain form, even mid-upload), with the size limit enforced while streaming (TOO_LARGE,
  * 413, before the rest is read). Fields may come in any order and also as query parameters (the form
  * wins). Parameter names of the established service that voxdex does not implement yet are accepted
@@ -9,7 +9,7 @@
 import formidable from 'formidable';
 import { mkdirSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
-import type { AudioSeal } from '../blobs/sealed-file.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import type { Req } from './server.js';
 import { mergeOnce, singleValues, takeOnce } from './single-fields.js';

@@ -9,7 +9,7 @@ import { mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
 import { fileSource } from '../audio/byte-source.js';
 import type { BlobStore } from '../blobs/blob-store.js';
-import type { AudioSeal } from '../blobs/sealed-file.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { checkCallbackUrl } from '../callbacks/url-guard.js';
 import type { Config } from '../config.js';
 import { voxdexError, VoxdexError } from '../errors.js';

@@ -17,7 +17,7 @@ import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
 import type { FileRunnerDeps } from '../../pipelines/file-runner.js';
 import type { Transcriber } from '../asr/transcriber.js';
 import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
-import type { AudioSeal } from '../blobs/sealed-file.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { failureDelivery } from '../callbacks/failure.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';

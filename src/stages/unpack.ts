@@ -2,7 +2,7 @@
  * Unpack stage: one uploaded file → the audio files to transcribe. A RIFF/WAVE upload is its own
  * single item; a zip or 7z archive is checked from its listing (names, links, limits), and its
  * members are streamed out of the 7z CLI (`-so`) straight into sealed files in `workDir`
- * (src/blobs/sealed-file.ts), each sniffed by content. 7z never writes a member to disk and no
+ * (src/audio/sealed-file.ts), each sniffed by content. 7z never writes a member to disk and no
  * member's plaintext is ever on disk; `.json` sidecars are read into memory. Problems with single
  * members are per-file errors; the request fails only when no audio member is left.
  */
@@ -17,7 +17,7 @@ import { describeUnsupported, sniffFile } from '../audio/sniff.js';
 import { extractMembers, listArchive, type ArchiveEntry } from '../audio/seven-zip.js';
 import { checkDiskSpace, checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
 import { placeEntries } from '../audio/duplicate-members.js';
-import type { AudioSeal } from '../blobs/sealed-file.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { noAudio } from './probe.js';
 
 /** A `.json` sidecar larger than this is a per-file error (it is read into memory). */

@@ -18,7 +18,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileSource, streamOf, type ByteSource } from '../audio/byte-source.js';
+import { fileSource, streamOf, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 
 export const SEAL_MAGIC = Buffer.from('VXSEAL01', 'ascii');

@@ -297,7 +297,7 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     rateLimit: ports.rateLimiter('POST /transcribe'),
     uploadSlots: new UploadSlots(config.maxConcurrentUploads),
   });
-  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log });
+  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log, categories: ports.categories });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
   mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });

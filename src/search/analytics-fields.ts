@@ -6,6 +6,7 @@
  * without re-indexing it (the backfill), so backends keep them beside the stored document and
  * overlay them on it when reading (`withCategories`).
  */
+import { voxdexError } from '../errors.js';
 import { invalidParameter } from '../is.js';
 import type { SentimentLabel, TranscriptDocument } from '../types.js';
 import type { SearchQuery } from './transcript-index.js';
@@ -31,12 +32,7 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
     }
     out.categories = names;
   }
-  if (raw.sentiment !== undefined) {
-    if (!(SENTIMENT_LABELS as readonly string[]).includes(raw.sentiment)) {
-      throw invalidParameter('sentiment', `one of ${SENTIMENT_LABELS.join(', ')}`, raw.sentiment);
-    }
-    out.sentiment = raw.sentiment;
-  }
+  if (raw.sentiment !== undefined) out.sentiment = sentimentLabel(raw.sentiment);
   if (raw.overtalk !== undefined) {
     const m = /^\s*(\d+(?:\.\d+)?)?\s*-\s*(\d+(?:\.\d+)?)?\s*$/.exec(raw.overtalk);
     if (!m || (m[1] === undefined && m[2] === undefined) || (m[1] !== undefined && m[2] !== undefined && Number(m[1]) > Number(m[2]))) {
@@ -46,6 +42,25 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
     if (m[2] !== undefined) out.overtalkMax = Number(m[2]);
   }
   return out;
+}
+
+/** A sentiment label as typed (any case, `_` or spaces between words: `mostly_negative`) → the label; else BAD_ARGUMENT listing them. */
+export function sentimentLabel(raw: string): SentimentLabel {
+  const key = raw.trim().replace(/[\s_]+/g, ' ').toLowerCase();
+  const label = SENTIMENT_LABELS.find((l) => l.toLowerCase() === key);
+  if (!label) throw invalidParameter('sentiment', `one of ${SENTIMENT_LABELS.join(', ')} (any case)`, raw);
+  return label;
+}
+
+/** The names of `wanted` that are not among the company's categories (`known`): a search for them is UNKNOWN_CATEGORY. */
+export function checkCategoriesKnown(company: string, wanted: readonly string[], known: readonly string[]): void {
+  const missing = wanted.filter((n) => !known.includes(n));
+  if (missing.length === 0) return;
+  const list = known.length === 0 ? `${company} has no categories yet` : `the categories of ${company} are ${known.join(', ')}`;
+  throw voxdexError(
+    'UNKNOWN_CATEGORY',
+    `Unknown ${missing.length === 1 ? 'category' : 'categories'} ${missing.map((n) => JSON.stringify(n)).join(', ')}: ${list} (names are case-sensitive; GET /categories/${company} lists them).`,
+  );
 }
 
 /** What an index stores for filtering and sorting: the distinct utterance labels and the metrics. */

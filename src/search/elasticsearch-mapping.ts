@@ -14,11 +14,17 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { type ChannelWords, channelWords, fromSpeakerRuns, metaText, speakerRuns, type SpeakerRuns } from './match.js';
 import { isWildcard, type QueryNode } from './query.js';
+import { matchesForms } from './match.js';
+import { wordStem, wordStems } from './word-forms.js';
 import { documentAnalytics } from './analytics-fields.js';
 import type { IndexedTranscript, SearchQuery, SearchScope } from './transcript-index.js';
 
-/** Bumped when the mapping changes incompatibly; stored in the index's `_meta`. */
-export const MAPPING_VERSION = 1;
+/**
+ * Bumped when the mapping changes incompatibly; stored in the index's `_meta`.
+ * 2: `words.stem` (each channel's word stems, word-forms.ts); an index of version 1 gains the field and
+ * has its transcripts re-indexed from their stored `doc` at init (elasticsearch-index.ts `migrate`).
+ */
+export const MAPPING_VERSION = 2;
 
 /** Longest metadata text (characters) that `meta.<field>=value` can find; longer values are stored, not indexed. */
 export const MAX_META_CHARS = 8191;
@@ -43,11 +49,13 @@ export const ANALYTICS_PROPERTIES: Record<string, estypes.MappingProperty> = {
   silence: { type: 'double' },
 };
 
+export const WORD_STEMS: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', index_options: 'docs', norms: false };
+
 export const MAPPINGS: estypes.MappingTypeMapping = {
   dynamic: 'strict',
   _meta: { voxdex_mapping_version: MAPPING_VERSION },
   // The word text is only for matching: hits are computed from `row`, so it is not stored twice.
-  _source: { excludes: ['words.text'] },
+  _source: { excludes: ['words.text', 'words.stem'] },
   properties: {
     tid: { type: 'keyword' },
     company: { type: 'keyword' },
@@ -71,6 +79,8 @@ export const MAPPINGS: estypes.MappingTypeMapping = {
       properties: {
         channel: { type: 'integer' },
         text: { type: 'text', analyzer: 'whitespace', index_options: 'positions', norms: false },
+        /** The stems of `text`'s words, computed by voxdex (a word typed without quotes is looked up here). */
+        stem: WORD_STEMS,
       },
     },
     /** The transcript document as JSON text: stored, never parsed by Elasticsearch (cheaper to index and fetch). */
@@ -97,7 +107,7 @@ export interface EsTranscript {
   requestid: string;
   confidence?: number;
   meta: string[];
-  words: Array<{ channel: number; text: string }>;
+  words: Array<{ channel: number; text: string; stem: string }>;
   /** JSON.stringify(document). */
   doc: string;
   /** encodeRow(): metadata and per-channel words and times. */
@@ -136,7 +146,7 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
     filename: d.source ?? '',
     requestid: d.requestid ?? '',
     meta,
-    words: cws.map((cw) => ({ channel: cw.channel, text: cw.norm.join(' ') })),
+    words: cws.map((cw) => ({ channel: cw.channel, text: cw.norm.join(' '), stem: wordStems(cw.norm).join(' ') })),
     doc: JSON.stringify(d),
     row: encodeRow(d.streamtags?.metadata ?? {}, cws),
     categories: analytics.categories,
@@ -247,6 +257,7 @@ class StoredChannel implements ChannelWords {
 // ---------------------------------------------------------------- queries
 
 const FIELD = 'words.text';
+const STEM_FIELD = 'words.stem';
 
 function clause(word: string): estypes.QueryDslSpanQuery {
   return isWildcard(word)
@@ -258,6 +269,7 @@ function clause(word: string): estypes.QueryDslSpanQuery {
 function leafQuery(node: QueryNode): estypes.QueryDslQueryContainer {
   switch (node.type) {
     case 'word':
+      if (matchesForms(node)) return { term: { [STEM_FIELD]: wordStem(node.word) } };
       return isWildcard(node.word) ? { wildcard: { [FIELD]: { value: node.word } } } : { term: { [FIELD]: node.word } };
     case 'phrase':
       if (!node.words.some(isWildcard)) return { match_phrase: { [FIELD]: { query: node.words.join(' '), slop: 0 } } };

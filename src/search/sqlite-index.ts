@@ -13,6 +13,7 @@ import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
+import { wordStems } from './word-forms.js';
 import { documentAnalytics, withCategories } from './analytics-fields.js';
 import type { TranscriptDocument } from '../types.js';
 import type {
@@ -55,8 +56,16 @@ const ANALYTICS_TABLES = `
   CREATE TABLE IF NOT EXISTS tsent (label TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (label, id)) WITHOUT ROWID;
   CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);`;
 
-/** Stored in PRAGMA user_version; a file with another version is refused rather than misread. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Stored in PRAGMA user_version; a file with another version is refused rather than misread.
+ * 2: the FTS table has the stem columns s0…s15 (word forms, word-forms.ts); a file of version 1 is
+ * migrated at open by rebuilding the FTS table from the `words` table (`rebuildFts`).
+ */
+export const SCHEMA_VERSION = 2;
+const FTS_TABLES = `
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
+    content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'col');`;
 
 const SORT_COLUMN = {
   datetime: 't.dt', duration: 't.duration', filename: 't.filename', confidence: 't.confidence',
@@ -97,7 +106,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     if (this.#db) return;
     const db = openSqlite(this.#file, 'NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== 0 && version !== SCHEMA_VERSION) {
+    if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
       db.close();
       throw voxdexError('INDEX_UNAVAILABLE', `${this.#file} holds search index schema ${version}, this voxdex reads ${SCHEMA_VERSION}; rebuild the index.`);
     }
@@ -118,16 +127,16 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
         field TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL,
         PRIMARY KEY (field, value, id)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS meta_id ON meta (id);
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
-        content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
       ${ANALYTICS_TABLES}
     `);
+    if (version === 1) rebuildFts(db);
+    else db.exec(FTS_TABLES);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
     this.#db = db;
-    this.#vocab = db.prepare('SELECT term FROM fts_vocab WHERE term GLOB ? ORDER BY term LIMIT ?').pluck();
+    // Wildcards stand for written words: the word columns' vocabulary (c0…c15), not the stems'.
+    this.#vocab = db.prepare(`SELECT DISTINCT term FROM fts_vocab WHERE term GLOB ? AND col GLOB 'c*' ORDER BY term LIMIT ?`).pluck();
     this.#vocabFrom = db
-      .prepare('SELECT term FROM fts_vocab WHERE term >= ? AND term < ? AND term GLOB ? ORDER BY term LIMIT ?')
+      .prepare(`SELECT DISTINCT term FROM fts_vocab WHERE term >= ? AND term < ? AND term GLOB ? AND col GLOB 'c*' ORDER BY term LIMIT ?`)
       .pluck();
   }
 
@@ -138,7 +147,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
       (tid, company, org, folder, dt, datetime, duration, nchannels, model, filename, requestid, confidence, indexed_at, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const insertDoc = this.#prepare('INSERT INTO docs (id, doc) VALUES (?, ?)');
-    const insertFts = this.#prepare(`INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(MAX_CHANNELS)})`);
+    const insertFts = this.#prepare(INSERT_FTS);
     const insertWords = this.#prepare('INSERT INTO words (id, channels, times) VALUES (?, ?, ?)');
     const insertMeta = this.#prepare('INSERT OR IGNORE INTO meta (field, value, id) VALUES (?, ?, ?)');
     const now = new Date().toISOString();
@@ -156,12 +165,10 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
             d.source ?? '', d.requestid ?? '', d.confidence ?? null, t.indexedAt ?? now, JSON.stringify(metadata)).lastInsertRowid,
         );
         insertDoc.run(id, deflateRawSync(JSON.stringify(d), { level: 1 }));
-        const columns: Array<string | null> = FTS_COLUMNS.map(() => null);
         const cws = channelWords(d);
-        for (const cw of cws) if (cw.channel >= 0 && cw.channel < MAX_CHANNELS) columns[cw.channel] = cw.norm.join(' ');
         const words = encodeWords(cws);
         insertWords.run(id, words.channels, words.times);
-        insertFts.run(id, ...columns);
+        insertFts.run(id, ...ftsColumns(cws));
         for (const [field, value] of Object.entries(metadata)) {
           const text = metaText(value);
           if (text !== undefined) insertMeta.run(field, text, id);
@@ -400,6 +407,40 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     }
     return terms;
   }
+}
+
+const INSERT_FTS = `INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(FTS_COLUMNS.length)})`;
+
+/** The FTS row of a transcript: each channel's normalized words (c<i>) and their stems (s<i>). */
+function ftsColumns(cws: ReadonlyArray<Pick<ChannelWords, 'channel' | 'norm'>>): Array<string | null> {
+  const columns: Array<string | null> = FTS_COLUMNS.map(() => null);
+  for (const cw of cws) {
+    if (cw.channel < 0 || cw.channel >= MAX_CHANNELS) continue;
+    columns[cw.channel] = cw.norm.join(' ');
+    columns[MAX_CHANNELS + cw.channel] = wordStems(cw.norm).join(' ');
+  }
+  return columns;
+}
+
+/**
+ * Schema 1 → 2: the FTS table gains the stem columns. It is contentless, so it is built anew from the
+ * normalized words every transcript keeps in `words` (one transaction: a crash leaves version 1, and
+ * the next open does it again).
+ */
+function rebuildFts(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec('DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts;');
+    db.exec(FTS_TABLES);
+    const insert = db.prepare(INSERT_FTS);
+    const page = db.prepare('SELECT id, channels FROM words WHERE id > ? ORDER BY id LIMIT 1000');
+    for (let after = 0, rows = page.all(after) as Array<{ id: number; channels: string }>; rows.length > 0; rows = page.all(after) as typeof rows) {
+      for (const row of rows) {
+        const cws = (JSON.parse(row.channels) as Array<[number, string]>).map(([channel, joined]) => ({ channel, norm: joined === '' ? [] : joined.split(' ') }));
+        insert.run(row.id, ...ftsColumns(cws));
+      }
+      after = rows.at(-1)!.id;
+    }
+  })();
 }
 
 function scopeCondition(scope: SearchScope, noIndex = false): { sql: string; params: string[] } {

@@ -70,12 +70,22 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     ['words side by side are ANDed across channels', { terms: 'cancel subscription' }, ['t05', 't04', 't01']],
     ['& is an explicit AND', { terms: 'cancel & subscription' }, ['t05', 't04', 't01']],
     ['| is OR', { terms: 'refund | transfer' }, ['t10', 't03', 't02', 't01']],
-    ['-word excludes transcripts containing it', { terms: 'cancel -subscription' }, ['t02']],
+    ['-word excludes transcripts containing it (or a form of it)', { terms: 'cancel -subscription' }, ['t10', 't02']],
     ['a query of only exclusions matches the rest of the scope', { terms: '-refund' }, ['t09', 't05', 't04', 't03']],
-    ['-"phrase" excludes the phrase only', { terms: 'cancel -"cancel my subscription"' }, ['t05', 't02']],
+    ['-"phrase" excludes the phrase only', { terms: 'cancel -"cancel my subscription"' }, ['t10', 't05', 't02']],
     ['parentheses group', { terms: '(refund | hold) & thank' }, ['t10', 't03', 't01']],
     ['OR with an excluded alternative', { terms: 'transfer | -cancel*' }, ['t09', 't03']],
     ['matching is case-insensitive', { terms: '"THANK you"' }, ['t10', 't03', 't01']],
+    ['a word finds its forms: the plural finds the singular', { terms: 'subscriptions' }, ['t05', 't04', 't01']],
+    ['a word finds its forms: cancels finds cancel and canceled', { terms: 'cancels' }, ['t10', 't05', 't04', 't02', 't01']],
+    ['a word finds its forms: holds finds hold and holding', { terms: 'holds' }, ['t03']],
+    ['a quoted word matches exactly', { terms: '"canceled"' }, ['t10']],
+    ['a quoted word matches exactly, not its forms', { terms: '"cancel"' }, ['t05', 't04', 't02', 't01']],
+    ['a quoted phrase matches its words exactly', { terms: '"cancel the orders"' }, []],
+    ['a quoted phrase', { terms: '"cancel the order"' }, ['t02']],
+    ['word forms with a channel', { terms: 'refunded', channel: '1' }, ['t02', 't01']],
+    ['word forms and exact words combine', { terms: 'canceling "order"' }, ['t10', 't02']],
+    ['an excluded word excludes its forms', { terms: 'order -canceling' }, []],
     ['a trailing * is a prefix', { terms: 'cancel*' }, ['t10', 't05', 't04', 't02', 't01']],
     ['? stands for exactly one character', { terms: 'col?r' }, ['t09']],
     ['an inner * stands for any run of characters', { terms: 'c?ll*' }, ['t09', 't03', 't01']],
@@ -115,8 +125,8 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     ['sort filename desc', { sort: 'filename', sortdir: 'desc' }, ['t10', 't09', 't05', 't04', 't03', 't02', 't01']],
     ['sort confidence desc: missing lowest, ties by tid', { sort: 'confidence' }, ['t09', 't01', 't10', 't02', 't04', 't05', 't03']],
     ['sort confidence asc', { sort: 'confidence', sortdir: 'asc' }, ['t03', 't04', 't05', 't02', 't10', 't01', 't09']],
-    ['sort score desc (number of hits), ties by tid', { terms: 'subscription | cancel', sort: 'score' }, ['t04', 't01', 't05', 't02']],
-    ['sort score asc', { terms: 'subscription | cancel', sort: 'score', sortdir: 'asc' }, ['t02', 't01', 't05', 't04']],
+    ['sort score desc (number of hits), ties by tid', { terms: 'subscription | cancel', sort: 'score' }, ['t04', 't01', 't05', 't02', 't10']],
+    ['sort score asc', { terms: 'subscription | cancel', sort: 'score', sortdir: 'asc' }, ['t02', 't10', 't01', 't05', 't04']],
     ['sort score without terms: all 0, by tid', { sort: 'score' }, ['t01', 't02', 't03', 't04', 't05', 't09', 't10']],
     ['paging: offset and size', { offset: '2', size: '2' }, ['t05', 't04']],
     ['paging: the last partial page', { offset: '5', size: '5' }, ['t02', 't01']],
@@ -186,6 +196,15 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     assert.equal(rows.map((r) => [r.tid, r.hits.map((h) => h.channel)]), [['t05', [1]], ['t04', [0, 1]]]);
     const ch0 = await index.search(F1, query({ terms: 'subscription', channel: '0' }));
     assert.equal(ch0.rows.map((r) => [r.tid, r.hits.map((h) => h.start)]), [['t04', [1.5]]]);
+  });
+
+  read('hits: a word typed without quotes hits its forms, a quoted one only itself', async ({ index }) => {
+    const forms = await index.search(F1, query({ terms: 'canceling', requestid: 'req-10' }));
+    assert.equal(forms.rows[0]!.hits, [{ channel: 0, start: 2, end: 2.4, text: 'refund for the canceled order was processed' }]);
+    const both = await index.search(F1, query({ terms: 'holds', requestid: 'req-3' }));
+    assert.equal(both.rows[0]!.hits.map((h) => h.start), [0.5, 11.5]);
+    const exact = await index.search(F1, query({ terms: '"hold"', requestid: 'req-3' }));
+    assert.equal(exact.rows[0]!.hits.map((h) => h.start), [0.5]);
   });
 
   read('hits: a proximity group is one hit from its first to its last word', async ({ index }) => {

@@ -32,6 +32,7 @@ import { createHttpApp, sendJson, sendText, type Req, type Res, type RouteTable 
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { mountUiRoutes } from './http/ui-routes.js';
 import { mountCategoryRoutes } from './http/category-routes.js';
+import { mountAnalyticsRoutes } from './http/analytics-routes.js';
 import { CategoryBackfill } from './analytics/backfill.js';
 import { categorizer } from './analytics/categories.js';
 import type { CategoryStore } from './store/category-store.js';
@@ -303,6 +304,7 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
   mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
   mountCategoryRoutes(routes, { access, store: ports.categories, index, onChange: () => d.backfill.kick() });
+  mountAnalyticsRoutes(routes, { index, access, categories: ports.categories, rateLimit: ports.rateLimiter('/search'), log: d.log });
 }
 
 /**
@@ -346,7 +348,7 @@ async function startListening(server: Server, config: Readonly<Config>, log: Log
   return port;
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories', 'analytics']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;

@@ -138,7 +138,7 @@ test('search: an unknown category= is 400 UNKNOWN_CATEGORY naming it and the kno
   }
   r = await fetch(`${base}/search/acme/sales?token=${acme}&sentiment=angry`, { headers: { accept: 'application/json' } });
   assert.equal(await r.json(), {
-    error: { code: 'BAD_ARGUMENT', message: 'Expected one of Positive, Mostly Positive, Neutral, Mostly Negative, Negative (any case) for sentiment but received "angry"' },
+    error: { code: 'BAD_ARGUMENT', message: 'Expected one of Positive, Mostly Positive, Neutral, Mostly Negative, Negative (any case; a comma list for any of them; any: every label) for sentiment but received "angry"' },
   });
 });
 

@@ -127,17 +127,18 @@ if (url) {
   es('an index of mapping version 1 (no word stems) is migrated at init: word forms match, categories kept', async () => {
     const name = `${run}-v1`;
     created.push(name);
-    const { words, ...properties } = MAPPINGS.properties!;
+    const { words, place, ...properties } = MAPPINGS.properties!;
     const v1Words = { type: 'nested' as const, properties: { channel: { type: 'integer' as const }, text: { type: 'text' as const, analyzer: 'whitespace', index_options: 'positions' as const, norms: false } } };
     await client().indices.create({
       index: name,
       settings: INDEX_SETTINGS,
       mappings: { ...MAPPINGS, _meta: { voxdex_mapping_version: 1 }, _source: { excludes: ['words.text'] }, properties: { ...properties, words: v1Words } },
     });
-    assert.ok(words);
+    assert.ok(words && place);
     const docs = CORPUS.map((t) => {
       const es = toEsTranscript(t, Date.parse(t.datetime), '2024-01-01T00:00:00.000Z');
-      return { ...es, words: es.words.map(({ channel, text }) => ({ channel, text })), categories: t.tid === 't01' ? ['kept'] : [] };
+      const { place: _, ...v1 } = es;
+      return { ...v1, words: es.words.map(({ channel, text }) => ({ channel, text })), categories: t.tid === 't01' ? ['kept'] : [] };
     });
     await client().bulk({ refresh: true, operations: docs.flatMap((d) => [{ index: { _index: name, _id: d.tid } }, d]) });
     const index = new ElasticsearchIndex({ client: client(), index: name, bulkSize: 3 });
@@ -146,6 +147,8 @@ if (url) {
     assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('subscriptions') })), 3);
     assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('"canceled"') })), 1);
     assert.equal(await index.categoryCounts('acme'), { kept: 1 });
+    const byFolder = await index.aggregate({ company: 'acme' }, defaultQuery(), { tzOffsetMin: 0, by: { kind: 'folder' } });
+    assert.equal(byFolder.groups!.map((g) => [g.key, g.calls]), [['sales/f1', 7], ['sales/f2', 1], ['support/f1', 1]]);
     const mapping = await client().indices.getMapping({ index: name });
     assert.is(mapping[name]!.mappings._meta?.voxdex_mapping_version, 2);
     await index.init();

@@ -87,8 +87,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-/** Options from the query string and, for POST, the body (JSON object or urlencoded form). */
-async function collectOptions(req: IncomingMessage, url: URL, limit: number): Promise<RawOptions> {
+/** Options from the query string and, for POST, the body (JSON object or urlencoded form); the dashboard figures read them the same way. */
+export async function collectOptions(req: IncomingMessage, url: URL, limit: number): Promise<RawOptions> {
   const fromQuery = fromSearchParams(url.searchParams);
   if (req.method !== 'POST') return fromQuery;
   const text = await readBody(req, limit);

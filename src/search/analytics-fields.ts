@@ -32,7 +32,7 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
     }
     out.categories = names;
   }
-  if (raw.sentiment !== undefined) out.sentiment = sentimentLabel(raw.sentiment);
+  if (raw.sentiment !== undefined) out.sentiment = sentimentLabels(raw.sentiment);
   if (raw.overtalk !== undefined) {
     const m = /^\s*(\d+(?:\.\d+)?)?\s*-\s*(\d+(?:\.\d+)?)?\s*$/.exec(raw.overtalk);
     if (!m || (m[1] === undefined && m[2] === undefined) || (m[1] !== undefined && m[2] !== undefined && Number(m[1]) > Number(m[2]))) {
@@ -44,12 +44,21 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
   return out;
 }
 
-/** A sentiment label as typed (any case, `_` or spaces between words: `mostly_negative`) → the label; else BAD_ARGUMENT listing them. */
-export function sentimentLabel(raw: string): SentimentLabel {
-  const key = raw.trim().replace(/[\s_]+/g, ' ').toLowerCase();
-  const label = SENTIMENT_LABELS.find((l) => l.toLowerCase() === key);
-  if (!label) throw invalidParameter('sentiment', `one of ${SENTIMENT_LABELS.join(', ')} (any case)`, raw);
-  return label;
+/**
+ * `sentiment=`: a label as typed (any case, `_` or spaces between words: `mostly_negative`), a comma
+ * list of them (calls with an utterance of any of them) or `any` (every label: the calls analysed for
+ * sentiment) → the labels; else BAD_ARGUMENT listing them.
+ */
+export function sentimentLabels(raw: string): SentimentLabel[] {
+  const out = new Set<SentimentLabel>();
+  for (const part of raw.split(',')) {
+    const key = part.trim().replace(/[\s_]+/g, ' ').toLowerCase();
+    const label = SENTIMENT_LABELS.find((l) => l.toLowerCase() === key);
+    if (label) out.add(label);
+    else if (key === 'any') SENTIMENT_LABELS.forEach((l) => out.add(l));
+    else throw invalidParameter('sentiment', `one of ${SENTIMENT_LABELS.join(', ')} (any case; a comma list for any of them; any: every label)`, raw);
+  }
+  return SENTIMENT_LABELS.filter((l) => out.has(l));
 }
 
 /** The names of `wanted` that are not among the company's categories (`known`): a search for them is UNKNOWN_CATEGORY. */

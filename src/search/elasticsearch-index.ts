@@ -22,7 +22,11 @@ import {
   toEsTranscript,
   WORD_STEMS,
 } from './elasticsearch-mapping.js';
+import { aggregateBody, parseAggregations } from './elasticsearch-aggregate.js';
 import type {
+  AggregateRequest,
+  Aggregates,
+  AggregateScope,
   CategoryScanPage,
   IndexedTranscript,
   SearchQuery,
@@ -131,7 +135,10 @@ export class ElasticsearchIndex implements TranscriptIndex {
    */
   async #migrateFrom1(): Promise<void> {
     await this.#call(() =>
-      this.#client.indices.putMapping({ index: this.indexName, properties: { ...ANALYTICS_PROPERTIES, words: { type: 'nested', properties: { stem: WORD_STEMS } } } }),
+      this.#client.indices.putMapping({
+        index: this.indexName,
+        properties: { ...ANALYTICS_PROPERTIES, place: { type: 'keyword' }, words: { type: 'nested', properties: { stem: WORD_STEMS } } },
+      }),
     );
     type Stored = Pick<EsTranscript, 'tid' | 'company' | 'org' | 'folder' | 'datetime' | 'indexedAt' | 'doc' | 'categories'>;
     let after: estypes.SortResults | undefined;
@@ -347,6 +354,13 @@ export class ElasticsearchIndex implements TranscriptIndex {
     const buckets = (res.aggregations?.categories as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
     const list = Array.isArray(buckets) ? buckets : [];
     return Object.fromEntries(list.map((b) => [String(b.key), b.doc_count]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)));
+  }
+
+  async aggregate(scope: AggregateScope, query: SearchQuery, request: AggregateRequest): Promise<Aggregates> {
+    const res = await this.#call(() =>
+      this.#client.search({ index: this.indexName, size: 0, track_total_hits: false, query: searchQuery(scope, query), aggs: aggregateBody(request) }),
+    );
+    return parseAggregations(res.aggregations as Record<string, unknown> | undefined, request);
   }
 
   async close(): Promise<void> {

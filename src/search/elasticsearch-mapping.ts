@@ -17,11 +17,11 @@ import { isWildcard, type QueryNode } from './query.js';
 import { matchesForms } from './match.js';
 import { wordStem, wordStems } from './word-forms.js';
 import { documentAnalytics } from './analytics-fields.js';
-import type { IndexedTranscript, SearchQuery, SearchScope } from './transcript-index.js';
+import type { AggregateScope, IndexedTranscript, SearchQuery } from './transcript-index.js';
 
 /**
  * Bumped when the mapping changes incompatibly; stored in the index's `_meta`.
- * 2: `words.stem` (each channel's word stems, word-forms.ts); an index of version 1 gains the field and
+ * 2: `words.stem` (each channel's word stems, word-forms.ts) and `place`; an index of version 1 gains the fields and
  * has its transcripts re-indexed from their stored `doc` at init (elasticsearch-index.ts `migrate`).
  */
 export const MAPPING_VERSION = 2;
@@ -61,6 +61,8 @@ export const MAPPINGS: estypes.MappingTypeMapping = {
     company: { type: 'keyword' },
     org: { type: 'keyword' },
     folder: { type: 'keyword' },
+    /** `org/folder`: a folder's group key in dashboard aggregations (folder names repeat across orgs). */
+    place: { type: 'keyword' },
     /** Call time as given (summary rows show it verbatim) … */
     datetime: { type: 'keyword', index: false, doc_values: false },
     /** … and as epoch milliseconds for range filters and sorting. */
@@ -97,6 +99,7 @@ export interface EsTranscript {
   company: string;
   org: string;
   folder: string;
+  place: string;
   datetime: string;
   dt: number;
   indexedAt: string;
@@ -137,6 +140,7 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
     company: t.company,
     org: t.org,
     folder: t.folder,
+    place: `${t.org}/${t.folder}`,
     datetime: t.datetime,
     dt,
     indexedAt: t.indexedAt ?? now,
@@ -303,8 +307,9 @@ export function termsQuery(node: QueryNode, channel?: number): estypes.QueryDslQ
 }
 
 /** Scope (tenancy: always), filters and terms as one non-scoring bool query. */
-export function searchQuery(scope: SearchScope, q: SearchQuery): estypes.QueryDslQueryContainer {
-  const filter: estypes.QueryDslQueryContainer[] = [{ term: { company: scope.company } }, { term: { org: scope.org } }];
+export function searchQuery(scope: AggregateScope, q: SearchQuery): estypes.QueryDslQueryContainer {
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { company: scope.company } }];
+  if (scope.org !== undefined) filter.push({ term: { org: scope.org } });
   if (scope.folder !== undefined) filter.push({ term: { folder: scope.folder } });
   if (q.fromMs !== undefined || q.toMs !== undefined) filter.push({ range: { dt: { gte: q.fromMs, lte: q.toMs } } });
   if (q.durationMin !== undefined || q.durationMax !== undefined) {
@@ -315,7 +320,7 @@ export function searchQuery(scope: SearchScope, q: SearchQuery): estypes.QueryDs
   if (q.requestid !== undefined) filter.push({ term: { requestid: q.requestid } });
   for (const [field, value] of Object.entries(q.meta)) filter.push({ term: { meta: metaPair(field, value) } });
   if (q.categories) filter.push({ terms: { categories: q.categories } });
-  if (q.sentiment !== undefined) filter.push({ term: { sentiments: q.sentiment } });
+  if (q.sentiment !== undefined) filter.push({ terms: { sentiments: q.sentiment } });
   if (q.overtalkMin !== undefined || q.overtalkMax !== undefined) filter.push({ range: { overtalk: { gte: q.overtalkMin, lte: q.overtalkMax } } });
   if (q.terms) filter.push(termsQuery(q.terms, q.channel));
   else if (q.channel !== undefined) filter.push({ range: { nchannels: { gt: q.channel } } });

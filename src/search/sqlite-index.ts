@@ -16,7 +16,11 @@ import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
 import { wordStems } from './word-forms.js';
 import { documentAnalytics, withCategories } from './analytics-fields.js';
 import type { TranscriptDocument } from '../types.js';
+import { sqliteAggregate } from './sqlite-aggregate.js';
 import type {
+  AggregateRequest,
+  Aggregates,
+  AggregateScope,
   CategoryScanPage,
   IndexedTranscript,
   SearchQuery,
@@ -54,6 +58,7 @@ const ANALYTICS_TABLES = `
   CREATE TABLE IF NOT EXISTS tcat (name TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (name, id)) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS tcat_id ON tcat (id);
   CREATE TABLE IF NOT EXISTS tsent (label TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (label, id)) WITHOUT ROWID;
+  CREATE INDEX IF NOT EXISTS tsent_id ON tsent (id);
   CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);`;
 
 /**
@@ -246,6 +251,10 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     }));
   }
 
+  async aggregate(scope: AggregateScope, query: SearchQuery, request: AggregateRequest): Promise<Aggregates> {
+    return sqliteAggregate((sql) => this.#prepare(sql), this.#where(scope, { ...query, speaker: undefined }), request);
+  }
+
   async purgeDeleted(): Promise<void> {
     const db = this.#conn;
     db.pragma('secure_delete = ON');
@@ -317,7 +326,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     return row ? decodeWords(row.channels, row.times) : [];
   }
 
-  #where(scope: SearchScope, q: SearchQuery): { sql: string; params: unknown[] } {
+  #where(scope: AggregateScope, q: SearchQuery): { sql: string; params: unknown[] } {
     const terms = q.terms ? termsCondition(q.terms, (glob, limit) => this.#expand(glob, limit), 't.id', q.channel) : undefined;
     // When the terms are one positive full-text match, it goes first and the scope columns get a unary +,
     // so that SQLite starts from the FTS matches instead of walking the scope index and probing FTS for
@@ -340,7 +349,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     for (const [field, value] of Object.entries(q.meta)) add('t.id IN (SELECT id FROM meta WHERE field = ? AND value = ?)', field, value);
     if (!q.terms && q.channel !== undefined) add('t.nchannels > ?', q.channel);
     if (q.categories) add(`t.id IN (SELECT id FROM tcat WHERE name IN (${q.categories.map(() => '?').join(', ')}))`, ...q.categories);
-    if (q.sentiment !== undefined) add('t.id IN (SELECT id FROM tsent WHERE label = ?)', q.sentiment);
+    if (q.sentiment !== undefined) add(`t.id IN (SELECT id FROM tsent WHERE label IN (${q.sentiment.map(() => '?').join(', ')}))`, ...q.sentiment);
     if (q.overtalkMin !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk >= ?)', q.overtalkMin);
     if (q.overtalkMax !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk <= ?)', q.overtalkMax);
     return { sql: parts.join(' AND '), params };
@@ -443,8 +452,9 @@ function rebuildFts(db: Database.Database): void {
   })();
 }
 
-function scopeCondition(scope: SearchScope, noIndex = false): { sql: string; params: string[] } {
+function scopeCondition(scope: AggregateScope, noIndex = false): { sql: string; params: string[] } {
   const p = noIndex ? '+' : '';
+  if (scope.org === undefined) return { sql: `${p}t.company = ?`, params: [scope.company] };
   return scope.folder === undefined
     ? { sql: `${p}t.company = ? AND ${p}t.org = ?`, params: [scope.company, scope.org] }
     : { sql: `${p}t.company = ? AND ${p}t.org = ? AND ${p}t.folder = ?`, params: [scope.company, scope.org, scope.folder] };

@@ -42,8 +42,16 @@ export interface ChannelPcm {
 
 // ---------------------------------------------------------------- request options (docs/service.md, "Request options")
 
-/** What redaction replaces: card numbers, card security codes, expiry dates, social security numbers, other runs of 6+ digits. */
-export type RedactKind = 'card' | 'cvv' | 'expiry' | 'ssn' | 'digits';
+/**
+ * What redaction replaces (docs/redaction.md), in the order they are listed to users: card numbers,
+ * card security codes, expiry dates, social security numbers, other runs of 6+ digits (the default
+ * kinds), and the personal data asked for by name (docs/pii.md): bank account and routing numbers,
+ * phone numbers, emails, people's names, street addresses, dates of birth, ID numbers.
+ */
+export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
+export type RedactKind = (typeof REDACT_KINDS)[number];
+/** What `scrubtext=true` redacts when no kinds are asked for (the established service's kinds). */
+export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**
  * A request's options after validation and company policy (src/jobs/request-options.ts): stored
@@ -58,6 +66,8 @@ export interface RequestOptions {
   scrubaudio: boolean;
   /** The kinds scrubtext/scrubaudio redact. */
   redact: RedactKind[];
+  /** `scrubtext=tag`: spans of the kinds are marked (`pii` on each event), not replaced; scrubtext is then false. */
+  tag?: boolean;
   /** Utterances split where the speaker changes; `metadata.speaker`. */
   diarize: boolean;
   /** Number of speakers hinted by the request (1..10); absent: estimated. */
@@ -94,8 +104,10 @@ export interface WordEvent {
   start: number;
   end: number;
   confidence: number;
-  /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise). */
+  /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise, `[NAME]`… for the personal-data kinds). */
   redacted?: RedactKind;
+  /** `scrubtext=tag`: the event lies in a span of this kind; its word is kept. */
+  pii?: RedactKind;
 }
 
 export type SentimentLabel = 'Positive' | 'Mostly Positive' | 'Neutral' | 'Mostly Negative' | 'Negative';

@@ -7,10 +7,11 @@
  */
 import { voxdexError } from '../errors.js';
 import { invalidParameter, parseInteger } from '../is.js';
-import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
 
-/** Every kind redaction knows, in the order they are listed to users. */
-export const REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
+export { REDACT_KINDS };
+/** `redact=all`: every kind. */
+export const ALL_KINDS = 'all';
 
 /** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
 export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'vocab', 'redact'] as const;
@@ -47,13 +48,15 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
   if (sentiment !== undefined && emotion !== undefined && sentiment !== emotion) {
     throw voxdexError('BAD_ARGUMENT', `sentiment=${sentiment} and emotion=${emotion} disagree; emotion is another name for sentiment: send one of them`);
   }
-  const scrubtext = policyBoolean('text', optionalBoolean('scrubtext', fields.scrubtext), settings, company);
+  const tag = scrubTag(fields.scrubtext, settings, company);
+  const scrubtext = policyBoolean('text', tag ? false : optionalBoolean('scrubtext', fields.scrubtext), settings, company);
   const scrubaudio = policyBoolean('audio', optionalBoolean('scrubaudio', fields.scrubaudio), settings, company);
   const options: RequestOptions = {
     numtrans: optionalBoolean('numtrans', fields.numtrans) ?? settings.numtrans ?? true,
     scrubtext,
     scrubaudio,
     redact: redactKinds(fields.redact, settings),
+    ...(tag ? { tag } : {}),
     diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
     gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
     sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
@@ -100,6 +103,21 @@ function policyBoolean(what: 'text' | 'audio', requested: boolean | undefined, s
   return true;
 }
 
+/**
+ * `scrubtext=tag`: mark the spans without replacing them. Refused (FORBIDDEN, 403) when the
+ * company's policy redacts text: marking would keep what the policy removes.
+ */
+function scrubTag(value: unknown, settings: CompanySettings, company: string): boolean {
+  if (typeof value !== 'string' || value.trim().toLowerCase() !== 'tag') return false;
+  if (settings.scrub?.includes('text')) {
+    throw voxdexError(
+      'FORBIDDEN',
+      `company ${company}'s policy redacts text (voxdex company set ${company} --scrub ${settings.scrub.join(',')}); scrubtext=tag keeps the words and is not allowed`,
+    );
+  }
+  return true;
+}
+
 /** A comma-separated list (or a sidecar's array of strings), trimmed, empty entries dropped. */
 function list(name: string, value: unknown): string[] {
   if (absent(value)) return [];
@@ -108,12 +126,12 @@ function list(name: string, value: unknown): string[] {
   return (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
 }
 
-/** The company's kinds (or every kind) plus what the request adds; a request cannot remove a company kind. */
+/** The company's kinds (or the default kinds) plus what the request adds; a request cannot remove a company kind. `all`: every kind. */
 function redactKinds(value: unknown, settings: CompanySettings): RedactKind[] {
-  const asked = list('redact', value);
+  const asked = list('redact', value).map((k) => k.toLowerCase()).flatMap((k) => (k === ALL_KINDS ? [...REDACT_KINDS] : [k]));
   const unknown = asked.find((k) => !(REDACT_KINDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}`, unknown);
-  const kinds = new Set<string>(settings.redact ?? (asked.length > 0 ? [] : REDACT_KINDS));
+  if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}, or all`, unknown);
+  const kinds = new Set<string>(settings.redact ?? (asked.length > 0 ? [] : DEFAULT_REDACT_KINDS));
   for (const k of asked) kinds.add(k);
   return REDACT_KINDS.filter((k) => kinds.has(k));
 }

@@ -5,10 +5,12 @@
  */
 import { luhn, MONTHS } from '../numbers/lexicon.js';
 import type { DigitRun } from './digit-runs.js';
+import type { PiiKind } from './pii/context.js';
+import { PII_RUN_RECOGNIZERS } from './pii/numbers.js';
 
-import type { RedactKind } from '../types.js';
+import { REDACT_KINDS, type RedactKind } from '../types.js';
 
-export const REDACTION_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
+export const REDACTION_KINDS: readonly RedactKind[] = REDACT_KINDS;
 export type RedactionKind = RedactKind;
 
 /** `other`: a topic word that only separates numbers ("phone", "account", "zip"). */
@@ -21,6 +23,8 @@ export interface RunContext {
   monthBefore: boolean;
   /** The run answers a question on this topic (it starts in the topic's answer window). */
   answers?: ContextTag;
+  /** The personal-data topic (pii/context.ts) whose window the run starts in: phone, bank, id, dob… */
+  topic?: PiiKind;
 }
 
 export interface Recognizer {
@@ -72,7 +76,13 @@ export const cvvRecognizer: Recognizer = {
 /** Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn). */
 export const digitsRecognizer: Recognizer = { kind: 'digits', matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) };
 
-/** In order of precedence: the first one that matches and is asked for names the run. */
-export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, digitsRecognizer];
+/** In order of precedence: the first one that matches and is asked for names the run (bank, id, phone, dob: pii/numbers.ts). */
+export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, ...PII_RUN_RECOGNIZERS, digitsRecognizer];
+
+/**
+ * When spans of several kinds cover one word, the kind listed first names it: the card kinds, then
+ * the personal data from the most specific to the least, `digits` last.
+ */
+export const KIND_PRECEDENCE: readonly RedactionKind[] = ['card', 'ssn', 'bank', 'id', 'phone', 'email', 'dob', 'expiry', 'cvv', 'address', 'name', 'digits'];
 
 export const MONTH_KEYS: ReadonlySet<string> = new Set(MONTHS);

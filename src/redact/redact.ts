@@ -1,12 +1,17 @@
 /**
  * Redaction of a transcript's utterances (scrubtext): recognizers find sensitive digit runs
- * (recognizers.ts over digit-runs.ts), the anonymizer replaces their events — `word` becomes one `#`
- * per digit (`###` for a word that stands for no digit), `redacted: kind`, times and confidence kept.
- * Works on numerals (numtrans) and on number words alike. The spans it returns carry no words.
+ * (recognizers.ts over digit-runs.ts) and personal data (pii/, docs/pii.md); the anonymizer replaces
+ * their events — `word` becomes one `#` per digit (`###` for a word that stands for no digit, `[NAME]`,
+ * `[EMAIL]`… for the personal-data kinds), `redacted: kind`, times and confidence kept — or, for
+ * scrubtext=tag, marks them (`pii: kind`). Works on numerals (numtrans) and on number words alike.
+ * The spans it returns carry no words.
  */
-import type { Utterance, WordEvent } from '../types.js';
+import { DEFAULT_REDACT_KINDS, type Utterance, type WordEvent } from '../types.js';
 import { buildStreams, digitRuns, type DigitRun, type RunHints, type Stream } from './digit-runs.js';
-import { CONTEXT_WINDOW_SEC, contextTag, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type ContextTag, type RedactionKind, type RunContext } from './recognizers.js';
+import { CONTEXT_WINDOW_SEC, contextTag, KIND_PRECEDENCE, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type ContextTag, type RedactionKind, type RunContext } from './recognizers.js';
+import { runTopic } from './pii/numbers.js';
+import { findPersonalData, PII_KINDS, piiView } from './pii/recognize.js';
+import type { PiiView } from './pii/spans.js';
 
 export interface RedactionSpan {
   kind: RedactionKind;
@@ -25,7 +30,7 @@ export interface RedactionResult {
   spans: RedactionSpan[];
 }
 
-export const DEFAULT_KINDS: readonly RedactionKind[] = REDACTION_KINDS;
+export const DEFAULT_KINDS: readonly RedactionKind[] = DEFAULT_REDACT_KINDS;
 
 interface Tag {
   tag: ContextTag;
@@ -82,14 +87,26 @@ function hintsFor(tags: readonly Tag[], windows: readonly AnswerWindow[], oneStr
   };
 }
 
-/** Finds the sensitive runs of the requested kinds: the run, its kind, and the stream tokens to replace. */
-export function findSensitive(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS): Array<{ run: DigitRun; kind: RedactionKind; from: number; to: number }> {
+/** A sensitive digit run of the requested kinds: the run, its kind, and the stream tokens to replace. */
+export interface SensitiveRun {
+  run: DigitRun;
+  kind: RedactionKind;
+  from: number;
+  to: number;
+}
+
+/** Finds the sensitive runs of the requested kinds. */
+export function findSensitive(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS): SensitiveRun[] {
   const streams = buildStreams(utterances);
+  return sensitiveRuns(streams, piiView(utterances, streams), kinds);
+}
+
+function sensitiveRuns(streams: readonly Stream[], view: PiiView, kinds: readonly RedactionKind[]): SensitiveRun[] {
   const tags = contextTags(streams);
   const windows = answerWindows(tags);
   const hints = hintsFor(tags, windows, streams.length === 1);
   const wanted = new Set(kinds);
-  const found: Array<{ run: DigitRun; kind: RedactionKind; from: number; to: number }> = [];
+  const found: SensitiveRun[] = [];
   for (const run of digitRuns(streams, hints)) {
     const before = run.stream.tokens[run.first - 1];
     const answer = hints.answered(run.stream.speaker, run.start);
@@ -97,6 +114,7 @@ export function findSensitive(utterances: readonly Utterance[], kinds: readonly 
       tags: tags.filter((t) => t.time < run.end && t.time >= run.start - CONTEXT_WINDOW_SEC),
       monthBefore: before !== undefined && MONTH_KEYS.has(before.key) && run.start - before.end <= 3,
       answers: answer?.tag,
+      topic: runTopic(view, run),
     };
     const r = RECOGNIZERS.find((rec) => wanted.has(rec.kind) && rec.matches(run, ctx));
     if (!r) continue;
@@ -122,22 +140,71 @@ export function maskWord(word: string, digits: string): string {
   return n > 0 ? '#'.repeat(n) : '###';
 }
 
-/** scrubtext: the utterances with sensitive events replaced (new objects; the input is not changed). */
-export function redactUtterances(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS): RedactionResult {
+/** The replaced word: `#` per digit; a word without digits `[NAME]`, `[ADDRESS]`… for the personal-data kinds, `###` for the card kinds. */
+export function replacement(word: string, digits: string, kind: RedactionKind): string {
+  const masked = maskWord(word, digits);
+  return masked === '###' && (PII_KINDS as readonly string[]).includes(kind) ? `[${kind.toUpperCase()}]` : masked;
+}
+
+/** The event with its word replaced; a `pii` mark (scrubtext=tag, redacted later) goes. */
+function replaced(ev: WordEvent, word: string, kind: RedactionKind): WordEvent {
+  const { pii: _mark, ...rest } = ev;
+  return { ...rest, word, redacted: kind };
+}
+
+export interface RedactMode {
+  /** scrubtext=tag: mark the events (`pii: kind`) and keep their words. */
+  tag?: boolean;
+}
+
+/** A finding's stream tokens [from, to] and its kind, whichever recognizer family found it. */
+interface Finding {
+  kind: RedactionKind;
+  stream: Stream;
+  from: number;
+  to: number;
+}
+
+/**
+ * scrubtext: the utterances with sensitive events replaced (new objects; the input is not changed),
+ * or with `tag`, marked. Digit runs and personal-data spans are found on the same streams; where they
+ * overlap, KIND_PRECEDENCE names the word.
+ */
+export function redactUtterances(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS, mode: RedactMode = {}): RedactionResult {
+  const streams = buildStreams(utterances);
+  const view = piiView(utterances, streams);
+  const findings: Finding[] = [
+    ...sensitiveRuns(streams, view, kinds).map(({ run, kind, from, to }) => ({ kind, stream: run.stream, from, to })),
+    ...findPersonalData(view, kinds),
+  ];
+  // Each event's kind: the finding of highest precedence that covers it.
+  const rank = (k: RedactionKind) => KIND_PRECEDENCE.indexOf(k);
+  const claims = new Map<string, Finding>();
+  for (const f of findings) {
+    for (let i = f.from; i <= f.to; i++) {
+      const t = f.stream.tokens[i]!;
+      const key = `${t.u}:${t.e}`;
+      const had = claims.get(key);
+      if (!had || rank(f.kind) < rank(had.kind)) claims.set(key, f);
+    }
+  }
   const out = utterances.map((u) => ({ ...u, events: u.events.slice() }));
   const spans: RedactionSpan[] = [];
-  for (const { run, kind, from, to } of findSensitive(utterances, kinds)) {
+  for (const f of findings) {
     let digits = 0;
-    for (let i = from; i <= to; i++) {
-      const t = run.stream.tokens[i]!;
+    let any = false;
+    for (let i = f.from; i <= f.to; i++) {
+      const t = f.stream.tokens[i]!;
+      if (claims.get(`${t.u}:${t.e}`) !== f) continue;
       const ev = out[t.u]!.events[t.e]!;
-      if ((ev as RedactedWordEvent).redacted) continue;
-      const word = maskWord(ev.word, t.kind === 'digit' ? t.digits : '');
-      digits += /\d/.test(ev.word) ? ev.word.replace(/\D/g, '').length : t.kind === 'digit' ? t.digits.length : 0;
-      out[t.u]!.events[t.e] = { ...ev, word, redacted: kind } as RedactedWordEvent;
+      if (ev.redacted) continue;
+      any = true;
+      const d = t.kind === 'digit' ? t.digits : '';
+      digits += /\d/.test(ev.word) ? ev.word.replace(/\D/g, '').length : d.length;
+      out[t.u]!.events[t.e] = mode.tag ? { ...ev, pii: f.kind } : replaced(ev, replacement(ev.word, d, f.kind), f.kind);
     }
-    const first = run.stream.tokens[from]!;
-    spans.push({ kind, channel: run.stream.channel, speaker: run.stream.speaker, start: first.start, end: run.stream.tokens[to]!.end, digits });
+    if (!any) continue;
+    spans.push({ kind: f.kind, channel: f.stream.channel, speaker: f.stream.speaker, start: f.stream.tokens[f.from]!.start, end: f.stream.tokens[f.to]!.end, digits });
   }
   return { utterances: out, spans: spans.sort((a, b) => a.start - b.start) };
 }

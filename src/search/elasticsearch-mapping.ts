@@ -45,6 +45,8 @@ export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
 export const ANALYTICS_PROPERTIES: Record<string, estypes.MappingProperty> = {
   categories: { type: 'keyword' },
   sentiments: { type: 'keyword' },
+  /** The kinds redacted (or marked) in the call: `redacted=`. */
+  redacted: { type: 'keyword' },
   overtalk: { type: 'double' },
   silence: { type: 'double' },
 };
@@ -117,6 +119,7 @@ export interface EsTranscript {
   row: string;
   categories: string[];
   sentiments: string[];
+  redacted: string[];
   overtalk?: number;
   silence?: number;
 }
@@ -155,6 +158,7 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
     row: encodeRow(d.streamtags?.metadata ?? {}, cws),
     categories: analytics.categories,
     sentiments: analytics.sentiments,
+    redacted: analytics.redacted,
   };
   if (d.confidence !== undefined && d.confidence !== null) out.confidence = d.confidence;
   if (analytics.overtalk !== undefined) out.overtalk = analytics.overtalk;
@@ -321,6 +325,7 @@ export function searchQuery(scope: AggregateScope, q: SearchQuery): estypes.Quer
   for (const [field, value] of Object.entries(q.meta)) filter.push({ term: { meta: metaPair(field, value) } });
   if (q.categories) filter.push({ terms: { categories: q.categories } });
   if (q.sentiment !== undefined) filter.push({ terms: { sentiments: q.sentiment } });
+  if (q.redacted) filter.push({ terms: { redacted: q.redacted } });
   if (q.overtalkMin !== undefined || q.overtalkMax !== undefined) filter.push({ range: { overtalk: { gte: q.overtalkMin, lte: q.overtalkMax } } });
   if (q.terms) filter.push(termsQuery(q.terms, q.channel));
   else if (q.channel !== undefined) filter.push({ range: { nchannels: { gt: q.channel } } });

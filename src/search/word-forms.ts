@@ -14,10 +14,12 @@ import porter2 from 'wink-porter2-stemmer';
 /** Words of ASCII letters only are stemmed (a normalized word: lower case, no accents); others are their own stem. */
 const STEMMABLE = /^[a-z]{3,}$/;
 const cache = new Map<string, string>();
+/** The start of a redacted word's token (query.ts `redactedToken`): a kind, not an English word. */
+const REDACTED = 'voxdexredacted';
 
 /** The stem of a normalized word (normalizeWord): "weasels" → "weasel", "cancelled" → "cancel", "42" → "42". */
 export function wordStem(norm: string): string {
-  if (!STEMMABLE.test(norm)) return norm;
+  if (!STEMMABLE.test(norm) || norm.startsWith(REDACTED)) return norm;
   let s = cache.get(norm);
   if (s === undefined) {
     s = porter2(norm);

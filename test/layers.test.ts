@@ -1,7 +1,7 @@
 /**
  * The run path reads straight down: every import of src/ and pipelines/ goes to a lower layer (or
  * stays in its folder), so there are no folder cycles. Layers, top to bottom:
- *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipelines → stages
+ *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipelines → live → stages
  *   → analytics → asr, search, tenancy, callbacks, metrics → audio, render, store, blobs, scheduler, text, vad
  *   → config, errors, is, log, types
  */
@@ -18,6 +18,7 @@ const LAYERS: string[][] = [
   ['http', 'drop', 'ports'],
   ['jobs', 'rate-limit'],
   ['pipelines'],
+  ['live'],
   ['stages'],
   ['analytics'],
   ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact', 'speakers'],

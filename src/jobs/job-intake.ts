@@ -17,7 +17,7 @@ import { probeUpload } from '../stages/probe.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import type { CompanySettings, Destination, OutputFormat } from '../types.js';
+import type { CompanySettings, Destination, OutputFormat, RequestOptions } from '../types.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 
 export interface JobIntakeDeps {
@@ -90,22 +90,33 @@ export class JobIntake {
     }
   }
 
+  /**
+   * The request's fields validated and resolved with the company's settings (everything a job row
+   * holds but the file): BAD_ARGUMENT, FORBIDDEN, … as for an upload. The live-call edge checks a
+   * call with it before the upgrade.
+   */
+  prepare(req: Omit<SubmitRequest, 'file' | 'move' | 'zpass'>): PreparedRequest {
+    const output = (req.output || 'json') as OutputFormat;
+    if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
+    if (req.callback) checkCallbackUrl(req.callback);
+    if (req.callbackerror) checkCallbackUrl(req.callbackerror);
+    const metadata = parseMetadata(req.metadata);
+    const datetime = parseDatetime(req.datetime);
+    const { company } = req.destination;
+    this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
+    const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
+    const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+    const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
+    return { destination: req.destination, output, callback: req.callback || undefined, callbackError: req.callbackerror || undefined, metadata, datetime, model, options, warning };
+  }
+
   /** Validates, stores the upload and the job durably, queues it, and returns its request id. */
   async submit(req: SubmitRequest): Promise<string> {
     let target: string | undefined;
     let copy: string | undefined;
     try {
       await this.checkCapacity();
-      const output = (req.output || 'json') as OutputFormat;
-      if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
-      if (req.callback) checkCallbackUrl(req.callback);
-      if (req.callbackerror) checkCallbackUrl(req.callbackerror);
-      const metadata = parseMetadata(req.metadata);
-      const datetime = parseDatetime(req.datetime);
-      const { company } = req.destination;
-      this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
-      const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
-      const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+      const prepared = this.prepare(req);
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
@@ -120,23 +131,14 @@ export class JobIntake {
       }
       target = key;
       await this.#d.blobs.putFile(key, copy ?? req.file.path);
-      const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
       const job = await this.#d.store.create({
+        ...prepared,
         id,
-        destination: req.destination,
-        model,
-        output,
-        callback: req.callback || undefined,
-        callbackError: req.callbackerror || undefined,
-        metadata,
-        datetime,
         source: req.file.name,
         kind: probe.kind === 'wav' ? 'audio' : 'archive',
         uploadPath: key,
         zpass: req.zpass || undefined,
-        warning,
         sizeBytes: req.file.size,
-        options,
       });
       this.#d.onAccepted?.(job);
       return id;
@@ -147,7 +149,29 @@ export class JobIntake {
       throw err;
     }
   }
+
+  /**
+   * A live call's recording, finished (src/live/): stored as its upload and its job created, under the
+   * id its client was given at the start, whether or not the service still accepts new requests (the
+   * call was accepted when it started). Idempotent: a job that exists already is returned as it is.
+   * The caller queues it.
+   */
+  async submitLive(prepared: PreparedRequest, call: { id: string; key: string; file: string | undefined; name: string; size: number }): Promise<Job> {
+    const existing = await this.#d.store.get(call.id);
+    if (existing) return existing;
+    // undefined: the file was stored under `key` before a crash, the job not yet created.
+    if (call.file !== undefined) await this.#d.blobs.putFile(call.key, call.file);
+    return this.#d.store.create({ ...prepared, id: call.id, source: call.name, kind: 'audio', uploadPath: call.key, sizeBytes: call.size });
+  }
+
+  /** The key a live call's recording will be stored under (fixed at its start, kept in its manifest). */
+  liveUploadKey(id: string, name: string): string {
+    return this.#d.blobs.uploadKey(id, safeName(name));
+  }
 }
+
+/** A request's fields after validation and company policy: a job row without its file. */
+export type PreparedRequest = Pick<Job, 'destination' | 'output' | 'callback' | 'callbackError' | 'metadata' | 'datetime' | 'model' | 'warning'> & { options: RequestOptions };
 
 function parseMetadata(raw: SubmitRequest['metadata']): Record<string, unknown> | undefined {
   if (raw === undefined || raw === '') return undefined;

@@ -53,6 +53,8 @@ export interface JobRunnerDeps {
   runJobs?: boolean;
   /** Categories scored at indexing (pipelines/file-runner.ts). */
   categorize?: FileRunnerDeps['categorize'];
+  /** A live call's utterances decoded during the call (jobs/live-calls.ts), so its job does not transcribe them again. */
+  liveTranscript?: FileRunnerDeps['liveTranscript'];
 }
 
 /** How often jobs queued by another process (voxdex import) are picked up (embedded mode). */
@@ -229,11 +231,11 @@ export class JobRunner {
     }
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
-    const { store, index, transcriber, blobs, paths, metrics, categorize } = this.#d;
+    const { store, index, transcriber, blobs, paths, metrics, categorize, liveTranscript } = this.#d;
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
       // A job stored before request options existed runs with the defaults.
-      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, paths, metrics, categorize }, ctx);
+      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });

@@ -1,0 +1,62 @@
+/**
+ * Under redaction, a live call's utterances are sent only once their redaction is decided: no
+ * unredacted digit is ever sent (API.md §11). Redaction looks at the call around a number — digits
+ * said in groups across several utterances of a speaker join into one number as long as each group
+ * follows the last within RUN_WINDOW_SEC (src/redact/digit-runs.ts), a month word before a number
+ * goes with it, a word between groups or an answer's short trailing words go with the number, and a
+ * homophone ("to", "for") or "double" at an utterance's end becomes a digit if digits follow — so an
+ * utterance near a number can change until the number can no longer grow.
+ *
+ * The rule (per speaker stream, as redaction builds them): every digit-bearing token (and each
+ * month word, and a homophone or "double"/"triple" ending an utterance) opens or extends a "number
+ * period" of its stream that lasts until RUN_WINDOW_SEC after its last such token. An utterance of
+ * the stream that overlaps a period still open at `now` (the time up to which every channel's speech
+ * has been decoded) is held; once the period has closed nothing later can join it, and the
+ * utterance is sent as redaction of the call so far leaves it. Utterances that touch no period go at
+ * once. The whole call is redacted again at its end for the stored document, by the same functions.
+ */
+import { HOMOPHONES, MONTHS, REPEATS } from '../numbers/lexicon.js';
+import { buildStreams, RUN_WINDOW_SEC, type StreamToken } from '../redact/digit-runs.js';
+import type { Utterance } from '../types.js';
+
+const MONTH_SET = new Set<string>(MONTHS);
+
+/** Tokens that can still become part of a number, by stream. */
+function numberTokens(utterances: readonly Utterance[]): Map<string, StreamToken[]> {
+  const out = new Map<string, StreamToken[]>();
+  for (const s of buildStreams(utterances)) {
+    const last = new Map<number, number>();
+    s.tokens.forEach((t, i) => last.set(t.u, i));
+    const tokens = s.tokens.filter((t, i) => t.kind === 'digit' || MONTH_SET.has(t.key) || (last.get(t.u) === i && (t.key in HOMOPHONES || t.key in REPEATS)));
+    out.set(s.speaker, tokens);
+  }
+  return out;
+}
+
+/** The periods [from, until] of a stream's number tokens (until = last token's end + RUN_WINDOW_SEC). */
+function periods(tokens: readonly StreamToken[]): Array<{ from: number; until: number }> {
+  const out: Array<{ from: number; until: number }> = [];
+  for (const t of [...tokens].sort((a, b) => a.start - b.start)) {
+    const p = out[out.length - 1];
+    if (p && t.start <= p.until) p.until = Math.max(p.until, t.end + RUN_WINDOW_SEC);
+    else out.push({ from: t.start, until: t.end + RUN_WINDOW_SEC });
+  }
+  return out;
+}
+
+const streamOf = (u: Utterance) => u.metadata.speaker ?? `C${u.metadata.channel}`;
+
+/**
+ * Which of `call`'s utterances (the call so far, in any order) may be sent at `now`: the indexes
+ * of those whose redaction can no longer change.
+ */
+export function decidedUtterances(call: readonly Utterance[], now: number): Set<number> {
+  const byStream = new Map<string, Array<{ from: number; until: number }>>();
+  for (const [speaker, tokens] of numberTokens(call)) byStream.set(speaker, periods(tokens));
+  const out = new Set<number>();
+  call.forEach((u, i) => {
+    const open = (byStream.get(streamOf(u)) ?? []).some((p) => p.until > now && u.end >= p.from && u.start <= p.until);
+    if (!open) out.add(i);
+  });
+  return out;
+}

@@ -8,6 +8,8 @@ import { mediaOfFile } from '../src/audio/media.js';
 import { moovFirst } from '../src/audio/mp4-faststart.js';
 import { ffmpegArgs, ffmpegLines, transcoding } from '../src/audio/transcode.js';
 import { decode, decodeWav } from '../src/stages/decode.js';
+import { fileSource } from '../src/audio/byte-source.js';
+import { AudioSeal } from '../src/audio/sealed-file.js';
 import { probeUpload } from '../src/stages/probe.js';
 import { isFailedItem, unpack } from '../src/stages/unpack.js';
 import type { StageContext } from '../src/types.js';
@@ -18,6 +20,7 @@ const t = suite('transcode');
 let dir = '';
 let n = 0;
 const config = loadConfig({});
+const seal = AudioSeal.ephemeral();
 
 function ctx(env: Record<string, string> = {}): StageContext {
   return { jobId: 'job', signal: new AbortController().signal, log: silentLogger, config: loadConfig(env) };
@@ -68,7 +71,7 @@ t('decodes every transcoded format made from real speech to its length, at 8 or 
     const media = mediaOfFile(file, config.transcode);
     assert.is(media.kind, 'coded', format);
     assert.equal(await probeUpload(file, { transcode: config.transcode }, config.archive), { kind: 'coded' }, format);
-    const audio = await decode({ path: file }, ctx());
+    const audio = await decode({ source: fileSource(file) }, ctx());
     const rate = CODED_FORMATS[format].rate;
     assert.is(audio.format.sampleRate, rate, format);
     assert.is(audio.format.channels, 1, format);
@@ -85,20 +88,20 @@ t('decodes every transcoded format made from real speech to its length, at 8 or 
 t('FLAC decodes sample for sample to the WAV it was made from', async () => {
   const wav = await makeWav(dir, { rate: 16000, text: 'lossless', name: 'lossless.wav' });
   const flac = await makeCoded(dir, wav, 'flac');
-  assert.equal((await decode({ path: flac }, ctx())).channels, (await decodeWav(wav)).channels);
+  assert.equal((await decode({ source: fileSource(flac) }, ctx())).channels, (await decodeWav(wav)).channels);
 });
 
 t('44.1 and 48 kHz, 22.05 kHz, 24-bit, float and EXTENSIBLE WAVs are decoded by voxdex itself at their rate', async () => {
   for (const [rate, encoding] of [[44100, 'pcm_s24'], [48000, 'pcm_f32'], [22050, 'pcm_s16'], [32000, 'pcm_s32']] as const) {
     const wav = await makeWav(dir, { rate, encoding, seconds: 0.5, channels: 2 });
     assert.equal(await probeUpload(wav, { transcode: config.transcode }, config.archive), { kind: 'wav' });
-    const audio = await decode({ path: wav }, ctx());
+    const audio = await decode({ source: fileSource(wav) }, ctx());
     assert.equal([audio.format.sampleRate, audio.format.encoding, audio.format.channels, audio.channels[0]!.length], [rate, encoding, 2, rate / 2]);
   }
   const ext = path.join(dir, 'ext.wav');
   await run('ffmpeg', ['-hide_banner', '-loglevel', 'error', '-y', '-i', LIBRIVOX_WAV, '-ar', '48000', '-ac', '2', '-c:a', 'pcm_s24le', ext]);
   assert.is(readFileSync(ext).readUInt16LE(20), 0xfffe, 'ffmpeg writes 24-bit stereo as WAVE_FORMAT_EXTENSIBLE');
-  const audio = await decode({ path: ext }, ctx());
+  const audio = await decode({ source: fileSource(ext) }, ctx());
   assert.equal([audio.format.sampleRate, audio.format.encoding, audio.format.transcodedFrom], [48000, 'pcm_s24', undefined]);
   await rejects(() => probeUpload(ext, { transcode: config.transcode }, { ...config.archive, maxAudioSec: 1 }), 'TOO_LARGE');
 });
@@ -114,8 +117,8 @@ t('an M4A with its index after the media data decodes like the same file written
   assert.ok(lateBytes.indexOf('moov') > lateBytes.indexOf('mdat'), 'the fixture keeps moov at the end');
   const reordered = moovFirst(lateBytes);
   assert.ok(Buffer.from(reordered).indexOf('moov') < Buffer.from(reordered).indexOf('mdat'));
-  const a = await decode({ path: late }, ctx());
-  const b = await decode({ path: early }, ctx());
+  const a = await decode({ source: fileSource(late) }, ctx());
+  const b = await decode({ source: fileSource(early) }, ctx());
   assert.ok(a.durationSec > 200, String(a.durationSec));
   assert.equal(a.channels, b.channels);
   const first = readFileSync(early);
@@ -124,7 +127,7 @@ t('an M4A with its index after the media data decodes like the same file written
 
 t('AMR-WB (constructed: no packaged encoder) decodes at 16 kHz; AMR-NB at 8 kHz', async () => {
   const wb = makeAmrWbSilence(dir, 'quiet.awb', 100);
-  const audio = await decode({ path: wb }, ctx());
+  const audio = await decode({ source: fileSource(wb) }, ctx());
   assert.equal([audio.format.sampleRate, audio.channels[0]!.length], [16000, 32000]);
 });
 
@@ -140,7 +143,7 @@ t('hostile files fail cleanly before the answer: truncated, garbage behind an MP
   await rejects(() => probeUpload(garbage, { transcode: config.transcode }, config.archive), 'BAD_AUDIO', /MPEG audio \(MP3 with an ID3 tag\)/);
   const frameOnly = path.join(dir, 'frame.mp3');
   writeFileSync(frameOnly, Buffer.from([0xff, 0xfb, 0x90, 0x64, 0, 0, 0, 0]));
-  await rejects(() => decode({ path: frameOnly }, ctx()), 'BAD_AUDIO');
+  await rejects(() => decode({ source: fileSource(frameOnly) }, ctx()), 'BAD_AUDIO');
 });
 
 t('a file that decodes to more audio than allowed is stopped (TOO_LARGE), whatever its header says', async () => {
@@ -152,18 +155,18 @@ t('a file that decodes to more audio than allowed is stopped (TOO_LARGE), whatev
   writeFileSync(amr, Buffer.concat([Buffer.from('#!AMR\n', 'latin1'), ...Array.from({ length: 600 }, () => frames)]));
   assert.equal(await probeUpload(amr, { transcode: config.transcode }, config.archive), { kind: 'coded' });
   const t0 = process.cpuUsage();
-  await rejects(() => decode({ path: amr }, ctx({ VOXDEX_TRANSCODE_MAX_AUDIO_SEC: '60' })), 'TOO_LARGE', /^The recording decodes to more than 60 seconds of audio \(every channel counted; VOXDEX_TRANSCODE_MAX_AUDIO_SEC=60\)/);
+  await rejects(() => decode({ source: fileSource(amr) }, ctx({ VOXDEX_TRANSCODE_MAX_AUDIO_SEC: '60' })), 'TOO_LARGE', /^The recording decodes to more than 60 seconds of audio \(every channel counted; VOXDEX_TRANSCODE_MAX_AUDIO_SEC=60\)/);
   const cpu = process.cpuUsage(t0);
   assert.ok(cpu.user + cpu.system < 2e6, 'stopped early');
   // The request's own audio limit applies too.
-  await rejects(() => decode({ path: amr }, ctx({ VOXDEX_MAX_REQUEST_AUDIO_SEC: '30' })), 'TOO_LARGE', /more than 30 seconds/);
-  assert.ok(Math.abs((await decode({ path: amr }, ctx())).durationSec - 600) < 1);
+  await rejects(() => decode({ source: fileSource(amr) }, ctx({ VOXDEX_MAX_REQUEST_AUDIO_SEC: '30' })), 'TOO_LARGE', /more than 30 seconds/);
+  assert.ok(Math.abs((await decode({ source: fileSource(amr) }, ctx())).durationSec - 600) < 1);
 });
 
 t('ffmpeg runs within its memory limit: too small a limit is TOO_LARGE naming the setting', async () => {
   const wav = await makeWav(dir, { rate: 16000, text: 'memory', name: 'mem.wav' });
   const mp3 = await makeCoded(dir, wav, 'mp3-32k');
-  await rejects(() => decode({ path: mp3 }, ctx({ VOXDEX_TRANSCODE_MEMORY_MIB: '64' })), 'TOO_LARGE', /VOXDEX_TRANSCODE_MEMORY_MIB/);
+  await rejects(() => decode({ source: fileSource(mp3) }, ctx({ VOXDEX_TRANSCODE_MEMORY_MIB: '64' })), 'TOO_LARGE', /VOXDEX_TRANSCODE_MEMORY_MIB/);
 });
 
 t('a cancelled decode kills ffmpeg: CANCELLED', async () => {
@@ -173,7 +176,7 @@ t('a cancelled decode kills ffmpeg: CANCELLED', async () => {
   const ac = new AbortController();
   const c = { ...ctx(), signal: ac.signal };
   setTimeout(() => ac.abort(), 5);
-  await rejects(() => decode({ path: flac }, c), 'CANCELLED');
+  await rejects(() => decode({ source: fileSource(flac) }, c), 'CANCELLED');
 });
 
 t('VOXDEX_TRANSCODE=off and a missing ffmpeg: 415 naming the format and how to enable transcoding', async () => {
@@ -183,7 +186,7 @@ t('VOXDEX_TRANSCODE=off and a missing ffmpeg: 415 naming the format and how to e
   const off = loadConfig({ VOXDEX_TRANSCODE: 'off' }).transcode;
   await rejects(() => probeUpload(mp3, { transcode: off }, config.archive), 'UNSUPPORTED_AUDIO', /^Found MPEG audio \(MP3 with an ID3 tag\); transcoding is turned off on this installation \(VOXDEX_TRANSCODE=off\); the operator enables it by removing that setting\. Or send RIFF\/WAVE/);
   await rejects(() => probeUpload(gsm, { transcode: off }, config.archive), 'UNSUPPORTED_AUDIO', /^Found WAV with GSM 6\.10 \(format tag 0x0031\); transcoding is turned off/);
-  await rejects(() => decode({ path: mp3 }, ctx({ VOXDEX_TRANSCODE: 'off' })), 'UNSUPPORTED_AUDIO', /VOXDEX_TRANSCODE=off/);
+  await rejects(() => decode({ source: fileSource(mp3) }, ctx({ VOXDEX_TRANSCODE: 'off' })), 'UNSUPPORTED_AUDIO', /VOXDEX_TRANSCODE=off/);
   const missing = loadConfig({ VOXDEX_FFMPEG: path.join(dir, 'no-such-ffmpeg') }).transcode;
   assert.is(transcoding(missing), 'missing');
   await rejects(() => probeUpload(mp3, { transcode: missing }, config.archive), 'UNSUPPORTED_AUDIO', /^Found MPEG audio \(MP3 with an ID3 tag\); transcoding needs ffmpeg, which is not installed on this installation; the operator enables it by installing it \(scripts\/install\.sh, or apt-get install ffmpeg\)\./);
@@ -200,20 +203,20 @@ t('an archive may hold any accepted format: each member decodes, a broken one is
   writeFileSync(broken, Buffer.concat([Buffer.from('fLaC', 'latin1'), Buffer.alloc(200, 7)]));
   const zip = await makeZip(dir, 'mixed.zip', [...members, broken]);
   assert.equal(await probeUpload(zip, { transcode: config.transcode }, config.archive), { kind: 'zip', members: 6 });
-  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  const out = await unpack({ source: fileSource(zip), seal, workDir: workDir() }, ctx());
   assert.is(out.items.length, 6);
   for (const item of out.items) {
     assert.not.ok(isFailedItem(item), item.name);
     if (isFailedItem(item)) continue;
-    if (item.name === 'broken.flac') await rejects(() => decode({ path: item.path }, ctx()), 'BAD_AUDIO', /^The FLAC audio could not be decoded|^The FLAC audio holds no audio/);
+    if (item.name === 'broken.flac') await rejects(() => decode({ source: item.source }, ctx()), 'BAD_AUDIO', /^The FLAC audio could not be decoded|^The FLAC audio holds no audio/);
     else {
       // AMR-NB from sox uses DTX: ffmpeg 5.1 does not decode comfort-noise frames; inner ones become silence, trailing ones are lost.
-      const short = (await decodeWav(wav)).durationSec - (await decode({ path: item.path }, ctx())).durationSec;
+      const short = (await decodeWav(wav)).durationSec - (await decode({ source: item.source }, ctx())).durationSec;
       assert.ok(short > -0.1 && short < (item.name.endsWith('.amr') ? 1.5 : 0.1), `${item.name}: ${short}`);
     }
   }
   // With transcoding off the coded members are per-file errors and the WAV still goes through.
-  const off = await unpack({ path: zip, workDir: workDir() }, ctx({ VOXDEX_TRANSCODE: 'off' }));
+  const off = await unpack({ source: fileSource(zip), seal, workDir: workDir() }, ctx({ VOXDEX_TRANSCODE: 'off' }));
   assert.equal(
     off.items.map((i) => (isFailedItem(i) ? i.error.code : 'ok')),
     ['ok', 'UNSUPPORTED_AUDIO', 'UNSUPPORTED_AUDIO', 'UNSUPPORTED_AUDIO', 'UNSUPPORTED_AUDIO', 'UNSUPPORTED_AUDIO'],

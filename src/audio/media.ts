@@ -3,12 +3,12 @@
  * decoder), an archive, or a format ffmpeg transcodes (src/audio/transcode.ts) — when transcoding
  * is on. Anything else is refused with UNSUPPORTED_AUDIO naming what was found and, for a format that transcoding would read, how the operator enables it.
  */
-import { closeSync, fstatSync, openSync } from 'node:fs';
 import type { TranscodeConfig } from '../config.js';
+import { withSourceSync, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import { describeUnsupported, sniffFile, transcodingRefusal, type Sniffed, type TranscodeState } from './sniff.js';
 import { transcoding } from './transcode.js';
-import { fdReader, wavCodec } from './wav-header.js';
+import { sourceReader, wavCodec } from './wav-header.js';
 
 export type Media =
   | { kind: 'wav' }
@@ -18,14 +18,8 @@ export type Media =
   | { kind: 'coded'; what: string; demuxer: string };
 
 /** The compressed codec of a WAV file that voxdex transcodes (GSM 6.10, ADPCM, MP3 in WAV…), if any. */
-function fileWavCodec(path: string): ReturnType<typeof wavCodec> {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    return wavCodec(fdReader(fd, size), size);
-  } finally {
-    closeSync(fd);
-  }
+function fileWavCodec(input: string | ByteSource): ReturnType<typeof wavCodec> {
+  return withSourceSync(input, (src) => wavCodec(sourceReader(src), src.size));
 }
 
 /**
@@ -45,7 +39,7 @@ export function mediaOf(s: Sniffed, codec: () => ReturnType<typeof wavCodec>, st
   throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s, state));
 }
 
-/** mediaOf for a file on disk under the installation's transcoding settings. */
-export function mediaOfFile(path: string, cfg: TranscodeConfig): Media {
-  return mediaOf(sniffFile(path), () => fileWavCodec(path), transcoding(cfg));
+/** mediaOf for a file (a path: a plain file) or source under the installation's transcoding settings. */
+export function mediaOfFile(input: string | ByteSource, cfg: TranscodeConfig): Media {
+  return mediaOf(sniffFile(input), () => fileWavCodec(input), transcoding(cfg));
 }

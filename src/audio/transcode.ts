@@ -2,8 +2,9 @@
  * Transcoding: an audio format voxdex does not decode itself (MP3, FLAC, Ogg, M4A, AMR, GSM WAV,
  * WebM…) → 16-bit PCM at 8–16 kHz, through Debian's `ffmpeg` run as a child process. Every file is
  * treated as hostile:
- * - the bytes reach ffmpeg through its stdin pipe and the PCM comes back through its stdout pipe:
- *   ffmpeg opens no file and no network connection (`-protocol_whitelist pipe`), and the container
+ * - the bytes (a ByteSource: a sealed upload is unsealed block by block in memory) reach ffmpeg
+ *   through its stdin pipe and the PCM comes back through its stdout pipe: ffmpeg opens no file and
+ *   no network connection (`-protocol_whitelist pipe`), and the container
  *   is the one sniff() found (`-f <demuxer>`), so ffmpeg never guesses one (no playlists, no
  *   concat lists that name other files);
  * - one thread, and the kernel's limits on the process (prlimit): CPU seconds (RLIMIT_CPU), address
@@ -14,9 +15,9 @@
  * Failures become the contract's errors: BAD_AUDIO (undecodable), TOO_LARGE (a limit), CANCELLED.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { createReadStream } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
 import type { TranscodeConfig } from '../config.js';
+import { asSource, readAll, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import { moovFirst } from './mp4-faststart.js';
 import { transcodingRefusal, type TranscodeState } from './sniff.js';
@@ -77,14 +78,22 @@ export function ffmpegArgs(demuxer: string, probeSec?: number): string[] {
   ];
 }
 
-/** The input as ffmpeg reads it: MP4 with the index first (mp4-faststart.ts), anything else as it is. */
-async function inputBytes(source: string | Uint8Array, demuxer: string): Promise<string | Uint8Array> {
-  if (demuxer !== 'mov') return source;
-  return moovFirst(typeof source === 'string' ? await readFile(source) : source);
+/** The input as ffmpeg reads it: MP4 with the index first (mp4-faststart.ts, in memory), anything else streamed as it is. */
+async function inputBytes(source: ByteSource, demuxer: string): Promise<Readable | Uint8Array> {
+  return demuxer === 'mov' ? moovFirst(await readAll(source)) : source.stream();
 }
 
-/** Decodes `source` (a file, or bytes in memory) read as `demuxer`. */
-export async function transcode(source: string | Uint8Array, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
+/** Decodes `input` (a path: a plain file, or a source) read as `demuxer`. */
+export async function transcode(input: string | ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
+  const { src, owned } = asSource(input);
+  try {
+    return await transcodeSource(src, demuxer, cfg, opts);
+  } finally {
+    if (owned) await src.close();
+  }
+}
+
+async function transcodeSource(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
   if (opts.signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
   const input = await inputBytes(source, demuxer);
   const child = spawn('prlimit', [`--as=${cfg.memoryBytes}`, `--cpu=${cfg.cpuSec}`, '--fsize=0', '--core=0', '--', cfg.ffmpeg, ...ffmpegArgs(demuxer, opts.probeSec)], {
@@ -104,11 +113,11 @@ export async function transcode(source: string | Uint8Array, demuxer: string, cf
     opts.signal?.addEventListener('abort', onAbort, { once: true });
 
     child.stdin.on('error', () => {}); // ffmpeg may stop reading early (a probe, an error): EPIPE is expected
-    if (typeof input === 'string') {
-      const file = createReadStream(input);
-      file.on('error', (err) => stop(voxdexError('BAD_AUDIO', `The ${opts.what} could not be read (${err.message}).`)));
-      file.pipe(child.stdin);
-    } else child.stdin.end(input);
+    if (input instanceof Uint8Array) child.stdin.end(input);
+    else {
+      input.on('error', (err) => stop(voxdexError('BAD_AUDIO', `The ${opts.what} could not be read (${err.message}).`)));
+      input.pipe(child.stdin);
+    }
     child.stdout.on('data', (chunk: Buffer) => {
       if (stopped) return;
       try {
@@ -123,6 +132,7 @@ export async function transcode(source: string | Uint8Array, demuxer: string, cf
     child.on('error', () => stop(voxdexError('UNSUPPORTED_AUDIO', `Found ${opts.what}; ${transcodingRefusal('missing')}.`)));
     child.on('close', (code, signal) => {
       clearTimeout(wall);
+      if (!(input instanceof Uint8Array)) input.destroy();
       opts.signal?.removeEventListener('abort', onAbort);
       const lines = ffmpegLines(stderr);
       if (stopped) return reject(stopped);

@@ -19,6 +19,7 @@ import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { CompanySettings, Destination, OutputFormat, RequestOptions } from '../types.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
+import { sha256File } from './content-hash.js';
 
 export interface JobIntakeDeps {
   config: Readonly<Config>;
@@ -55,6 +56,8 @@ export interface SubmitRequest {
   options?: RequestOptionValues;
   /** Parameter names accepted but not implemented. */
   ignored?: string[];
+  /** The file's sha256 (hex) when the caller has it (drop folder, import); else it is computed. */
+  sha256?: string;
 }
 
 export class JobIntake {
@@ -122,6 +125,7 @@ export class JobIntake {
       }
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
       const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
+      const contentHash = req.sha256 ?? (await sha256File(req.file.path));
       const id = randomUUID();
       const key = this.#d.blobs.uploadKey(id, safeName(req.file.name));
       if (!req.move) {
@@ -139,6 +143,7 @@ export class JobIntake {
         uploadPath: key,
         zpass: req.zpass || undefined,
         sizeBytes: req.file.size,
+        contentHash,
       });
       this.#d.onAccepted?.(job);
       return id;

@@ -44,14 +44,14 @@ export function barChart(o: { label: string; unit: string; bars: Bar[]; max?: nu
       mark.style.left = pct(b.before, top);
       track.append(mark);
     }
-    const words = `${b.label}: ${b.value} ${o.unit}${b.note ? ` (${b.note})` : ''}${b.before !== undefined ? `; period before: ${b.before}` : ''}`;
+    // The link's name is its visible text: label, value, share, the period before.
     return h(
       'li',
       { class: 'hbar' },
-      h('a', { href: b.href, class: 'hbar-link', 'aria-label': words },
+      h('a', { href: b.href, class: 'hbar-link' },
         h('span', { class: 'hbar-label' }, b.label),
         track,
-        h('span', { class: 'hbar-value' }, String(b.value), b.note ? h('span', { class: 'muted' }, ` ${b.note}`) : null,
+        h('span', { class: 'hbar-value' }, String(b.value), h('span', { class: 'sr' }, ` ${o.unit}`), b.note ? h('span', { class: 'muted' }, ` ${b.note}`) : null,
           b.before !== undefined ? h('span', { class: 'muted' }, ` · before ${b.before}`) : null)),
     );
   });

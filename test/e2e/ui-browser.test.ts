@@ -119,7 +119,9 @@ ui('signs in with the company token and offers only its own company', async () =
 async function uploadThroughForm(files: string[]): Promise<string[]> {
   await page.locator('#upload-files').setInputFiles(files);
   await page.getByRole('button', { name: 'Upload', exact: true }).click();
-  await page.locator('.upload-message').getByText(`${files.length} of ${files.length} accepted.`).waitFor({ timeout: 60_000 });
+  await page.locator('.upload-message').getByText(/ of \d+ accepted\.$/).waitFor({ timeout: 60_000 });
+  const states = await page.locator('.upload-item').allTextContents();
+  assert.is(await page.locator('.upload-message').textContent(), `${files.length} of ${files.length} accepted.`, states.join(' | '));
   const ids: string[] = [];
   for (const f of files) {
     const state = await page.locator('.upload-item', { has: page.locator('.upload-name', { hasText: new RegExp(`^${path.basename(f).replace('.', '\\.')}$`) }) }).first().locator('.upload-state').textContent();

@@ -27,6 +27,8 @@ export const ERRORS = {
   // 404 / 405 / 413 / 415 / 416
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_MODEL: { status: 400, retryable: false },
+  /** A search's `category=` names no category of the company. */
+  UNKNOWN_CATEGORY: { status: 400, retryable: false },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false },
   ALREADY_FINISHED: { status: 409, retryable: false },
   TOO_LARGE: { status: 413, retryable: false },

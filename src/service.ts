@@ -34,6 +34,7 @@ import { mountUiRoutes } from './http/ui-routes.js';
 import { liveUpgrade, mountLiveRoutes, realtimePost, type LiveRouteDeps } from './http/live-routes.js';
 import { LiveCalls } from './jobs/live-calls.js';
 import { mountCategoryRoutes } from './http/category-routes.js';
+import { mountAnalyticsRoutes } from './http/analytics-routes.js';
 import { CategoryBackfill } from './analytics/backfill.js';
 import { categorizer } from './analytics/categories.js';
 import type { CategoryStore } from './store/category-store.js';
@@ -319,12 +320,13 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     realtime: realtimePost(liveRouteDeps({ log: d.log, ports, intake, live: d.live, config })),
   });
   mountLiveRoutes(routes, liveRouteDeps({ log: d.log, ports, intake, live: d.live, config }));
-  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log });
+  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log, categories: ports.categories });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
   mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
   mountCategoryRoutes(routes, { access, store: ports.categories, index, onChange: () => d.backfill.kick() });
+  mountAnalyticsRoutes(routes, { index, access, categories: ports.categories, rateLimit: ports.rateLimiter('/search'), log: d.log });
 }
 
 /**
@@ -368,7 +370,7 @@ async function startListening(server: Server, config: Readonly<Config>, log: Log
   return port;
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories', 'live']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories', 'live', 'analytics']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;

@@ -26,6 +26,18 @@ n('groups said as pairs and cardinals join into one digit string', () => {
   assert.is(say('two point five'), '2.5');
 });
 
+n('hyphenated numbers ("forty-two", as writers and Moonshine spell them) read as their words', () => {
+  assert.is(say('forty-two'), '42');
+  assert.is(say('Forty-two,'), '42');
+  assert.is(say('forty-five thirty-nine'), '4539');
+  assert.is(say('forty-two dollars'), '$42');
+  assert.is(say('the twenty-first of may'), 'the 21st of may');
+  assert.is(say('at eight forty-five pm'), 'at 8:45 pm');
+  const [e] = normalizeNumbers(events('forty-two'));
+  assert.equal([e!.start, e!.end], [0, 0.4]);
+  assert.is(say('e-mail check-in'), 'e-mail check-in');
+});
+
 n('amounts and percentages', () => {
   assert.is(say('forty two dollars and fifty cents'), '$42.50');
   assert.is(say('it costs forty two dollars fifty'), 'it costs $42.50');

@@ -6,7 +6,7 @@
  * fillers and utterances of the same speaker within RUN_WINDOW_SEC (a card read out in four turns).
  * Quantities (amounts, percentages, times, ordinals, counts before a unit) break runs.
  */
-import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, REPEATS, SCALES, TEENS, TENS, wordKey } from '../numbers/lexicon.js';
+import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from '../numbers/lexicon.js';
 import type { Utterance } from '../types.js';
 
 /** Groups of the same speaker this close (seconds, end to start) may join into one run. */
@@ -60,6 +60,8 @@ function wordDigits(keys: readonly string[], i: number): string | undefined {
   const k = keys[i]!;
   const next = keys[i + 1];
   if (/\d/.test(k)) return /[$£€%:]|\d(st|nd|rd|th)$|\d\.\d/.test(k) ? undefined : k.replace(/\D/g, '');
+  const tensUnit = tensUnitParts(k); // "forty-two": 42; "twenty-first": a quantity
+  if (tensUnit) return tensUnit[1] in DIGITS ? `${TENS[tensUnit[0]]! / 10}${DIGITS[tensUnit[1]]}` : undefined;
   if (k in DIGITS) return String(DIGITS[k]);
   if (k in TEENS) return String(TEENS[k]);
   if (k in TENS) return String(TENS[k]! / 10) + (next !== undefined && next in DIGITS && DIGITS[next]! > 0 ? '' : '0');

@@ -164,7 +164,9 @@ export class LiveCall {
 
   #begin(): void {
     const format = this.#audio.format;
-    this.input.recording.start(format);
+    this.input.recording.start(format).catch((err: unknown) => {
+      this.#failed ??= voxdexError('STORAGE_UNAVAILABLE', `The call's audio could not be written (${(err as Error).message}); it was ended`, err);
+    });
     this.#model = this.#deps.transcriber.liveModel(this.input.model, format.sampleRate);
     this.#channels = Array.from({ length: format.channels }, (_, channel) => ({
       channel,

@@ -11,7 +11,8 @@
  * a phone line, 8 kHz mu-law: other voices, synthetic, never alone). Entries that are not speech
  * ("[tones]", "(silence)") are left out. Scores: bench/lib/readability-score.ts. Contenders:
  *   text      the `text` voxdex writes (Moonshine's written form, numbers, redaction rules);
- *   text+stop the same, with a full stop added where an utterance ends without one (a rule tried, not shipped unless it wins on a–l);
+ *   text+stop the same, with a full stop added where an utterance ends with no punctuation at all (a
+ *             comma, colon or dash is the model saying the sentence goes on); tried on a–l;
  *   peer      today's output (the events' words) in sentence case with a final full stop.
  * CPU: process.cpuUsage() of the whole run (ASR threads included) and of the readable stage alone.
  */
@@ -87,7 +88,7 @@ function contenderLines(utterances: readonly Utterance[], raw: readonly Utteranc
   const text = utterances.map((u) => u.text ?? '').filter(Boolean);
   return {
     text,
-    'text+stop': text.map((t) => (/[.?!…]["'”’)\]]*$/.test(t) ? t : `${t.replace(/[,;:]+$/, '')}.`)),
+    'text+stop': text.map((t) => (/[.?!…,;:\-–—]["'”’)\]]*$/.test(t) ? t : `${t}.`)),
     // Today's output: the events' words; in sentence case with a final full stop (no written forms).
     peer: raw.map((u) => utteranceText(u.events.map(({ written: _w, ...e }) => e), { numtrans: true })).filter(Boolean),
   };

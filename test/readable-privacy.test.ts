@@ -87,7 +87,7 @@ function filesUnder(dir: string): string[] {
 for (const numtrans of [true, false]) {
   p(`scrubtext with numtrans=${numtrans}: no card digit in the text, any output, the callback or the index`, async () => {
     const options = { ...defaultRequestOptions(), numtrans, scrubtext: true };
-    const { document } = await processFile({ requestid: 'r1', path: ASTERISK_PROMPT, source: 'call.wav', options }, { transcriber: payingCaller() }, ctx);
+    const { document } = await processFile({ requestid: 'r1', audio: ASTERISK_PROMPT, source: 'call.wav', options }, { transcriber: payingCaller() }, ctx);
     // Fixed clock times: their digits must not be taken for the card's.
     Object.assign(document, { started: '2025-01-01T00:00:00.000Z', donedate: '2025-01-01T00:00:01.000Z' });
     // The text is there, readable, redacted like the events.

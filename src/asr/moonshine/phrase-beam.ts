@@ -157,8 +157,7 @@ export async function decodeWithPhrases<S>(stepper: Stepper<S>, start: S, o: Bea
         firstEosLogprob = logits[EOS]! - lse;
         if (id === EOS && o.forcePastEos) id = argmax(logits, undefined, EOS);
       }
-      const before: Hyp<S> = { ...main, tokens: main.tokens.slice(), prefix: main.prefix.slice(), state };
-      for (const b of openBranches(before, logits, lse)) branches.push(b);
+      for (const b of openBranches(main, state, logits, lse)) branches.push(b);
       main.state = state;
       write(main, id, logits[id]! - lse, step);
     }
@@ -173,7 +172,8 @@ export async function decodeWithPhrases<S>(stepper: Stepper<S>, start: S, o: Bea
       if (p.completedAt !== undefined) id = argmax(logits);
       else if (p.offset < vocab.lengths[p.index]!) {
         const next = vocab.next[p.index]![p.offset]!;
-        id = argmax(logits, (i) => next.has(i));
+        id = -1;
+        for (const i of next.keys()) if (id < 0 || logits[i]! > logits[id]!) id = i;
         if (id < 0 || logits[id]! - lse < pieceMinLogprob) {
           b.done = true;
           b.phrase!.offset = -1; // dropped
@@ -191,8 +191,8 @@ export async function decodeWithPhrases<S>(stepper: Stepper<S>, start: S, o: Bea
   }
   return { tokens: main.tokens, ended: main.ended, repetition: main.repetition, firstEosLogprob, branches: opened, accepted };
 
-  /** The branches `before` (main before its choice at this step) opens at this step. */
-  function openBranches(before: Hyp<S>, logits: Float32Array, lse: number): Array<Hyp<S>> {
+  /** The branches main opens at this step (before its own choice; `state`: after the step). */
+  function openBranches(m: Hyp<S>, state: S, logits: Float32Array, lse: number): Array<Hyp<S>> {
     const best = new Map<number, [number, number]>(); // phrase → [piece, offset after it]
     for (const [id, p, off] of vocab.starts) {
       if (logits[id]! - lse < startMinLogprob) continue;
@@ -202,7 +202,7 @@ export async function decodeWithPhrases<S>(stepper: Stepper<S>, start: S, o: Bea
     const out: Array<Hyp<S>> = [];
     for (const [p, [id, off]] of [...best].sort((a, b) => logits[b[1][0]]! - logits[a[1][0]]!).slice(0, perPosition)) {
       if (branches.filter((b) => !b.done).length + out.length >= maxLive || opened >= maxBranches) break;
-      const b: Hyp<S> = { ...before, tokens: before.tokens.slice(), prefix: before.prefix.slice(), phrase: { index: p, offset: off, from: before.tokens.length } };
+      const b: Hyp<S> = { ...m, state, tokens: m.tokens.slice(), prefix: m.prefix.slice(), phrase: { index: p, offset: off, from: m.tokens.length } };
       b.tokens.push({ id, logprob: logits[id]! - lse });
       b.prefix.push(score(b) + logits[id]! - lse);
       b.last = id;

@@ -42,8 +42,15 @@ export interface ChannelPcm {
 
 // ---------------------------------------------------------------- request options (docs/service.md, "Request options")
 
-/** What redaction replaces: card numbers, card security codes, expiry dates, social security numbers, other runs of 6+ digits. */
-export type RedactKind = 'card' | 'cvv' | 'expiry' | 'ssn' | 'digits';
+/**
+ * What redaction replaces, in the order listed to users (docs/redaction.md): card numbers, card
+ * security codes, expiry dates, social security numbers, other runs of 6+ digits, PINs. The one list
+ * every edge checks `redact=` against (request, company settings, CLI).
+ */
+export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin'] as const;
+export type RedactKind = (typeof REDACT_KINDS)[number];
+/** What scrubtext=true (or a policy without `--redact`) redacts: the established service's kinds (API.md §10); the others are asked for by name. */
+export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**
  * A request's options after validation and company policy (src/jobs/request-options.ts): stored

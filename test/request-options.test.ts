@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VoxdexError } from '../src/errors.js';
-import { defaultRequestOptions, pickRequestOptions, resolveRequestOptions } from '../src/jobs/request-options.js';
+import { defaultRequestOptions, pickRequestOptions, policyFloor, resolveRequestOptions } from '../src/jobs/request-options.js';
 
 const opts = suite('request options');
 
@@ -74,7 +74,25 @@ opts('redact: known kinds only; a request adds kinds to the company\'s, never re
   assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'ssn']);
   assert.equal(resolveRequestOptions({ redact: 'ssn' }, { redact: ['card'] }).redact, ['card', 'ssn']);
   assert.equal(resolveRequestOptions({}, { redact: ['cvv'] }).redact, ['cvv']);
-  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits for redact but received "iban"');
+  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits, pin for redact but received "iban"');
+});
+
+opts('under a scrub policy a request\'s redact= adds to the default kinds, never narrows them (issue 24)', () => {
+  assert.equal(resolveRequestOptions({ redact: 'cvv' }, { scrub: ['text'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
+  assert.equal(resolveRequestOptions({ redact: 'pin' }, { scrub: ['text', 'audio'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin']);
+  assert.equal(resolveRequestOptions({ redact: 'cvv' }, { scrub: ['text'], redact: ['card'] }).redact, ['card', 'cvv']);
+  // Without a policy the request chooses.
+  assert.equal(resolveRequestOptions({ scrubtext: 'true', redact: 'cvv' }, {}).redact, ['cvv']);
+});
+
+opts('policyFloor: a job runs under the policy as it is when it runs — it only ever adds (issue 24)', () => {
+  const accepted = resolveRequestOptions({ redact: 'cvv', diarize: 'true' }, {});
+  assert.equal(policyFloor(accepted, {}), accepted);
+  const floored = policyFloor(accepted, { scrub: ['text'] });
+  assert.equal([floored.scrubtext, floored.scrubaudio, floored.redact, floored.diarize], [true, false, ['card', 'cvv', 'expiry', 'ssn', 'digits'], true]);
+  assert.equal(policyFloor(floored, { scrub: ['audio'], redact: ['pin'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin']);
+  assert.is(policyFloor(floored, { scrub: ['audio'] }).scrubaudio, true);
+  assert.is(policyFloor(resolveRequestOptions({ scrubtext: '1' }, {}), { diarize: false }).scrubtext, true);
 });
 
 opts('company defaults fill what the request did not send; the request wins where it sent a value', () => {

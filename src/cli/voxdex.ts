@@ -27,9 +27,9 @@ import { createService, serviceSubmitter } from '../service.js';
 import { JobPaths } from '../store/paths.js';
 import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
-  describeCompanySettings, parseKindList, parseOnOff, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
+  describeCompanySettings, parseKindList, parseOnOff, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
-import type { CompanySettings } from '../types.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
@@ -83,7 +83,7 @@ A scrub policy applies to every request of the company (a request may not turn i
 settings are defaults a request may override.`,
     options: [
       ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
-      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')} (none: every kind)`],
+      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')} (none: ${DEFAULT_REDACT_KINDS.join(', ')})`],
       ['--diarize on|off', 'split mono recordings by speaker'],
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],

@@ -18,6 +18,7 @@ import type { Job, JobStore } from '../store/job-store.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { CompanySettings, Destination, OutputFormat } from '../types.js';
+import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '../redact/client-policy.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 
 export interface JobIntakeDeps {
@@ -90,10 +91,15 @@ export class JobIntake {
     }
   }
 
-  /** Validates, stores the upload and the job durably, queues it, and returns its request id. */
+  /**
+   * Validates, stores the upload and the job durably, queues it, and returns its request id. Under
+   * redaction (asked or the company's policy) the file name and metadata are stored redacted, and
+   * an error's message is redacted before it leaves (client-text.ts).
+   */
   async submit(req: SubmitRequest): Promise<string> {
     let target: string | undefined;
     let copy: string | undefined;
+    const client = this.clientText(req.destination.company, req.options);
     try {
       await this.checkCapacity();
       const output = (req.output || 'json') as OutputFormat;
@@ -106,13 +112,14 @@ export class JobIntake {
       this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
       const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
       const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+      const source = client.text(req.file.name);
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
       const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
       const id = randomUUID();
-      const key = this.#d.blobs.uploadKey(id, safeName(req.file.name));
+      const key = this.#d.blobs.uploadKey(id, safeName(source));
       if (!req.move) {
         copy = path.join(this.#d.paths.incoming, `${id}.copy`);
         mkdirSync(this.#d.paths.incoming, { recursive: true });
@@ -128,9 +135,9 @@ export class JobIntake {
         output,
         callback: req.callback || undefined,
         callbackError: req.callbackerror || undefined,
-        metadata,
+        metadata: client.metadata(metadata),
         datetime,
-        source: req.file.name,
+        source,
         kind: probe.kind === 'wav' ? 'audio' : 'archive',
         uploadPath: key,
         zpass: req.zpass || undefined,
@@ -144,9 +151,30 @@ export class JobIntake {
       if (req.move) rmSync(req.file.path, { force: true });
       if (copy) rmSync(copy, { force: true });
       if (target) await this.#d.blobs.delete(target).catch(() => undefined); // stored but not committed: never acknowledged
-      throw err;
+      throw client.active && err instanceof VoxdexError ? redactedError(err, client) : err;
     }
   }
+
+  /** How a request's client text is written: redacted under the company's policy or when `fields` ask for redaction. */
+  clientText(company: string, fields: RedactionFields = {}): ClientText {
+    return clientTextUnderPolicy(this.#settingsOrNone(company), fields);
+  }
+
+  /** The company's settings, or none when it does not exist (the request fails on its scope). */
+  #settingsOrNone(company: string): CompanySettings {
+    try {
+      return this.#settings(company);
+    } catch {
+      return {};
+    }
+  }
+}
+
+/** The error with its message (and stack) redacted: an invalid metadata value is quoted in it. */
+function redactedError(err: VoxdexError, client: ClientText): VoxdexError {
+  err.message = client.text(err.message);
+  if (err.stack) err.stack = client.text(err.stack);
+  return err;
 }
 
 function parseMetadata(raw: SubmitRequest['metadata']): Record<string, unknown> | undefined {

@@ -6,11 +6,9 @@
  * the post-ASR stages; nothing downstream re-checks it.
  */
 import { voxdexError } from '../errors.js';
+import { policyKinds } from '../redact/client-policy.js';
 import { invalidParameter, parseInteger } from '../is.js';
-import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
-
-/** Every kind redaction knows, in the order they are listed to users. */
-export const REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
 
 /** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
 export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'vocab', 'redact'] as const;
@@ -108,14 +106,36 @@ function list(name: string, value: unknown): string[] {
   return (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
 }
 
-/** The company's kinds (or every kind) plus what the request adds; a request cannot remove a company kind. */
+/**
+ * The company's kinds plus what the request adds: a request's `redact=` never narrows the policy
+ * (`redact=cvv` under `--scrub text` is every default kind, cvv among them). Without a policy or
+ * company kinds, the request's list is what it asked for; nothing asked: the default kinds.
+ */
 function redactKinds(value: unknown, settings: CompanySettings): RedactKind[] {
   const asked = list('redact', value);
   const unknown = asked.find((k) => !(REDACT_KINDS as readonly string[]).includes(k));
   if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}`, unknown);
-  const kinds = new Set<string>(settings.redact ?? (asked.length > 0 ? [] : REDACT_KINDS));
-  for (const k of asked) kinds.add(k);
+  const kinds = new Set<string>([...policyKinds(settings), ...asked]);
+  return kindsInOrder(kinds.size > 0 ? kinds : new Set(DEFAULT_REDACT_KINDS));
+}
+
+function kindsInOrder(kinds: ReadonlySet<string>): RedactKind[] {
   return REDACT_KINDS.filter((k) => kinds.has(k));
+}
+
+/**
+ * The options a job runs with: those it was accepted with, made at least as strict as the company's
+ * settings when it runs (API.md §10: a policy applies to what runs after it is set, queued and
+ * resumed work included). It only ever adds: scrubtext/scrubaudio on, the policy's kinds.
+ */
+export function policyFloor(options: RequestOptions, settings: CompanySettings): RequestOptions {
+  const scrub = settings.scrub ?? [];
+  return {
+    ...options,
+    scrubtext: options.scrubtext || scrub.includes('text'),
+    scrubaudio: options.scrubaudio || scrub.includes('audio'),
+    redact: kindsInOrder(new Set([...options.redact, ...policyKinds(settings)])),
+  };
 }
 
 function vocabulary(value: unknown): string[] {

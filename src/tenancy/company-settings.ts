@@ -4,9 +4,8 @@
  * this module validates a change and merges it, the same for both adapters.
  */
 import { voxdexError } from '../errors.js';
-import type { CompanySettings, RedactKind } from '../types.js';
+import { REDACT_KINDS, type CompanySettings, type RedactKind } from '../types.js';
 
-export const REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 export const SCRUB_TARGETS: readonly ('text' | 'audio')[] = ['text', 'audio'];
 export const VOCAB_MAX_PHRASES = 1000;
 export const VOCAB_MAX_CHARS = 50;

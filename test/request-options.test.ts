@@ -70,6 +70,19 @@ opts('vocab: comma-separated, trimmed, at most 100 phrases of at most 50 charact
   assert.equal(refused(() => resolveRequestOptions({ vocab: `ok,${'x'.repeat(51)}` }, {})).message, `Expected phrases of at most 50 characters for vocab but received "${'x'.repeat(51)}"`);
 });
 
+opts('vocab never writes digits: a phrase with digits is 400 naming the rule, the digits masked; length counts characters, not UTF-16 units (issue 24)', () => {
+  assert.equal(refused(() => resolveRequestOptions({ vocab: 'Acme Gold,4539148803436467' }, {})), {
+    code: 'BAD_ARGUMENT',
+    status: 400,
+    message: 'The vocab phrase "################" holds digits; the vocabulary never writes numbers (it could put a number nobody said into a transcript): spell names without digits, numbers are recognised without it',
+  });
+  assert.match(refused(() => resolveRequestOptions({ vocab: 'double four double five' }, {})).message, 'spells a number of 4 digits');
+  assert.equal(resolveRequestOptions({ vocab: `Office three sixty five,${'é'.repeat(50)},${'👍🏽'.repeat(50)}` }, {}).vocab, ['Office three sixty five', 'é'.repeat(50), '👍🏽'.repeat(50)]);
+  // A company phrase stored before the rule is never used.
+  assert.equal(resolveRequestOptions({}, { vocab: ['card 4111', 'Acme Gold'] }).vocab, ['Acme Gold']);
+  assert.equal(policyFloor({ ...defaultRequestOptions(), vocab: ['card 4111', 'Acme Gold'] }, {}).vocab, ['Acme Gold']);
+});
+
 opts('redact: known kinds only; a request adds kinds to the company\'s, never removes one', () => {
   assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'ssn']);
   assert.equal(resolveRequestOptions({ redact: 'ssn' }, { redact: ['card'] }).redact, ['card', 'ssn']);

@@ -7,6 +7,7 @@
  */
 import { voxdexError } from '../errors.js';
 import { policyKinds } from '../redact/client-policy.js';
+import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } from '../tenancy/company-settings.js';
 import { invalidParameter, parseInteger } from '../is.js';
 import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
 
@@ -30,7 +31,6 @@ export function pickRequestOptions(params: Readonly<Record<string, unknown>>): R
 
 export const MAX_SPEAKERS = 10;
 export const MAX_VOCAB_PHRASES = 100;
-export const MAX_VOCAB_PHRASE_CHARS = 50;
 
 const BOOLEANS: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
@@ -55,7 +55,7 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
     gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
     sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
-    vocab: [...new Set([...(settings.vocab ?? []), ...vocabulary(fields.vocab)])],
+    vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...vocabulary(fields.vocab)])],
   };
   const speakers = fields.speakers;
   if (!absent(speakers)) {
@@ -135,6 +135,8 @@ export function policyFloor(options: RequestOptions, settings: CompanySettings):
     scrubtext: options.scrubtext || scrub.includes('text'),
     scrubaudio: options.scrubaudio || scrub.includes('audio'),
     redact: kindsInOrder(new Set([...options.redact, ...policyKinds(settings)])),
+    // Stored before phrases with digits were refused: never written.
+    vocab: options.vocab.filter((p) => vocabDigitsProblem(p) === undefined),
   };
 }
 
@@ -143,9 +145,10 @@ function vocabulary(value: unknown): string[] {
   if (phrases.length > MAX_VOCAB_PHRASES) {
     throw voxdexError('BAD_ARGUMENT', `vocab has ${phrases.length} phrases; send at most ${MAX_VOCAB_PHRASES} (comma-separated), or add the company's list with voxdex vocab add`);
   }
-  const long = phrases.find((p) => p.length > MAX_VOCAB_PHRASE_CHARS);
-  if (long !== undefined) throw invalidParameter('vocab', `phrases of at most ${MAX_VOCAB_PHRASE_CHARS} characters`, long);
+  const long = phrases.find((p) => phraseLength(p) > VOCAB_MAX_CHARS);
+  if (long !== undefined) throw invalidParameter('vocab', `phrases of at most ${VOCAB_MAX_CHARS} characters`, long);
   const bad = phrases.find((p) => /[\x00-\x1f\x7f]/.test(p));
   if (bad !== undefined) throw invalidParameter('vocab', 'phrases without control characters', bad);
+  for (const p of phrases) checkNewPhrase(p, 'The vocab phrase');
   return phrases;
 }

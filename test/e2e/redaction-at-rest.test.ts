@@ -98,7 +98,7 @@ test('a job queued before the policy runs under it; the client\'s names, metadat
   assert.is(done.status, 200, JSON.stringify(done.body));
   const zip = path.join(root, 'result.zip');
   writeFileSync(zip, Buffer.from(await (await fetch(done.body as string)).arrayBuffer()));
-  assert.equal(execFileSync('zipinfo', ['-1', zip]).toString().trim().split('\n').sort(), [`card-${MASKED_CARD}.wav.json`, 'errors.json']);
+  assert.equal(execFileSync('zipinfo', ['-1', zip]).toString().trim().split('\n').sort(), [`card-${MASKED_CARD}.json`, 'errors.json']);
   assert.match(execFileSync('unzip', ['-p', zip, 'errors.json']).toString(), `acct-${MASKED_CARD}.txt`);
 
   // Every transcript lands (the imported call takes longest): each place is checked to hold data.

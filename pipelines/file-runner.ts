@@ -7,7 +7,8 @@
  * of a file is persisted before its post-ASR stages have run.
  */
 import { rmSync } from 'node:fs';
-import type { Transcriber } from '../src/asr/transcriber.js';
+import type { TranscribeResult, Transcriber } from '../src/asr/transcriber.js';
+import { recordedTranscriber } from '../src/live/recorded-transcriber.js';
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
 import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
 import type { Metrics } from '../src/metrics.js';
@@ -32,6 +33,11 @@ export interface FileRunnerDeps {
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
   /** Default POST_ASR_STAGES. */
   postAsr?: readonly PostAsrStage[];
+  /**
+   * A live call's utterances, decoded while it was going on (src/live/): its job's file is not
+   * transcribed again. Absent, or undefined for the job (after a restart): the file is transcribed.
+   */
+  liveTranscript?: (jobId: string) => TranscribeResult | undefined;
   /** The company's categories the document matches (src/analytics/categories.ts `categorizer`), set as its `categories` before it is persisted. */
   categorize?: (destination: Job['destination'], document: TranscriptDocument) => Promise<string[]>;
 }
@@ -106,7 +112,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
         warnings: job.warning ? [job.warning] : [],
         progress: storeProgress(job, at, deps.store, ctx),
       },
-      deps,
+      { ...deps, transcriber: transcriberFor(job.id, deps) },
       ctx,
     );
     await persistFile(job, item, member, { document, audio: work.audio }, deps, ctx);
@@ -123,6 +129,12 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
     await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
     return { member: item.member, error };
   }
+}
+
+/** The live call's recorded utterances where this process holds them, else the ASR. */
+function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
+  const recorded = deps.liveTranscript?.(jobId);
+  return recorded ? recordedTranscriber(recorded, deps.transcriber) : deps.transcriber;
 }
 
 /**

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs voxdex on a Debian 12 machine: system packages, npm dependencies, the native ASR addon,
-# the TypeScript build, the web UI, the telephony model and the Moonshine model. Idempotent: a second run only redoes what changed.
+# the TypeScript build, the web UI, the telephony model, the Moonshine model, the speaker encoder and the VAD. Idempotent: a second run only redoes what changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -31,3 +31,4 @@ bash models/build-telephony.sh
 bash models/fetch-moonshine.sh   # the default model: PyPI wheel, sha256-checked, cached in models/build/
 bash models/fold-moonshine.sh    # its folded graphs, derived from those files with pinned tools, sha256-checked
 bash models/fetch-resemblyzer.sh # speaker encoder for diarization: PyPI wheel, sha256 + git blob checked, cached in models/build/
+bash models/fetch-silero.sh      # voice activity detector (diarization, live calls): PyPI wheel + member sha256-checked, cached in models/build/

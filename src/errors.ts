@@ -19,6 +19,7 @@ export const ERRORS = {
   NESTED_ARCHIVE: { status: 400, retryable: false },
   NOT_AUDIO: { status: 415, retryable: false },
   BAD_QUERY: { status: 400, retryable: false },
+  IDLE_TIMEOUT: { status: 400, retryable: false },
   // 401 / 403 — who is asking
   BAD_TOKEN: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },

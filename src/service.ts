@@ -31,6 +31,8 @@ import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res, type RouteTable } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { mountUiRoutes } from './http/ui-routes.js';
+import { liveUpgrade, mountLiveRoutes, realtimePost, type LiveRouteDeps } from './http/live-routes.js';
+import { LiveCalls } from './jobs/live-calls.js';
 import { mountCategoryRoutes } from './http/category-routes.js';
 import { CategoryBackfill } from './analytics/backfill.js';
 import { categorizer } from './analytics/categories.js';
@@ -69,6 +71,8 @@ export interface Service {
   transcriber: Transcriber | undefined;
   /** Absent on a worker node. */
   intake: JobIntake | undefined;
+  /** Live calls: on a node with role all only. */
+  live: LiveCalls | undefined;
   runner: JobRunner;
   metrics: Metrics;
   outbox: CallbackOutbox;
@@ -132,23 +136,29 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const models = modelReadiness(transcriber, log);
   const metrics = createMetrics({ queueDepth: () => ports.work.queueDepth(() => runner.queued), jobsByState: () => ports.jobs.countByState() });
   const { jobs: store, outbox, tenancy, index, blobs } = ports;
-  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize: categorizer(ports.categories) });
+  const categorize = categorizer(ports.categories);
+  let live: LiveCalls | undefined;
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize, liveTranscript: (id) => live?.liveTranscript(id) });
   // Categories: rules beside tenancy, backfilled over the index by one node per company (a lease in the category store).
   const backfill = new CategoryBackfill({ store: ports.categories, index, log, owner: node });
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
   const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
+  // Live calls run where the ASR is and are accepted where requests are: on a node with role all (docs/live.md).
+  if (intake && transcriber) live = new LiveCalls({ config, log: log.child({ live: true }), intake, runner, store, blobs, transcriber, categorize });
   const disconnect = ports.work.connect(runner);
   const dispatcher = runsJobs ? callbackDispatcher(config, log, ports, metrics) : undefined;
-  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, paths, urlSecret, backfill }));
+  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, live, paths, urlSecret, backfill }));
   const server = httpServer(config, app.handler, metrics);
+  if (intake) server.on('upgrade', liveUpgrade(liveRouteDeps({ log, ports, intake, live, config })));
 
+  await live?.recover();
   if (runsJobs) await runner.start();
   await dispatcher?.start();
   backfill.start();
   const drop = intake ? await watchDropFolder(config, intake, ports, log) : undefined;
   const port = listen ? await startListening(server, config, log, { node, storage: ports.storage, blobs: blobs.kind }) : config.port;
 
-  const close = gracefulStop({ config, log, server, models, drop, intake, disconnect, runner, dispatcher, transcriber, backfill, ports });
+  const close = gracefulStop({ config, log, server, models, drop, intake, live, disconnect, runner, dispatcher, transcriber, backfill, ports });
 
   return {
     config,
@@ -164,6 +174,7 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
     index,
     transcriber,
     intake,
+    live,
     runner,
     metrics,
     outbox,
@@ -180,6 +191,7 @@ interface Running {
   models: { stopping: boolean };
   drop: DropFolderWatcher | undefined;
   intake: JobIntake | undefined;
+  live: LiveCalls | undefined;
   disconnect: () => void;
   runner: JobRunner;
   dispatcher: CallbackDispatcher | undefined;
@@ -205,6 +217,7 @@ function gracefulStop(r: Running): () => Promise<void> {
       r.server.closeIdleConnections();
       await r.drop?.close();
       r.intake?.stopAccepting();
+      await r.live?.stop();
       r.disconnect();
       await r.runner.stop(Math.max(0, config.shutdownGraceMs - 3_000));
       await r.dispatcher?.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
@@ -253,9 +266,16 @@ interface RouteDeps {
   metrics: Metrics;
   runner: JobRunner;
   intake: JobIntake | undefined;
+  live: LiveCalls | undefined;
   paths: JobPaths;
   urlSecret: string;
   backfill: CategoryBackfill;
+}
+
+/** What the live-call routes need (the WebSocket upgrade, realtime=true, the web page's API). */
+function liveRouteDeps(d: { log: Logger; ports: Ports; intake: JobIntake; live: LiveCalls | undefined; config: Readonly<Config> }): LiveRouteDeps {
+  const { tenancy } = d.ports;
+  return { access: tenancyAccess(tenancy), tenancy, live: d.live, intake: d.intake, rateLimit: d.ports.rateLimiter('POST /transcribe'), log: d.log };
 }
 
 /** Every node: /status, /health, /openapi.json, /metrics; a node that accepts jobs: the API and the web UI. */
@@ -296,7 +316,9 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     incomingDir: paths.incoming,
     rateLimit: ports.rateLimiter('POST /transcribe'),
     uploadSlots: new UploadSlots(config.maxConcurrentUploads),
+    realtime: realtimePost(liveRouteDeps({ log: d.log, ports, intake, live: d.live, config })),
   });
+  mountLiveRoutes(routes, liveRouteDeps({ log: d.log, ports, intake, live: d.live, config }));
   mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
@@ -346,7 +368,7 @@ async function startListening(server: Server, config: Readonly<Config>, log: Log
   return port;
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories', 'live']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;

@@ -43,13 +43,15 @@ export interface ChannelPcm {
 // ---------------------------------------------------------------- request options (docs/service.md, "Request options")
 
 /**
- * What redaction replaces, in the order listed to users (docs/redaction.md): card numbers, card
- * security codes, expiry dates, social security numbers, other runs of 6+ digits, PINs. The one list
- * every edge checks `redact=` against (request, company settings, CLI).
+ * What redaction replaces (docs/redaction.md), in the order they are listed to users: card numbers,
+ * card security codes, expiry dates, social security numbers, other runs of 6+ digits (the default
+ * kinds), and those asked for by name: PINs, and the personal data of docs/pii.md — bank account and
+ * routing numbers, phone numbers, emails, people's names, street addresses, dates of birth, ID numbers.
+ * The one list every edge checks `redact=` against (request, company settings, CLI).
  */
-export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin'] as const;
+export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
 export type RedactKind = (typeof REDACT_KINDS)[number];
-/** What scrubtext=true (or a policy without `--redact`) redacts: the established service's kinds (API.md §10); the others are asked for by name. */
+/** What `scrubtext=true` (or a policy without `--redact`) redacts when no kinds are asked for (the established service's kinds). */
 export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**
@@ -65,6 +67,8 @@ export interface RequestOptions {
   scrubaudio: boolean;
   /** The kinds scrubtext/scrubaudio redact. */
   redact: RedactKind[];
+  /** `scrubtext=tag`: spans of the kinds are marked (`pii` on each event), not replaced; scrubtext is then false. */
+  tag?: boolean;
   /** Utterances split where the speaker changes; `metadata.speaker`. */
   diarize: boolean;
   /** Number of speakers hinted by the request (1..10); absent: estimated. */
@@ -101,8 +105,10 @@ export interface WordEvent {
   start: number;
   end: number;
   confidence: number;
-  /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise). */
+  /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise, `[NAME]`… for the personal-data kinds). */
   redacted?: RedactKind;
+  /** `scrubtext=tag`: the event lies in a span of this kind; its word is kept. */
+  pii?: RedactKind;
 }
 
 export type SentimentLabel = 'Positive' | 'Mostly Positive' | 'Neutral' | 'Mostly Negative' | 'Negative';

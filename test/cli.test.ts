@@ -179,7 +179,10 @@ cli('company set and vocab say what they did; an unknown kind names the accepted
     stderr: '',
   });
   assert.is((await inProcess('company', 'set', 'hooli', '--scrub', 'none', '--sentiment', 'on')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
-  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,iban')).error, 'Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,iban')).error, 'Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'name,email,address,card')).stdout, 'hooli: redact=card,email,name,address diarize=on sentiment=on numtrans=off\n');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'all')).stdout, 'hooli: redact=card,cvv,expiry,ssn,digits,pin,bank,phone,email,name,address,dob,id diarize=on sentiment=on numtrans=off\n');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,ssn')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--gender', 'maybe')).error, '--gender takes on or off, not "maybe"');
   assert.match((await inProcess('company', 'set', 'hooli')).error ?? '', /^company set needs at least one of --scrub, --redact/);
   assert.is((await inProcess('vocab', 'add', 'hooli', 'Pied Piper', 'middle out')).stdout, 'hooli: added 2 phrases\n');

@@ -87,7 +87,7 @@ opts('redact: known kinds only; a request adds kinds to the company\'s, never re
   assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'ssn']);
   assert.equal(resolveRequestOptions({ redact: 'ssn' }, { redact: ['card'] }).redact, ['card', 'ssn']);
   assert.equal(resolveRequestOptions({}, { redact: ['cvv'] }).redact, ['cvv']);
-  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits, pin for redact but received "iban"');
+  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id, or all for redact but received "iban"');
 });
 
 opts('under a scrub policy a request\'s redact= adds to the default kinds, never narrows them (issue 24)', () => {
@@ -106,6 +106,26 @@ opts('policyFloor: a job runs under the policy as it is when it runs — it only
   assert.equal(policyFloor(floored, { scrub: ['audio'], redact: ['pin'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin']);
   assert.is(policyFloor(floored, { scrub: ['audio'] }).scrubaudio, true);
   assert.is(policyFloor(resolveRequestOptions({ scrubtext: '1' }, {}), { diarize: false }).scrubtext, true);
+});
+
+opts('redact: the personal-data kinds by name, all for every kind; nothing asked: the default kinds', () => {
+  assert.equal(resolveRequestOptions({ scrubtext: 'true' }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
+  assert.equal(resolveRequestOptions({ redact: 'Name,email,address' }, {}).redact, ['email', 'name', 'address']);
+  assert.equal(resolveRequestOptions({ redact: ['dob', 'id'] }, { redact: ['bank'] }).redact, ['bank', 'dob', 'id']);
+  assert.equal(resolveRequestOptions({ redact: 'all' }, { redact: ['card'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id']);
+});
+
+opts('scrubtext=tag marks without replacing; refused (403) when the company policy redacts text', () => {
+  const tagged = resolveRequestOptions({ scrubtext: 'tag', redact: 'name' }, {});
+  assert.equal([tagged.scrubtext, tagged.tag, tagged.redact], [false, true, ['name']]);
+  assert.is(resolveRequestOptions({ scrubtext: 'tag', scrubaudio: 'true' }, { scrub: ['audio'] }).tag, true);
+  assert.equal(refused(() => resolveRequestOptions({ scrubtext: 'tag' }, { scrub: ['text'] }, 'acme')), {
+    code: 'FORBIDDEN',
+    status: 403,
+    message: "company acme's policy redacts text (voxdex company set acme --scrub text); scrubtext=tag keeps the words and is not allowed",
+  });
+  assert.is(resolveRequestOptions({ scrubtext: 'true' }, {}).tag, undefined);
+  assert.equal(refused(() => resolveRequestOptions({ scrubtext: 'maybe' }, {})).code, 'BAD_ARGUMENT');
 });
 
 opts('company defaults fill what the request did not send; the request wins where it sent a value', () => {

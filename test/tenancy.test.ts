@@ -251,7 +251,7 @@ tenancy('company settings refuse unknown kinds naming the accepted ones, and hol
       return `${(err as VoxdexError).code}: ${(err as Error).message}`;
     }
   };
-  assert.is(message(() => t.setCompanySettings('acme', { redact: ['card', 'iban' as 'card'] })), 'BAD_ARGUMENT: Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin');
+  assert.is(message(() => t.setCompanySettings('acme', { redact: ['card', 'iban' as 'card'] })), 'BAD_ARGUMENT: Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id');
   assert.is(message(() => t.setCompanySettings('acme', { scrub: ['video' as 'text'] })), 'BAD_ARGUMENT: Unknown scrub target "video"; accepted: text, audio');
   assert.is(message(() => t.addVocab('acme', ['x'.repeat(51)])), `BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "${'x'.repeat(51)}" has 51`);
   assert.is(message(() => t.addVocab('acme', ['  '])), 'BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "  " has 0');

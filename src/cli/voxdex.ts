@@ -83,7 +83,7 @@ A scrub policy applies to every request of the company (a request may not turn i
 settings are defaults a request may override.`,
     options: [
       ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
-      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')} (none: ${DEFAULT_REDACT_KINDS.join(', ')})`],
+      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')}, or all (none: the default kinds, ${DEFAULT_REDACT_KINDS.join(', ')})`],
       ['--diarize on|off', 'split mono recordings by speaker'],
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],
@@ -159,7 +159,7 @@ index entries and result file are redacted, and the audio kept for playback is r
 (its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
     options: [
       ['--org ORG_SHORT', 'only this organization'],
-      ['--redact KINDS', "comma-separated kinds (card, cvv, expiry, ssn, digits); default: the company's, else all"],
+      ['--redact KINDS',  `comma-separated kinds (${REDACT_KINDS.join(', ')}) or all; default: the company's, else ${DEFAULT_REDACT_KINDS.join(', ')}`],
       ['--text-only', 'leave the audio as it is'],
     ],
     positional: [1, 1],

@@ -17,7 +17,7 @@ import { probeUpload } from '../stages/probe.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import type { CompanySettings, Destination, OutputFormat } from '../types.js';
+import type { CompanySettings, Destination, OutputFormat, RequestOptions } from '../types.js';
 import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '../redact/client-policy.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 
@@ -92,9 +92,31 @@ export class JobIntake {
   }
 
   /**
+   * The request's fields validated and resolved with the company's settings (everything a job row
+   * holds but the file): BAD_ARGUMENT, FORBIDDEN, … as for an upload. The live-call edge checks a
+   * call with it before the upgrade.
+   */
+  prepare(req: Omit<SubmitRequest, 'file' | 'move' | 'zpass'>): PreparedRequest {
+    const output = (req.output || 'json') as OutputFormat;
+    if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
+    if (req.callback) checkCallbackUrl(req.callback);
+    if (req.callbackerror) checkCallbackUrl(req.callbackerror);
+    const metadata = parseMetadata(req.metadata);
+    const datetime = parseDatetime(req.datetime);
+    const { company } = req.destination;
+    this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
+    const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
+    const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+    // Under redaction (asked or the company's policy) the client's metadata is kept redacted only.
+    const client = this.clientText(company, req.options);
+    const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
+    return { destination: req.destination, output, callback: req.callback || undefined, callbackError: req.callbackerror || undefined, metadata: client.metadata(metadata), datetime, model, options, warning };
+  }
+
+  /**
    * Validates, stores the upload and the job durably, queues it, and returns its request id. Under
    * redaction (asked or the company's policy) the file name and metadata are stored redacted, and
-   * an error's message is redacted before it leaves (client-text.ts).
+   * an error's message is redacted before it leaves (redact/client-policy.ts).
    */
   async submit(req: SubmitRequest): Promise<string> {
     let target: string | undefined;
@@ -102,16 +124,7 @@ export class JobIntake {
     const client = this.clientText(req.destination.company, req.options);
     try {
       await this.checkCapacity();
-      const output = (req.output || 'json') as OutputFormat;
-      if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
-      if (req.callback) checkCallbackUrl(req.callback);
-      if (req.callbackerror) checkCallbackUrl(req.callbackerror);
-      const metadata = parseMetadata(req.metadata);
-      const datetime = parseDatetime(req.datetime);
-      const { company } = req.destination;
-      this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
-      const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
-      const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+      const prepared = this.prepare(req);
       const source = client.text(req.file.name);
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
@@ -127,23 +140,14 @@ export class JobIntake {
       }
       target = key;
       await this.#d.blobs.putFile(key, copy ?? req.file.path);
-      const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
       const job = await this.#d.store.create({
+        ...prepared,
         id,
-        destination: req.destination,
-        model,
-        output,
-        callback: req.callback || undefined,
-        callbackError: req.callbackerror || undefined,
-        metadata: client.metadata(metadata),
-        datetime,
         source,
         kind: probe.kind === 'wav' ? 'audio' : 'archive',
         uploadPath: key,
         zpass: req.zpass || undefined,
-        warning,
         sizeBytes: req.file.size,
-        options,
       });
       this.#d.onAccepted?.(job);
       return id;
@@ -153,6 +157,25 @@ export class JobIntake {
       if (target) await this.#d.blobs.delete(target).catch(() => undefined); // stored but not committed: never acknowledged
       throw client.active && err instanceof VoxdexError ? redactedError(err, client) : err;
     }
+  }
+
+  /**
+   * A live call's recording, finished (src/live/): stored as its upload and its job created, under the
+   * id its client was given at the start, whether or not the service still accepts new requests (the
+   * call was accepted when it started). Idempotent: a job that exists already is returned as it is.
+   * The caller queues it.
+   */
+  async submitLive(prepared: PreparedRequest, call: { id: string; key: string; file: string | undefined; name: string; size: number }): Promise<Job> {
+    const existing = await this.#d.store.get(call.id);
+    if (existing) return existing;
+    // undefined: the file was stored under `key` before a crash, the job not yet created.
+    if (call.file !== undefined) await this.#d.blobs.putFile(call.key, call.file);
+    return this.#d.store.create({ ...prepared, id: call.id, source: call.name, kind: 'audio', uploadPath: call.key, sizeBytes: call.size });
+  }
+
+  /** The key a live call's recording will be stored under (fixed at its start, kept in its manifest). */
+  liveUploadKey(id: string, name: string): string {
+    return this.#d.blobs.uploadKey(id, safeName(name));
   }
 
   /** How a request's client text is written: redacted under the company's policy or when `fields` ask for redaction. */
@@ -176,6 +199,9 @@ function redactedError(err: VoxdexError, client: ClientText): VoxdexError {
   if (err.stack) err.stack = client.text(err.stack);
   return err;
 }
+
+/** A request's fields after validation and company policy: a job row without its file. */
+export type PreparedRequest = Pick<Job, 'destination' | 'output' | 'callback' | 'callbackError' | 'metadata' | 'datetime' | 'model' | 'warning'> & { options: RequestOptions };
 
 function parseMetadata(raw: SubmitRequest['metadata']): Record<string, unknown> | undefined {
   if (raw === undefined || raw === '') return undefined;

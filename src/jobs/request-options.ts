@@ -11,6 +11,10 @@ import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } fro
 import { invalidParameter, parseInteger } from '../is.js';
 import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
 
+export { REDACT_KINDS };
+/** `redact=all`: every kind. */
+export const ALL_KINDS = 'all';
+
 /** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
 export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'vocab', 'redact'] as const;
 
@@ -45,13 +49,15 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
   if (sentiment !== undefined && emotion !== undefined && sentiment !== emotion) {
     throw voxdexError('BAD_ARGUMENT', `sentiment=${sentiment} and emotion=${emotion} disagree; emotion is another name for sentiment: send one of them`);
   }
-  const scrubtext = policyBoolean('text', optionalBoolean('scrubtext', fields.scrubtext), settings, company);
+  const tag = scrubTag(fields.scrubtext, settings, company);
+  const scrubtext = policyBoolean('text', tag ? false : optionalBoolean('scrubtext', fields.scrubtext), settings, company);
   const scrubaudio = policyBoolean('audio', optionalBoolean('scrubaudio', fields.scrubaudio), settings, company);
   const options: RequestOptions = {
     numtrans: optionalBoolean('numtrans', fields.numtrans) ?? settings.numtrans ?? true,
     scrubtext,
     scrubaudio,
     redact: redactKinds(fields.redact, settings),
+    ...(tag ? { tag } : {}),
     diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
     gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
     sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
@@ -98,6 +104,21 @@ function policyBoolean(what: 'text' | 'audio', requested: boolean | undefined, s
   return true;
 }
 
+/**
+ * `scrubtext=tag`: mark the spans without replacing them. Refused (FORBIDDEN, 403) when the
+ * company's policy redacts text: marking would keep what the policy removes.
+ */
+function scrubTag(value: unknown, settings: CompanySettings, company: string): boolean {
+  if (typeof value !== 'string' || value.trim().toLowerCase() !== 'tag') return false;
+  if (settings.scrub?.includes('text')) {
+    throw voxdexError(
+      'FORBIDDEN',
+      `company ${company}'s policy redacts text (voxdex company set ${company} --scrub ${settings.scrub.join(',')}); scrubtext=tag keeps the words and is not allowed`,
+    );
+  }
+  return true;
+}
+
 /** A comma-separated list (or a sidecar's array of strings), trimmed, empty entries dropped. */
 function list(name: string, value: unknown): string[] {
   if (absent(value)) return [];
@@ -112,9 +133,9 @@ function list(name: string, value: unknown): string[] {
  * company kinds, the request's list is what it asked for; nothing asked: the default kinds.
  */
 function redactKinds(value: unknown, settings: CompanySettings): RedactKind[] {
-  const asked = list('redact', value);
+  const asked = list('redact', value).map((k) => k.toLowerCase()).flatMap((k) => (k === ALL_KINDS ? [...REDACT_KINDS] : [k]));
   const unknown = asked.find((k) => !(REDACT_KINDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}`, unknown);
+  if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}, or all`, unknown);
   const kinds = new Set<string>([...policyKinds(settings), ...asked]);
   return kindsInOrder(kinds.size > 0 ? kinds : new Set(DEFAULT_REDACT_KINDS));
 }
@@ -130,9 +151,13 @@ function kindsInOrder(kinds: ReadonlySet<string>): RedactKind[] {
  */
 export function policyFloor(options: RequestOptions, settings: CompanySettings): RequestOptions {
   const scrub = settings.scrub ?? [];
+  const { tag, ...rest } = options;
+  const scrubtext = options.scrubtext || scrub.includes('text');
   return {
-    ...options,
-    scrubtext: options.scrubtext || scrub.includes('text'),
+    ...rest,
+    // scrubtext=tag keeps the words: not under a text policy.
+    ...(tag && !scrubtext ? { tag } : {}),
+    scrubtext,
     scrubaudio: options.scrubaudio || scrub.includes('audio'),
     redact: kindsInOrder(new Set([...options.redact, ...policyKinds(settings)])),
     // Stored before phrases with digits were refused: never written.

@@ -54,6 +54,8 @@ export interface JobRunnerDeps {
   runJobs?: boolean;
   /** Categories scored at indexing (pipelines/file-runner.ts). */
   categorize?: FileRunnerDeps['categorize'];
+  /** A live call's utterances decoded during the call (jobs/live-calls.ts), so its job does not transcribe them again. */
+  liveTranscript?: FileRunnerDeps['liveTranscript'];
 }
 
 /** How often jobs queued by another process (voxdex import) are picked up (embedded mode). */
@@ -230,14 +232,14 @@ export class JobRunner {
     }
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
-    const { store, index, transcriber, blobs, paths, metrics, categorize } = this.#d;
+    const { store, index, transcriber, blobs, paths, metrics, categorize, liveTranscript } = this.#d;
     const options = this.#runOptions(job);
     // Under redaction the client's name and metadata go on redacted (a job queued before the policy included).
     const client = clientTextOf(options);
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
       const pipelineJob = { ...job, options, source: client.text(job.source), metadata: client.metadata(job.metadata) };
-      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, paths, metrics, categorize }, ctx);
+      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });

@@ -12,6 +12,8 @@
  */
 import { luhn } from '../numbers/lexicon.js';
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.js';
+import { ANSWER_CONTINUE_SEC, ANSWER_WINDOW_SEC } from './answer-windows.js';
+import { RUN_WINDOW_SEC } from './digit-runs.js';
 import { findSensitive } from './redact.js';
 
 /** A span of the text (UTF-16 offsets, end exclusive) and what it is. */
@@ -38,7 +40,7 @@ interface TextToken {
 }
 
 /** ISO 8601 dates and times and clock times are dates, not digit runs ("2026-11-22T14:05:00Z", "14:05:00"). */
-const DATE_OR_TIME = /\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b/y;
+const DATE_OR_TIME = /\d{8}T\d{6}(?:\.\d+)?Z?|\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?|\b\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\b/y;
 const AMOUNT = /[$£€]\d[\d,]*(?:\.\d+)?|\d+(?:\.\d+)?%/y;
 const NUMERAL = /\d+/y;
 const WORD = /\p{L}+(?:'\p{L}+)*/uy;
@@ -61,8 +63,12 @@ function tokens(text: string): TextToken[] {
 
 /** Seconds between words laid out as speech: close enough to join numerals into one run and to see context before them. */
 const WORD_SEC = 0.5;
-/** After a word that follows a numeral: further than digit-runs.ts joins two groups (RUN_WINDOW_SEC). */
-const AFTER_WORDS_SEC = 21;
+/**
+ * After a word that follows a numeral: further than digit-runs.ts joins two groups (RUN_WINDOW_SEC)
+ * and than an answer window stays open after a group (ANSWER_CONTINUE_SEC): written words between
+ * numerals are words, not a misheard group ("policy 71 NKGP cc-4111…": two numbers).
+ */
+const AFTER_WORDS_SEC = Math.max(RUN_WINDOW_SEC, ANSWER_WINDOW_SEC, ANSWER_CONTINUE_SEC) + 5;
 
 /** The text's words as one utterance, numerals with words between them too far apart to join. */
 function asUtterance(words: readonly TextToken[]): Utterance {

@@ -5,6 +5,8 @@
  */
 import { luhn, MONTHS } from '../numbers/lexicon.js';
 import type { DigitRun } from './digit-runs.js';
+import type { PiiKind } from './pii/context.js';
+import { PII_RUN_RECOGNIZERS } from './pii/numbers.js';
 
 import { REDACT_KINDS, type RedactKind } from '../types.js';
 
@@ -21,6 +23,8 @@ export interface RunContext {
   monthBefore: boolean;
   /** The run answers a question on this topic (it starts in the topic's answer window). */
   answers?: ContextTag;
+  /** The personal-data topic (pii/context.ts) whose window the run starts in: phone, bank, id, dob… */
+  topic?: PiiKind;
 }
 
 export interface Recognizer {
@@ -112,7 +116,13 @@ export const pinRecognizer: Recognizer = {
 /** Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn). */
 export const digitsRecognizer: Recognizer = { kind: 'digits', matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) };
 
-/** In order of precedence: the first one that matches and is asked for names the run. */
-export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, pinRecognizer, digitsRecognizer];
+/** In order of precedence: the first one that matches and is asked for names the run (bank, id, phone, dob: pii/numbers.ts). */
+export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, pinRecognizer, ...PII_RUN_RECOGNIZERS, digitsRecognizer];
+
+/**
+ * When spans of several kinds cover one word, the kind listed first names it: the card kinds, then
+ * the personal data from the most specific to the least, `digits` last.
+ */
+export const KIND_PRECEDENCE: readonly RedactionKind[] = ['card', 'ssn', 'bank', 'id', 'phone', 'email', 'dob', 'expiry', 'cvv', 'pin', 'address', 'name', 'digits'];
 
 export const MONTH_KEYS: ReadonlySet<string> = new Set(MONTHS);

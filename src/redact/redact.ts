@@ -1,13 +1,18 @@
 /**
  * Redaction of a transcript's utterances (scrubtext): recognizers find sensitive digit runs
- * (recognizers.ts over digit-runs.ts), the anonymizer replaces their events — `word` becomes one `#`
- * per digit (`###` for a word that stands for no digit), `redacted: kind`, times and confidence kept.
- * Works on numerals (numtrans) and on number words alike. The spans it returns carry no words.
+ * (recognizers.ts over digit-runs.ts) and personal data (pii/, docs/pii.md); the anonymizer replaces
+ * their events — `word` becomes one `#` per digit (`###` for a word that stands for no digit, `[NAME]`,
+ * `[EMAIL]`… for the personal-data kinds), `redacted: kind`, times and confidence kept — or, for
+ * scrubtext=tag, marks them (`pii: kind`). Works on numerals (numtrans) and on number words alike.
+ * The spans it returns carry no words.
  */
 import { DEFAULT_REDACT_KINDS, type Utterance, type WordEvent } from '../types.js';
 import { answerWindows, topics, windowHints, type Topic } from './answer-windows.js';
-import { buildStreams, digitRuns, FILLERS, type DigitRun } from './digit-runs.js';
-import { CONTEXT_WINDOW_SEC, isCard, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type RedactionKind, type RunContext } from './recognizers.js';
+import { buildStreams, digitRuns, FILLERS, type DigitRun, type Stream } from './digit-runs.js';
+import { CONTEXT_WINDOW_SEC, isCard, KIND_PRECEDENCE, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type RedactionKind, type RunContext } from './recognizers.js';
+import { runTopic } from './pii/numbers.js';
+import { findPersonalData, PII_KINDS, piiView } from './pii/recognize.js';
+import type { PiiView } from './pii/spans.js';
 
 export interface RedactionSpan {
   kind: RedactionKind;
@@ -33,7 +38,7 @@ const ADJACENT_SEC = 2;
 /** Short replies that end an answer ("okay", "thanks"), never redacted as part of one. */
 const REPLIES = new Set(['okay', 'ok', 'yes', 'yeah', 'thanks', 'thank', 'right', 'sure', 'no', 'great', 'good', 'please', 'alright', 'bye']);
 
-/** A sensitive run: the stream tokens from..to (inclusive) are replaced. */
+/** A sensitive digit run of the requested kinds: the run, its kind, and the stream tokens to replace. */
 export interface SensitiveRun {
   run: DigitRun;
   kind: RedactionKind;
@@ -42,12 +47,16 @@ export interface SensitiveRun {
 }
 
 /**
- * Finds the sensitive runs of the requested kinds: the run, its kind, and the stream tokens to
- * replace. Pure: callable on a call so far (live); a run's extent can still change while its
- * answer window is open (answer-windows.ts) or its stream's last digit is within RUN_WINDOW_SEC.
+ * Finds the sensitive runs of the requested kinds. Pure: callable on a call so far (live); a run's
+ * extent can still change while its answer window is open (answer-windows.ts) or its stream's last
+ * digit is within RUN_WINDOW_SEC (docs/redaction.md, "Calling it on a call so far").
  */
 export function findSensitive(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS): SensitiveRun[] {
   const streams = buildStreams(utterances);
+  return sensitiveRuns(streams, piiView(utterances, streams), kinds);
+}
+
+function sensitiveRuns(streams: readonly Stream[], view: PiiView, kinds: readonly RedactionKind[]): SensitiveRun[] {
   const said = topics(streams);
   const hints = windowHints(said, answerWindows(said, streams));
   const wanted = new Set(kinds);
@@ -59,6 +68,7 @@ export function findSensitive(utterances: readonly Utterance[], kinds: readonly 
       tags: said.filter((t) => t.time < run.end && t.time >= run.start - CONTEXT_WINDOW_SEC),
       monthBefore: before !== undefined && MONTH_KEYS.has(before.key) && run.start - before.end <= 3,
       answers: answer?.window.tag,
+      topic: runTopic(view, run),
     };
     const r = RECOGNIZERS.find((rec) => wanted.has(rec.kind) && rec.matches(run, ctx));
     if (!r) continue;
@@ -71,6 +81,8 @@ export function findSensitive(utterances: readonly Utterance[], kinds: readonly 
 
 /** Words of a misheard first group ("fortified two five") this many at most. */
 const LEAD_MAX_WORDS = 4;
+/** A misheard first group lies at most this long (seconds) before the next word of the answer. */
+export const LEAD_GAP_SEC = 3;
 
 /**
  * The first token of an answer: its leading words that may be a misheard group ("my card number
@@ -83,7 +95,7 @@ function leadingWords(run: DigitRun, w: Topic, said: readonly Topic[]): number {
   while (from > 0 && run.first - from < LEAD_MAX_WORDS) {
     const p = t[from - 1]!;
     const isTopic = said.some((x) => x.stream === run.stream.speaker && x.time === p.start);
-    if (p.start <= w.time || t[from]!.start - p.end > 3 || p.kind !== 'word' || isTopic || REPLIES.has(p.key) || FILLERS.has(p.key)) break;
+    if (p.start <= w.time || t[from]!.start - p.end > LEAD_GAP_SEC || p.kind !== 'word' || isTopic || REPLIES.has(p.key) || FILLERS.has(p.key)) break;
     from--;
   }
   return from;
@@ -117,22 +129,71 @@ export function maskWord(word: string, digits: string): string {
   return n > 0 ? '#'.repeat(n) : '###';
 }
 
-/** scrubtext: the utterances with sensitive events replaced (new objects; the input is not changed). */
-export function redactUtterances(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS): RedactionResult {
+/** The replaced word: `#` per digit; a word without digits `[NAME]`, `[ADDRESS]`… for the personal-data kinds, `###` for the card kinds. */
+export function replacement(word: string, digits: string, kind: RedactionKind): string {
+  const masked = maskWord(word, digits);
+  return masked === '###' && (PII_KINDS as readonly string[]).includes(kind) ? `[${kind.toUpperCase()}]` : masked;
+}
+
+/** The event with its word replaced; a `pii` mark (scrubtext=tag, redacted later) goes. */
+function replaced(ev: WordEvent, word: string, kind: RedactionKind): WordEvent {
+  const { pii: _mark, ...rest } = ev;
+  return { ...rest, word, redacted: kind };
+}
+
+export interface RedactMode {
+  /** scrubtext=tag: mark the events (`pii: kind`) and keep their words. */
+  tag?: boolean;
+}
+
+/** A finding's stream tokens [from, to] and its kind, whichever recognizer family found it. */
+interface Finding {
+  kind: RedactionKind;
+  stream: Stream;
+  from: number;
+  to: number;
+}
+
+/**
+ * scrubtext: the utterances with sensitive events replaced (new objects; the input is not changed),
+ * or with `tag`, marked. Digit runs and personal-data spans are found on the same streams; where they
+ * overlap, KIND_PRECEDENCE names the word.
+ */
+export function redactUtterances(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS, mode: RedactMode = {}): RedactionResult {
+  const streams = buildStreams(utterances);
+  const view = piiView(utterances, streams);
+  const findings: Finding[] = [
+    ...sensitiveRuns(streams, view, kinds).map(({ run, kind, from, to }) => ({ kind, stream: run.stream, from, to })),
+    ...findPersonalData(view, kinds),
+  ];
+  // Each event's kind: the finding of highest precedence that covers it.
+  const rank = (k: RedactionKind) => KIND_PRECEDENCE.indexOf(k);
+  const claims = new Map<string, Finding>();
+  for (const f of findings) {
+    for (let i = f.from; i <= f.to; i++) {
+      const t = f.stream.tokens[i]!;
+      const key = `${t.u}:${t.e}`;
+      const had = claims.get(key);
+      if (!had || rank(f.kind) < rank(had.kind)) claims.set(key, f);
+    }
+  }
   const out = utterances.map((u) => ({ ...u, events: u.events.slice() }));
   const spans: RedactionSpan[] = [];
-  for (const { run, kind, from, to } of findSensitive(utterances, kinds)) {
+  for (const f of findings) {
     let digits = 0;
-    for (let i = from; i <= to; i++) {
-      const t = run.stream.tokens[i]!;
+    let any = false;
+    for (let i = f.from; i <= f.to; i++) {
+      const t = f.stream.tokens[i]!;
+      if (claims.get(`${t.u}:${t.e}`) !== f) continue;
       const ev = out[t.u]!.events[t.e]!;
-      if ((ev as RedactedWordEvent).redacted) continue;
-      const word = maskWord(ev.word, t.digits);
-      digits += /\d/.test(ev.word) ? ev.word.replace(/\D/g, '').length : t.digits.length;
-      out[t.u]!.events[t.e] = { ...ev, word, redacted: kind } as RedactedWordEvent;
+      if (ev.redacted) continue;
+      any = true;
+      const d = t.digits;
+      digits += /\d/.test(ev.word) ? ev.word.replace(/\D/g, '').length : d.length;
+      out[t.u]!.events[t.e] = mode.tag ? { ...ev, pii: f.kind } : replaced(ev, replacement(ev.word, d, f.kind), f.kind);
     }
-    const first = run.stream.tokens[from]!;
-    spans.push({ kind, channel: run.stream.channel, speaker: first.speaker, start: first.start, end: run.stream.tokens[to]!.end, digits });
+    if (!any) continue;
+    spans.push({ kind: f.kind, channel: f.stream.channel, speaker: f.stream.tokens[f.from]!.speaker, start: f.stream.tokens[f.from]!.start, end: f.stream.tokens[f.to]!.end, digits });
   }
   return { utterances: out, spans: spans.sort((a, b) => a.start - b.start) };
 }

@@ -1,25 +1,26 @@
 /**
  * What both indexes store about a call's analytics (issue 20, API.md §10) and the search options on
  * them: `category=NAME` (repeatable or a comma list: any of them), `sentiment=<label>` (calls with an
- * utterance of that label), `overtalk=MIN-MAX` (seconds of overtalk, inclusive) and the sort keys
+ * utterance of that label), `overtalk=MIN-MAX` (seconds of overtalk, inclusive), `redacted=KIND,…`
+ * (calls where a word of any of these kinds was redacted or marked) and the sort keys
  * `overtalk` / `silence` (transcript-index.ts SORT_KEYS). Categories of an indexed call change
  * without re-indexing it (the backfill), so backends keep them beside the stored document and
  * overlay them on it when reading (`withCategories`).
  */
 import { invalidParameter } from '../is.js';
-import type { SentimentLabel, TranscriptDocument } from '../types.js';
+import { REDACT_KINDS, type RedactKind, type SentimentLabel, type TranscriptDocument } from '../types.js';
 import type { SearchQuery } from './transcript-index.js';
 
 export const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'];
 
-export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk'] as const;
+export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk', 'redacted'] as const;
 /** The one option that may be given several times in a query string (values join as a comma list). */
 export const REPEATABLE_OPTION = 'category';
 /** Category names: short names (API.md §1). */
 export const CATEGORY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_CATEGORY_FILTERS = 50;
 
-type AnalyticsQuery = Pick<SearchQuery, 'categories' | 'sentiment' | 'overtalkMin' | 'overtalkMax'>;
+type AnalyticsQuery = Pick<SearchQuery, 'categories' | 'sentiment' | 'overtalkMin' | 'overtalkMax' | 'redacted'>;
 
 /** Validates the analytics options of a search (raw values as given). */
 export function parseAnalyticsOptions(raw: Record<string, string | undefined>): AnalyticsQuery {
@@ -37,6 +38,13 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
     }
     out.sentiment = raw.sentiment;
   }
+  if (raw.redacted !== undefined) {
+    const kinds = [...new Set(raw.redacted.split(',').map((k) => k.trim().toLowerCase()).filter((k) => k !== ''))];
+    if (kinds.length === 0 || kinds.some((k) => !(REDACT_KINDS as readonly string[]).includes(k))) {
+      throw invalidParameter('redacted', `a comma list of redaction kinds (${REDACT_KINDS.join(', ')}): calls where one was redacted or marked`, raw.redacted);
+    }
+    out.redacted = kinds as RedactKind[];
+  }
   if (raw.overtalk !== undefined) {
     const m = /^\s*(\d+(?:\.\d+)?)?\s*-\s*(\d+(?:\.\d+)?)?\s*$/.exec(raw.overtalk);
     if (!m || (m[1] === undefined && m[2] === undefined) || (m[1] !== undefined && m[2] !== undefined && Number(m[1]) > Number(m[2]))) {
@@ -48,17 +56,29 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
   return out;
 }
 
-/** What an index stores for filtering and sorting: the distinct utterance labels and the metrics. */
-export function documentAnalytics(doc: TranscriptDocument): { sentiments: string[]; overtalk?: number; silence?: number; categories: string[] } {
+/**
+ * What an index stores for filtering and sorting: the distinct utterance labels, the metrics, and the
+ * kinds redacted (or marked by scrubtext=tag) in the call — `redacted=name` finds the calls where a
+ * name was redacted (compliance audits it); the words themselves are never stored.
+ */
+export function documentAnalytics(doc: TranscriptDocument): { sentiments: string[]; overtalk?: number; silence?: number; categories: string[]; redacted: string[] } {
   const d = doc as Omit<TranscriptDocument, 'categories'> & { categories?: unknown };
   const sentiments = new Set<string>();
+  const redacted = new Set<string>();
   for (const u of doc.utterances ?? []) {
     const label = u.metadata?.sentiment;
     if (label !== undefined && SENTIMENT_LABELS.includes(label)) sentiments.add(label);
+    for (const e of u.events ?? []) {
+      const kind = e.redacted ?? e.pii;
+      if (kind !== undefined && (REDACT_KINDS as readonly string[]).includes(kind)) redacted.add(kind);
+    }
   }
   const num = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? x : undefined);
   const categories = Array.isArray(d.categories) ? d.categories.filter((c): c is string => typeof c === 'string' && CATEGORY_NAME.test(c)) : [];
-  return { sentiments: [...sentiments].sort(), overtalk: num(d.metrics?.overtalksecs), silence: num(d.metrics?.silencesecs), categories: [...new Set(categories)].sort() };
+  return {
+    sentiments: [...sentiments].sort(), overtalk: num(d.metrics?.overtalksecs), silence: num(d.metrics?.silencesecs), categories: [...new Set(categories)].sort(),
+    redacted: [...redacted].sort(),
+  };
 }
 
 /** The stored document with its current categories (kept beside it) in place of those it was indexed with. */

@@ -39,6 +39,8 @@ export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
 export const ANALYTICS_PROPERTIES: Record<string, estypes.MappingProperty> = {
   categories: { type: 'keyword' },
   sentiments: { type: 'keyword' },
+  /** The kinds redacted (or marked) in the call: `redacted=`. */
+  redacted: { type: 'keyword' },
   overtalk: { type: 'double' },
   silence: { type: 'double' },
 };
@@ -104,6 +106,7 @@ export interface EsTranscript {
   row: string;
   categories: string[];
   sentiments: string[];
+  redacted: string[];
   overtalk?: number;
   silence?: number;
 }
@@ -141,6 +144,7 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
     row: encodeRow(d.streamtags?.metadata ?? {}, cws),
     categories: analytics.categories,
     sentiments: analytics.sentiments,
+    redacted: analytics.redacted,
   };
   if (d.confidence !== undefined && d.confidence !== null) out.confidence = d.confidence;
   if (analytics.overtalk !== undefined) out.overtalk = analytics.overtalk;
@@ -304,6 +308,7 @@ export function searchQuery(scope: SearchScope, q: SearchQuery): estypes.QueryDs
   for (const [field, value] of Object.entries(q.meta)) filter.push({ term: { meta: metaPair(field, value) } });
   if (q.categories) filter.push({ terms: { categories: q.categories } });
   if (q.sentiment !== undefined) filter.push({ term: { sentiments: q.sentiment } });
+  if (q.redacted) filter.push({ terms: { redacted: q.redacted } });
   if (q.overtalkMin !== undefined || q.overtalkMax !== undefined) filter.push({ range: { overtalk: { gte: q.overtalkMin, lte: q.overtalkMax } } });
   if (q.terms) filter.push(termsQuery(q.terms, q.channel));
   else if (q.channel !== undefined) filter.push({ range: { nchannels: { gt: q.channel } } });

@@ -5,7 +5,7 @@
  */
 import type { TranscriptDocument } from '../types.js';
 import type { Hit, SearchQuery } from './transcript-index.js';
-import { normalizeWord, type QueryNode } from './query.js';
+import { normalizeWord, redactedToken, type QueryNode } from './query.js';
 
 /** One channel's word sequence: utterances in time order, fillers and punctuation-only words dropped. */
 export interface ChannelWords {
@@ -35,8 +35,9 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
     if (!cw) byChannel.set(channel, (cw = { channel, norm: [], words: [], starts: [], ends: [] }));
     const speaker = typeof u.metadata?.speaker === 'string' ? u.metadata.speaker : undefined;
     for (const e of u.events ?? []) {
-      if (typeof e.word !== 'string' || FILLER.test(e.word)) continue;
-      const n = normalizeWord(e.word);
+      if (typeof e.word !== 'string' || (FILLER.test(e.word) && !e.redacted)) continue;
+      // A redacted word is indexed as its kind (`[NAME]` finds it), never as what was said.
+      const n = e.redacted ? redactedToken(e.redacted) : normalizeWord(e.word);
       if (n === '') continue;
       cw.norm.push(n);
       cw.words.push(e.word);

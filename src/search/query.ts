@@ -19,6 +19,7 @@
 import { voxdexError } from '../errors.js';
 import { numeralWords } from '../numbers/normalize.js';
 import { spokenForms } from '../text/numbers.js';
+import { REDACT_KINDS, type RedactKind } from '../types.js';
 
 export type QueryNode =
   | { type: 'word'; word: string }
@@ -33,6 +34,26 @@ export const MAX_QUERY_LEAVES = 64;
 export const MAX_NEAR_DISTANCE = 100;
 
 const ASCII_WORD = /^[a-z0-9]+$/;
+
+/**
+ * The indexed word of a redacted event of this kind (match.ts `channelWords`): what `[NAME]`, `[CARD]`…
+ * in `terms` look for. Letters only, so that both backends' tokenizers keep it whole; no spoken word
+ * has this form.
+ */
+export function redactedToken(kind: RedactKind): string {
+  return `voxdexredacted${kind}`;
+}
+
+/** `[NAME]` (any case) → the redacted token of that kind; undefined for other words; BAD_QUERY for an unknown kind. */
+function redactedQueryWord(raw: string, pos: number): string | undefined {
+  const m = /^\[([A-Za-z]+)\]$/.exec(raw);
+  if (!m) return undefined;
+  const kind = m[1]!.toLowerCase();
+  if (!(REDACT_KINDS as readonly string[]).includes(kind)) {
+    throw bad(`${raw} at position ${pos} names no redaction kind; use one of ${REDACT_KINDS.map((k) => `[${k.toUpperCase()}]`).join(', ')}`);
+  }
+  return redactedToken(kind as RedactKind);
+}
 
 /** Lowercase, diacritics removed, everything but letters and digits removed ("Don't" → "dont"). */
 export function normalizeWord(word: string): string {
@@ -86,7 +107,7 @@ function tokenize(input: string): Token[] {
       const close = input.indexOf('"', i + 1);
       if (close < 0) throw bad(`the quote at position ${i} is not closed`);
       const raw = input.slice(i + 1, close).split(/\s+/).filter((w) => w !== '');
-      const words = raw.map((w) => normalizeQueryWord(w, i)).filter((w) => w !== '');
+      const words = raw.map((w) => redactedQueryWord(w, i) ?? normalizeQueryWord(w, i)).filter((w) => w !== '');
       if (words.length === 0) throw bad(`the quoted phrase at position ${i} is empty`);
       const pos = i;
       i = close + 1;
@@ -106,7 +127,7 @@ function tokenize(input: string): Token[] {
       while (j < input.length && !/\s/.test(input[j]!) && !SPECIAL.has(input[j]!)) j++;
       const text = input.slice(i, j);
       if (text.includes('~')) throw bad(`"~N" proximity applies to a quoted phrase ("word1 word2"~5), found ${JSON.stringify(text)} at position ${i}`);
-      tokens.push({ kind: 'word', text: normalizeQueryWord(text, i), raw: text, pos: i });
+      tokens.push({ kind: 'word', text: redactedQueryWord(text, i) ?? normalizeQueryWord(text, i), raw: text, pos: i });
       i = j;
     }
   }

@@ -46,14 +46,15 @@ interface Row {
 /**
  * Call analytics (analytics-fields.ts), added to schema 1 without changing it (a file indexed before
  * has no rows here: no categories, no labels, missing metrics sort lowest): category membership
- * (changed by the backfill without re-indexing), the distinct utterance sentiment labels, and the
- * overtalk / silence seconds.
+ * (changed by the backfill without re-indexing), the distinct utterance sentiment labels, the
+ * overtalk / silence seconds, and the kinds redacted in the call (`redacted=`).
  */
 const ANALYTICS_TABLES = `
   CREATE TABLE IF NOT EXISTS tcat (name TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (name, id)) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS tcat_id ON tcat (id);
   CREATE TABLE IF NOT EXISTS tsent (label TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (label, id)) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);`;
+  CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);
+  CREATE TABLE IF NOT EXISTS tredact (kind TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID;`;
 
 /** Stored in PRAGMA user_version; a file with another version is refused rather than misread. */
 export const SCHEMA_VERSION = 1;
@@ -177,7 +178,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     this.#prepare('DELETE FROM words WHERE id = ?').run(id);
     this.#prepare('DELETE FROM docs WHERE id = ?').run(id);
     this.#prepare('DELETE FROM meta WHERE id = ?').run(id);
-    for (const table of ['tcat', 'tsent', 'tmetrics']) this.#prepare(`DELETE FROM ${table} WHERE id = ?`).run(id);
+    for (const table of ['tcat', 'tsent', 'tmetrics', 'tredact']) this.#prepare(`DELETE FROM ${table} WHERE id = ?`).run(id);
     this.#prepare('DELETE FROM transcripts WHERE id = ?').run(id);
   }
 
@@ -334,6 +335,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     if (!q.terms && q.channel !== undefined) add('t.nchannels > ?', q.channel);
     if (q.categories) add(`t.id IN (SELECT id FROM tcat WHERE name IN (${q.categories.map(() => '?').join(', ')}))`, ...q.categories);
     if (q.sentiment !== undefined) add('t.id IN (SELECT id FROM tsent WHERE label = ?)', q.sentiment);
+    if (q.redacted) add(`t.id IN (SELECT id FROM tredact WHERE kind IN (${q.redacted.map(() => '?').join(', ')}))`, ...q.redacted);
     if (q.overtalkMin !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk >= ?)', q.overtalkMin);
     if (q.overtalkMax !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk <= ?)', q.overtalkMax);
     return { sql: parts.join(' AND '), params };
@@ -343,6 +345,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const a = documentAnalytics(doc);
     for (const name of a.categories) this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)').run(name, id);
     for (const label of a.sentiments) this.#prepare('INSERT OR IGNORE INTO tsent (label, id) VALUES (?, ?)').run(label, id);
+    for (const kind of a.redacted) this.#prepare('INSERT OR IGNORE INTO tredact (kind, id) VALUES (?, ?)').run(kind, id);
     if (a.overtalk !== undefined || a.silence !== undefined) {
       this.#prepare('INSERT OR REPLACE INTO tmetrics (id, overtalk, silence) VALUES (?, ?, ?)').run(id, a.overtalk ?? null, a.silence ?? null);
     }

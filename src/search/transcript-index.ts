@@ -13,7 +13,7 @@
  *   both backends return identical hits and scores: score = number of hits.
  * - Sorting: by `sort` in `sortdir`, missing values lowest, ties broken by tid ascending.
  */
-import type { TranscriptDocument } from '../types.js';
+import type { RedactKind, TranscriptDocument } from '../types.js';
 import type { ChannelWords } from './match.js';
 import type { QueryNode } from './query.js';
 
@@ -67,6 +67,8 @@ export interface SearchQuery {
   sentiment?: string;
   overtalkMin?: number;
   overtalkMax?: number;
+  /** Calls where a word of any of these kinds was redacted (or marked by scrubtext=tag). */
+  redacted?: RedactKind[];
   offset: number;
   size: number;
   sort: SortKey;

@@ -7,6 +7,7 @@ import { voxdexError } from '../errors.js';
 import { normalizeNumbers } from '../numbers/normalize.js';
 import { REDACT_KINDS, type CompanySettings, type RedactKind } from '../types.js';
 
+export { REDACT_KINDS };
 export const SCRUB_TARGETS: readonly ('text' | 'audio')[] = ['text', 'audio'];
 export const VOCAB_MAX_PHRASES = 1000;
 export const VOCAB_MAX_CHARS = 50;
@@ -81,7 +82,7 @@ function checkVocab(vocab: unknown, current: readonly string[]): string[] {
 
 /**
  * `current` with `patch` applied: each field the patch names replaces the stored one; an empty list
- * goes back to the default (scrub: no policy; redact: every kind; vocab: none); fields the patch
+ * goes back to the default (scrub: no policy; redact: the default kinds; vocab: none); fields the patch
  * leaves undefined stay. Throws BAD_ARGUMENT on any invalid value.
  */
 export function mergeCompanySettings(current: CompanySettings, patch: CompanySettings): CompanySettings {
@@ -124,10 +125,11 @@ export function parseOnOff(name: string, value: string): boolean {
   throw voxdexError('BAD_ARGUMENT', `--${name} takes on or off, not ${JSON.stringify(value)}`);
 }
 
-/** A comma-separated list (`none` or empty = the empty list), each item checked against `accepted`. */
+/** A comma-separated list (`none` or empty = the empty list, `all` = every accepted item), each item checked against `accepted`. */
 export function parseKindList<T extends string>(name: string, value: string, accepted: readonly T[]): T[] {
   const v = value.trim();
   if (v === '' || v.toLowerCase() === 'none') return [];
+  if (v.toLowerCase() === 'all') return [...accepted];
   return checkList(name, v.split(',').map((s) => s.trim().toLowerCase()), accepted);
 }
 

@@ -403,6 +403,38 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
   });
 
   analytics.run();
+
+  // Redaction (issue 25): a redacted name is never findable; `[NAME]` and `redacted=name` find the calls where one was redacted.
+  const redaction = suite<{ index: TranscriptIndex }>(`${name}: TranscriptIndex conformance (redacted words)`);
+  redaction.before(async (ctx) => {
+    ctx.index = await factory();
+    await ctx.index.init();
+    const docs = CORPUS.filter((t) => ['t01', 't02', 't05'].includes(t.tid)).map((t) => structuredClone(t));
+    // t01: "hi i want to cancel my subscription" said as "hi i am john smith …": john smith redacted as names.
+    const u = docs[0]!.document.utterances.find((x) => x.metadata.channel === 1)!;
+    u.events.splice(1, 3, { ...u.events[1]!, word: '[NAME]', redacted: 'name' }, { ...u.events[2]!, word: '[NAME]', redacted: 'name' });
+    // t02: a card's digits redacted; t05: an email marked by scrubtext=tag (its words kept).
+    docs[1]!.document.utterances[0]!.events[1] = { ...docs[1]!.document.utterances[0]!.events[1]!, word: '####', redacted: 'card' };
+    for (const e of docs[2]!.document.utterances[1]!.events.slice(0, 2)) e.pii = 'email';
+    await ctx.index.index(docs);
+  });
+  redaction.after(async (ctx) => ctx.index.close());
+
+  redaction('[NAME] finds the redacted names with [NAME] in the snippet; redacted= filters by kind; [FOO] is a bad query', async ({ index }) => {
+    const r = await index.search(F1, query({ terms: '[NAME]' }));
+    assert.equal(r.rows.map((x) => [x.tid, x.hits.map((h) => h.text)]), [['t01', ['hi [NAME] [NAME] cancel my', 'hi [NAME] [NAME] cancel my subscription']]]);
+    assert.is(await index.count(F1, query({ terms: '"hi [name] [name] cancel"' })), 1);
+    assert.is(await index.count(F1, query({ terms: '[CARD]' })), 1);
+    assert.is(await index.count(F1, query({ terms: '[EMAIL]' })), 0, 'a marked word is searchable as itself, not as its kind');
+    assert.equal(await rowsOf(index, { redacted: 'name' }), ['t01']);
+    assert.equal(await rowsOf(index, { redacted: 'email' }), ['t05']);
+    assert.equal(await rowsOf(index, { redacted: 'Name,card' }), ['t02', 't01']);
+    assert.equal(await rowsOf(index, { redacted: 'address' }), []);
+    assert.equal(await rowsOf(index, { redacted: 'name', terms: 'refund' }), ['t01']);
+    assert.throws(() => query({ terms: '[FOO]' }), /\[FOO\] at position 0 names no redaction kind/);
+    assert.throws(() => query({ redacted: 'names' }), /redaction kinds/);
+  });
+  redaction.run();
 }
 
 export const transcriptIndexConformance = runTranscriptIndexConformance;

@@ -1,0 +1,76 @@
+/**
+ * Emails and web addresses (kind `email`), written ("john.smith@gmail.com", a word the ASR wrote with
+ * "@" or ending in ".com") or spoken ("john dot smith at gmail dot com", "j o h n at yahoo dot co dot
+ * uk"). The end is "dot" + a top-level domain (also spelled: "dot c o m"), a mail provider's name, or
+ * a written address; the start is found by walking back over the local part (names, letters, digits,
+ * "dot", "underscore", "dash") to a function word, a pause or a cue. A spoken address needs "at" (or
+ * a provider) inside it, or an email question or cue before it: "amazon dot com" alone is a shop.
+ */
+import type { Stream, StreamToken } from '../digit-runs.js';
+import { EMAIL_SYMBOLS, FILLERS, LETTER_WORDS, MAIL_DOMAINS, NOT_A_NAME, TLDS } from './lexicon.js';
+import { gap, isLetter, isNumber, rawWord, type PiiSpan, type PiiView } from './spans.js';
+
+const WRITTEN = /@|^[\w.+-]+\.(com|net|org|edu|gov|co|uk|us|io|ca|info|biz)$/i;
+/** Most tokens of a spoken email's local part and domain. */
+const MAX_EMAIL_TOKENS = 30;
+const EMAIL_PAUSE_SEC = 2;
+
+/** The index of the last token of a top-level domain said at i ("com", "c o m", "co dot uk"), else -1. */
+function tldEnd(t: readonly StreamToken[], i: number): number {
+  let end = -1;
+  if (TLDS.has(t[i]?.key ?? '')) end = i;
+  else {
+    // Spelled: "c o m", "n e t".
+    let j = i;
+    let s = '';
+    while (j < t.length && j < i + 4 && isLetter(t[j])) s += LETTER_WORDS[t[j++]!.key] ?? t[j - 1]!.key[0];
+    if (TLDS.has(s)) end = j - 1;
+  }
+  if (end >= 0 && t[end + 1]?.key === 'dot' && TLDS.has(t[end + 2]?.key ?? '')) end += 2;
+  return end;
+}
+
+/** A token that may be part of an email's local part or domain. */
+function emailPart(t: StreamToken): boolean {
+  return EMAIL_SYMBOLS.has(t.key) || isLetter(t) || isNumber(t) || MAIL_DOMAINS.has(t.key) || (t.key !== '' && !NOT_A_NAME.has(t.key) && !FILLERS.has(t.key));
+}
+
+/** Walks back from `end` over the address; `stop` is the first index it may not cross. */
+function startOf(t: readonly StreamToken[], end: number, stop: number): number {
+  let k = end;
+  while (k - 1 > stop && end - k < MAX_EMAIL_TOKENS && gap(t[k - 1]!, t[k]!) <= EMAIL_PAUSE_SEC && emailPart(t[k - 1]!)) k--;
+  return k;
+}
+
+function inWindow(view: PiiView, stream: Stream, i: number): boolean {
+  return view.windows.some((w) => w.topic === 'email' && w.stream === stream && i >= w.first && i <= w.last);
+}
+
+/** The email cue said by this stream last before i (its index), or -1. */
+function cueBefore(view: PiiView, stream: Stream, i: number): number {
+  let c = -1;
+  for (const cue of view.cues) if (cue.stream === stream && cue.index < i) c = cue.index;
+  return c;
+}
+
+export function recognizeEmails(view: PiiView): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const stream of view.streams) {
+    const t = stream.tokens;
+    for (let i = 0; i < t.length; i++) {
+      const written = WRITTEN.test(rawWord(view, t[i]!));
+      let end = -1;
+      if (written) end = i;
+      else if ((t[i]!.key === 'dot' || t[i]!.key === 'period') && i > 0) end = tldEnd(t, i + 1);
+      else if (t[i]!.key === 'dotcom') end = i;
+      if (end < 0) continue;
+      const from = written && !inWindow(view, stream, i) ? i : startOf(t, i, cueBefore(view, stream, i));
+      const words = t.slice(from, end + 1).map((x) => x.key);
+      const evidence = written || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || inWindow(view, stream, from);
+      if (!evidence) continue;
+      out.push({ kind: 'email', stream, from, to: end, score: written ? 1 : 0.9 });
+      i = end;
+    }
+  }
+  return out;
+}

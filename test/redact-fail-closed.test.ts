@@ -104,6 +104,7 @@ for (const numtrans of [true, false]) {
       { ch: 0, text: 'thank you', pause: 1 },
     ], numtrans);
     assert.is(digitsLeft(lines), '', lines.join(' | '));
+    assert.is(lines[3], 'wait let me find my glasses they are somewhere here', 'a sentence of chatter keeps its words');
     assert.is(lines[4], 'no problem take your time');
     assert.is(lines[7], 'thank you');
   });

@@ -240,17 +240,19 @@ tenancy('company settings start empty, merge patch by patch, and survive reopeni
   }
 });
 
+/** `CODE: message` of what fn throws, or 'no error'. */
+function message(fn: () => unknown): string {
+  try {
+    fn();
+    return 'no error';
+  } catch (err) {
+    return `${(err as VoxdexError).code}: ${(err as Error).message}`;
+  }
+}
+
 tenancy('company settings refuse unknown kinds naming the accepted ones, and hold at most 1000 phrases of 50 characters', () => {
   const t = new SqliteTenancy(':memory:');
   t.addCompany('acme', { org: 'o', folder: 'f' });
-  const message = (fn: () => unknown) => {
-    try {
-      fn();
-      return 'no error';
-    } catch (err) {
-      return `${(err as VoxdexError).code}: ${(err as Error).message}`;
-    }
-  };
   assert.is(message(() => t.setCompanySettings('acme', { redact: ['card', 'iban' as 'card'] })), 'BAD_ARGUMENT: Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id');
   assert.is(message(() => t.setCompanySettings('acme', { scrub: ['video' as 'text'] })), 'BAD_ARGUMENT: Unknown scrub target "video"; accepted: text, audio');
   assert.is(message(() => t.addVocab('acme', ['x'.repeat(51)])), `BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "${'x'.repeat(51)}" has 51`);
@@ -268,14 +270,6 @@ tenancy('company settings refuse unknown kinds naming the accepted ones, and hol
 tenancy('the vocabulary never writes digits: a phrase with digits, or number words of 4+ digits, is refused; one stored before can be removed (issue 24)', () => {
   const t = new SqliteTenancy(':memory:');
   t.addCompany('acme', { org: 'o', folder: 'f' });
-  const message = (fn: () => unknown) => {
-    try {
-      fn();
-      return 'no error';
-    } catch (err) {
-      return `${(err as VoxdexError).code}: ${(err as Error).message}`;
-    }
-  };
   const rule = 'the vocabulary never writes numbers (it could put a number nobody said into a transcript): spell names without digits, numbers are recognised without it';
   assert.is(message(() => t.addVocab('acme', ['4539148803436467'])), `BAD_ARGUMENT: A vocabulary phrase "################" holds digits; ${rule}`);
   assert.is(message(() => t.addVocab('acme', ['Gold ٣'])), `BAD_ARGUMENT: A vocabulary phrase "Gold #" holds digits; ${rule}`);

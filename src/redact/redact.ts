@@ -152,6 +152,32 @@ interface Finding {
   stream: Stream;
   from: number;
   to: number;
+  /** Tokens inside [from, to] that keep their word (a sentence of chatter between a number's groups). */
+  spared?: ReadonlySet<number>;
+}
+
+/** An utterance of at least this many words and no digit, between two groups of a number, is chatter, not a misheard group. */
+const CHATTER_MIN_WORDS = 5;
+
+/**
+ * The tokens of a digit run's span that are chatter ("wait let me find my glasses they are
+ * somewhere", a sentence of its own between the groups): kept, the digits around them redacted.
+ */
+function chatter(run: SensitiveRun): Set<number> {
+  const t = run.run.stream.tokens;
+  const byUtt = new Map<number, number[]>();
+  for (let i = run.from; i <= run.to; i++) {
+    const list = byUtt.get(t[i]!.u) ?? [];
+    list.push(i);
+    byUtt.set(t[i]!.u, list);
+  }
+  const spared = new Set<number>();
+  for (const [u, inside] of byUtt) {
+    const all = t.filter((x) => x.u === u);
+    const sentence = all.length >= CHATTER_MIN_WORDS && all.every((x) => x.digits === '' && !/\d/.test(x.key));
+    if (sentence && inside.length === all.length) for (const i of inside) spared.add(i);
+  }
+  return spared;
 }
 
 /**
@@ -163,7 +189,7 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
   const streams = buildStreams(utterances);
   const view = piiView(utterances, streams);
   const findings: Finding[] = [
-    ...sensitiveRuns(streams, view, kinds).map(({ run, kind, from, to }) => ({ kind, stream: run.stream, from, to })),
+    ...sensitiveRuns(streams, view, kinds).map((s) => ({ kind: s.kind, stream: s.run.stream, from: s.from, to: s.to, spared: chatter(s) })),
     ...findPersonalData(view, kinds),
   ];
   // Each event's kind: the finding of highest precedence that covers it.
@@ -171,6 +197,7 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
   const claims = new Map<string, Finding>();
   for (const f of findings) {
     for (let i = f.from; i <= f.to; i++) {
+      if (f.spared?.has(i)) continue;
       const t = f.stream.tokens[i]!;
       const key = `${t.u}:${t.e}`;
       const had = claims.get(key);

@@ -168,12 +168,23 @@ interface Score {
 }
 const score = (): Score => ({ words: {}, removed: {}, other: 0, kept: 0 });
 
+/**
+ * Calls cached before the script said "it is" apart from the address (CACHE_VERSION 2, calls with
+ * n % 4 == 0) recorded "it is 42 maple street" as one address part: its first "it is" is no address word.
+ */
+function leadIn(ent: Entity, events: readonly Utterance['events'][number][], e: Utterance['events'][number]): boolean {
+  if (ent.kind !== 'address') return false;
+  const inSpan = events.filter((x) => (x.start + x.end) / 2 >= ent.start - 0.1);
+  const k = inSpan.indexOf(e);
+  return (k === 0 && e.word === 'it' && inSpan[1]?.word === 'is') || (k === 1 && e.word === 'is' && inSpan[0]?.word === 'it');
+}
+
 function tally(s: Score, call: CallResult, utts: readonly Utterance[]): void {
   for (const u of utts) {
     for (const e of u.events) {
       const mid = (e.start + e.end) / 2;
       const ent = call.entities.find((x) => x.channel === u.metadata.channel && mid >= x.start - 0.1 && mid <= x.end + 0.1);
-      if (ent) {
+      if (ent && !leadIn(ent, u.events, e)) {
         s.words[ent.kind] = (s.words[ent.kind] ?? 0) + 1;
         if (e.redacted) s.removed[ent.kind] = (s.removed[ent.kind] ?? 0) + 1;
         continue;
@@ -198,6 +209,9 @@ async function main() {
   // Correctness first: both contenders on a known transcript.
   const probe: Utterance[] = [{ start: 0, end: 3, confidence: 1, metadata: { channel: 1, uttid: 0 },
     events: 'my name is john smith'.split(' ').map((word, i) => ({ word, start: i * 0.5, end: i * 0.5 + 0.4, confidence: 1 })) }];
+  const l0 = process.cpuUsage();
+  redactUtterances(probe, ['name']);
+  const load = process.cpuUsage(l0);
   const nlp = createRequire(import.meta.url)('compromise/three') as Nlp;
   const oursProbe = redactUtterances(probe, REDACT_KINDS).utterances[0]!.events.map((e) => e.word).join(' ');
   const peerProbe = compromiseRedact(nlp, probe)[0]!.events.map((e) => e.word).join(' ');
@@ -237,9 +251,6 @@ async function main() {
   let oursCpu = 0;
   let peerCpu = 0;
   const REPEAT = 3;
-  const t0 = process.cpuUsage();
-  redactUtterances(probe, ['name']);
-  const load = process.cpuUsage(t0);
   for (const call of results) {
     audioSecs += call.durationSec;
     asrCpu += call.asrCpu;

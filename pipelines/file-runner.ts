@@ -10,6 +10,7 @@ import { rmSync } from 'node:fs';
 import type { TranscribeResult, Transcriber } from '../src/asr/transcriber.js';
 import { recordedTranscriber } from '../src/live/recorded-transcriber.js';
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
+import type { AudioSeal } from '../src/audio/sealed-file.js';
 import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
 import type { Metrics } from '../src/metrics.js';
 import type { TranscriptIndex } from '../src/search/transcript-index.js';
@@ -29,6 +30,8 @@ export interface FileRunnerDeps {
   transcriber: Transcriber;
   /** The transcripts (the checkpoint) and an archive member's audio. */
   blobs: BlobStore;
+  /** The installation's key for audio at rest: the audio kept for playback is stored sealed. */
+  seal: AudioSeal;
   /** Each file transcribed is counted as it finishes. */
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
   /** Default POST_ASR_STAGES. */
@@ -60,7 +63,13 @@ export async function runFiles(job: PipelineJob, unpacked: UnpackItem[], deps: F
     const document = await checkpoint(item, deps.blobs);
     if (document) outcomes.push({ member: item.member, document });
     else if (item.state === 'failed' || !member || isFailedItem(member)) outcomes.push(await failedBefore(job, item, member, deps.store));
-    else outcomes.push(await runFile(job, item, member, { n, of: items.length }, deps, ctx));
+    else {
+      try {
+        outcomes.push(await runFile(job, item, member, { n, of: items.length }, deps, ctx));
+      } finally {
+        await member.source.close();
+      }
+    }
   }
   return outcomes;
 }
@@ -103,7 +112,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
     const { document, work } = await processFile(
       {
         requestid: job.id,
-        path: member.path,
+        audio: member.source,
         source: member.name,
         model: job.model,
         options: job.options,
@@ -138,10 +147,10 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
 }
 
 /**
- * The checkpoint (transcript blob), the audio kept for playback, the index entry, then the item done
- * with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single file too
- * (the upload is deleted once the job's result is written, pipelines/upload.ts), and the extracted
- * member is removed at once.
+ * The checkpoint (transcript blob), the audio kept for playback (sealed), the index entry, then the
+ * item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
+ * file too (the upload is deleted once the job ends, pipelines/upload.ts), and the extracted member
+ * is removed at once; otherwise an archive member's sealed file itself is kept.
  */
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const { document } = out;
@@ -149,11 +158,11 @@ async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, o
   if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
   if (job.options.scrubaudio) {
-    await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), playableWav(out.audio));
-    if (job.kind === 'archive') rmSync(member.path, { force: true });
-  } else if (job.kind === 'archive') {
+    await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(out.audio)));
+    if (member.sealedPath) rmSync(member.sealedPath, { force: true });
+  } else if (member.sealedPath) {
     // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
-    await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.path);
+    await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.sealedPath);
   }
   const { tid } = await indexStage(deps.index)({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
   await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });

@@ -25,6 +25,7 @@ import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
+import { AudioSeal } from './audio/sealed-file.js';
 import { tenancyAccess } from './http/auth.js';
 import { COMPAT_PARAMS } from './http/upload-form.js';
 import { mountSearchRoutes } from './http/search-routes.js';
@@ -34,6 +35,7 @@ import { mountUiRoutes } from './http/ui-routes.js';
 import { liveUpgrade, mountLiveRoutes, realtimePost, type LiveRouteDeps } from './http/live-routes.js';
 import { LiveCalls } from './jobs/live-calls.js';
 import { mountCategoryRoutes } from './http/category-routes.js';
+import { mountAnalyticsRoutes } from './http/analytics-routes.js';
 import { CategoryBackfill } from './analytics/backfill.js';
 import { categorizer } from './analytics/categories.js';
 import type { CategoryStore } from './store/category-store.js';
@@ -136,13 +138,14 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const models = modelReadiness(transcriber, log);
   const metrics = createMetrics({ queueDepth: () => ports.work.queueDepth(() => runner.queued), jobsByState: () => ports.jobs.countByState() });
   const { jobs: store, outbox, tenancy, index, blobs } = ports;
+  const seal = AudioSeal.of(tenancy);
   const categorize = categorizer(ports.categories);
   let live: LiveCalls | undefined;
-  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize, liveTranscript: (id) => live?.liveTranscript(id) });
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, seal, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize, liveTranscript: (id) => live?.liveTranscript(id) });
   // Categories: rules beside tenancy, backfilled over the index by one node per company (a lease in the category store).
   const backfill = new CategoryBackfill({ store: ports.categories, index, log, owner: node });
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
-  const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
+  const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, seal, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
   // Live calls run where the ASR is and are accepted where requests are: on a node with role all (docs/live.md).
   if (intake && transcriber) live = new LiveCalls({ config, log: log.child({ live: true }), intake, runner, store, blobs, transcriber, categorize });
   const disconnect = ports.work.connect(runner);
@@ -314,17 +317,19 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     resultUrlTtlSec: config.resultUrlTtlSec,
     maxUploadBytes: config.maxUploadBytes,
     incomingDir: paths.incoming,
+    seal: AudioSeal.of(tenancy),
     rateLimit: ports.rateLimiter('POST /transcribe'),
     uploadSlots: new UploadSlots(config.maxConcurrentUploads),
     realtime: realtimePost(liveRouteDeps({ log: d.log, ports, intake, live: d.live, config })),
   });
   mountLiveRoutes(routes, liveRouteDeps({ log: d.log, ports, intake, live: d.live, config }));
-  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log });
+  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log, categories: ports.categories });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
-  mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
+  mountAudioRoutes(routes, { access, store, blobs, seal: AudioSeal.of(ports.tenancy), tenancy: ports.tenancy, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
   mountCategoryRoutes(routes, { access, store: ports.categories, index, onChange: () => d.backfill.kick() });
+  mountAnalyticsRoutes(routes, { index, access, categories: ports.categories, rateLimit: ports.rateLimiter('/search'), log: d.log });
 }
 
 /**
@@ -368,7 +373,7 @@ async function startListening(server: Server, config: Readonly<Config>, log: Log
   return port;
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories', 'live']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories', 'live', 'analytics']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;

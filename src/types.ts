@@ -109,6 +109,12 @@ export interface WordEvent {
   redacted?: RedactKind;
   /** `scrubtext=tag`: the event lies in a span of this kind; its word is kept. */
   pii?: RedactKind;
+  /**
+   * In the pipeline only, between the ASR and the readable-text stage (src/readable/stage.ts), which
+   * removes it: the written form of the written word this event begins ("$25."), '' on the later
+   * events of that word. Never in a document, a checkpoint, the index, a log or a message.
+   */
+  written?: string;
 }
 
 export type SentimentLabel = 'Positive' | 'Mostly Positive' | 'Neutral' | 'Mostly Negative' | 'Negative';
@@ -131,6 +137,11 @@ export interface Utterance {
     /** In [-1, 1]. */
     sentimentscore?: number;
   };
+  /**
+   * The utterance as written: capitals, punctuation, numerals (src/readable/utterance-text.ts), the
+   * same words as `events`, redacted the same way. Set by the readable-text stage.
+   */
+  text?: string;
   events: WordEvent[];
 }
 

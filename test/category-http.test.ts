@@ -31,7 +31,7 @@ test.before(async (ctx) => {
   ctx.backfill = backfill;
   const access = tenancyAccess(tenancy);
   const app = createHttpApp(silentLogger, (routes) => {
-    mountSearchRoutes(routes, { index, access, log: silentLogger });
+    mountSearchRoutes(routes, { index, access, log: silentLogger, categories: store });
     mountCategoryRoutes(routes, { access, store, index, onChange: () => backfill.kick() });
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
@@ -119,7 +119,27 @@ test('DELETE removes it (404 after); its name goes from the calls', async ({ bas
   await backfill.idle();
   assert.is((await fetch(`${base}/categories/acme/refund?token=${acme}`)).status, 404);
   assert.is((await fetch(`${base}/categories/acme/refund?token=${acme}`, { method: 'DELETE' })).status, 404);
-  assert.is(await (await fetch(`${base}/search/acme/sales?token=${acme}&output=count&category=refund`)).text(), '0');
+  r = await fetch(`${base}/search/acme/sales?token=${acme}&output=count&category=refund`, { headers: { accept: 'application/json' } });
+  assert.is(r.status, 400);
+  assert.equal((await r.json()).error.code, 'UNKNOWN_CATEGORY');
+});
+
+test('search: an unknown category= is 400 UNKNOWN_CATEGORY naming it and the known ones; sentiment labels in any case', async ({ base, acme, other }) => {
+  let r = await fetch(`${base}/search/acme/sales?token=${acme}&category=cancel,Cancel,nope`, { headers: { accept: 'application/json' } });
+  assert.is(r.status, 400);
+  assert.equal(await r.json(), {
+    error: { code: 'UNKNOWN_CATEGORY', message: 'Unknown categories "Cancel", "nope": the categories of acme are cancel (names are case-sensitive; GET /categories/acme lists them).' },
+  });
+  r = await fetch(`${base}/search/other/sales?token=${other}&category=cancel`, { headers: { accept: 'application/json' } });
+  assert.equal((await r.json()).error.message, 'Unknown category "cancel": other has no categories yet (names are case-sensitive; GET /categories/other lists them).');
+  for (const label of ['mostly negative', 'MOSTLY_NEGATIVE', 'Mostly Negative']) {
+    r = await fetch(`${base}/search/acme/sales?token=${acme}&output=count&sentiment=${encodeURIComponent(label)}`);
+    assert.is(r.status, 200, label);
+  }
+  r = await fetch(`${base}/search/acme/sales?token=${acme}&sentiment=angry`, { headers: { accept: 'application/json' } });
+  assert.equal(await r.json(), {
+    error: { code: 'BAD_ARGUMENT', message: 'Expected one of Positive, Mostly Positive, Neutral, Mostly Negative, Negative (any case; a comma list for any of them; any: every label) for sentiment but received "angry"' },
+  });
 });
 
 test.run();

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readWavHeader } from '../src/audio/wav-header.js';
 import { decode, decodeWav, decodeWavBuffer } from '../src/stages/decode.js';
+import { fileSource } from '../src/audio/byte-source.js';
 import { silentLogger } from '../src/log.js';
 import { loadConfig } from '../src/config.js';
 import type { DecodedAudio, SampleEncoding } from '../src/types.js';
@@ -158,8 +159,8 @@ dec('the stage stops with CANCELLED when the job is cancelled', async () => {
   const ac = new AbortController();
   ac.abort();
   const ctx = { jobId: 'j', signal: ac.signal, log: silentLogger, config: loadConfig({}) };
-  await rejects(() => decode({ path: wav }, ctx), 'CANCELLED');
-  const ok = await decode({ path: wav }, { ...ctx, signal: new AbortController().signal });
+  await rejects(() => decode({ source: fileSource(wav) }, ctx), 'CANCELLED');
+  const ok = await decode({ source: fileSource(wav) }, { ...ctx, signal: new AbortController().signal });
   assert.is(ok.channels[0]!.length, 1600);
 });
 

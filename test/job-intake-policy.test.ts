@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { AudioSeal } from '../src/audio/sealed-file.js';
 import { LocalBlobStore } from '../src/blobs/local-blob-store.js';
 import { loadConfig } from '../src/config.js';
 import { intakeFile } from '../src/drop/submit-once.js';
@@ -39,6 +40,7 @@ test.before.each(() => {
     store: stores.jobs,
     tenancy: { requireScope: () => undefined, resolveModel: () => 'auto' },
     blobs: new LocalBlobStore(path.join(dir, 'blobs')),
+    seal: AudioSeal.ephemeral(),
     paths: new JobPaths(dir),
     installedModels: () => ['auto'],
     companySettings: () => settings,
@@ -60,7 +62,7 @@ const blobNames = (): string[] => readdirSync(path.join(dir, 'blobs'), { recursi
 
 test('HTTP: redact=cvv under the policy keeps every default kind; the name, the blob key and the metadata are stored redacted', async () => {
   const file = wav('upload.wav');
-  const id = await intake.submit({ destination, file: { path: file, name: `cc-${CARD}.wav`, size: 1000 }, move: true, metadata: JSON.stringify({ card: CARD, agent: 'bob' }), options: { redact: 'cvv' } });
+  const id = await intake.submit({ destination, file: { path: file, name: `cc-${CARD}.wav`, size: 1000 }, move: false, metadata: JSON.stringify({ card: CARD, agent: 'bob' }), options: { redact: 'cvv' } });
   const job = (await stores.jobs.get(id))!;
   assert.equal(job.options!.redact, DEFAULT);
   assert.equal([job.options!.scrubtext, job.options!.scrubaudio], [true, true]);
@@ -71,7 +73,7 @@ test('HTTP: redact=cvv under the policy keeps every default kind; the name, the 
 });
 
 test('HTTP: an error quoting the client\'s metadata is redacted under the policy, not without it', async () => {
-  const bad = () => intake.submit({ destination, file: { path: wav('bad.wav'), name: 'x.wav', size: 1000 }, move: true, metadata: `{"card": ${CARD}` });
+  const bad = () => intake.submit({ destination, file: { path: wav('bad.wav'), name: 'x.wav', size: 1000 }, move: false, metadata: `{"card": ${CARD}` });
   const err = (await bad().catch((e: unknown) => e)) as VoxdexError;
   assert.is(err.code, 'BAD_ARGUMENT');
   assert.is(err.message, `Expected a JSON object for metadata but received "{\\"card\\": ${MASKED}"`);

@@ -3,7 +3,7 @@
  * stays in its folder), so there are no folder cycles. Layers, top to bottom:
  *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipelines → live → stages
  *   → analytics → asr, search, tenancy, callbacks, metrics → audio, render, store, blobs, scheduler, text, vad
- *   → config, errors, is, log, types
+ *   → readable → config, errors, is, log, types
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -23,6 +23,7 @@ const LAYERS: string[][] = [
   ['analytics'],
   ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact', 'speakers'],
   ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers', 'vad'],
+  ['readable'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];
 /** Within the bottom layer these go one way only. */

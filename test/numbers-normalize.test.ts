@@ -37,6 +37,18 @@ n('a unit claims only the short number before it, never the digit string said be
   assert.is(say('one oh five dollars'), '$105');
 });
 
+n('hyphenated numbers ("forty-two", as writers and Moonshine spell them) read as their words', () => {
+  assert.is(say('forty-two'), '42');
+  assert.is(say('Forty-two,'), '42');
+  assert.is(say('forty-five thirty-nine'), '4539');
+  assert.is(say('forty-two dollars'), '$42');
+  assert.is(say('the twenty-first of may'), 'the 21st of may');
+  assert.is(say('at eight forty-five pm'), 'at 8:45 pm');
+  const [e] = normalizeNumbers(events('forty-two'));
+  assert.equal([e!.start, e!.end], [0, 0.4]);
+  assert.is(say('e-mail check-in'), 'e-mail check-in');
+});
+
 n('amounts and percentages', () => {
   assert.is(say('forty two dollars and fifty cents'), '$42.50');
   assert.is(say('it costs forty two dollars fifty'), 'it costs $42.50');

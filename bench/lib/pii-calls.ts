@@ -145,7 +145,7 @@ export function callScript(n: number): Turn[] {
     const numWords = num < 100 ? sayTens(num) : `${DIGIT_WORDS[Math.floor(num / 100)]} ${sayTens(num % 100) || 'hundred'}`;
     agent('and what is the address on the account');
     if (n % 4 === 0) {
-      caller(say(`it is ${numWords} ${street}`, 'address'));
+      caller(say('it is'), say(`${numWords} ${street}`, 'address'));
       agent('okay and the city');
       caller(say(`${city} ${state}`, 'address'));
       agent('and the zip code');

@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { toChannelPcm } from '../audio/resample.js';
 import { segmentSamples, type Segment } from '../audio/segment.js';
 import type { ChannelInfo, DecodedAudio, TranscribeResult, Utterance, WordEvent } from '../types.js';
+import type { NativeWord } from './binding.js';
 import { createAsrPool, type AsrPool } from './pool.js';
 import { loadModelRegistry, type ModelRegistry, type ModelSpec } from './models.js';
 
@@ -198,8 +199,14 @@ async function transcribe(
 }
 
 /** The engine's words (ms from the utterance's start) as events timed from `offsetSec` in the recording. */
-function timedWords(words: ReadonlyArray<{ word: string; start: number; end: number; confidence: number }>, offsetSec: number): WordEvent[] {
-  return words.map((w) => ({ word: w.word, start: round3(offsetSec + w.start / 1000), end: round3(offsetSec + w.end / 1000), confidence: round3(w.confidence) }));
+function timedWords(words: readonly NativeWord[], offsetSec: number): WordEvent[] {
+  return words.map((w) => ({
+    word: w.word,
+    start: round3(offsetSec + w.start / 1000),
+    end: round3(offsetSec + w.end / 1000),
+    confidence: round3(w.confidence),
+    ...(w.written !== undefined ? { written: w.written } : {}),
+  }));
 }
 
 function assemble(

@@ -1,5 +1,5 @@
 /** What a file is, by its first bytes (never by its name). */
-import { openSync, readSync, closeSync } from 'node:fs';
+import { readAtSync, withSourceSync, type ByteSource } from './byte-source.js';
 
 export type Sniffed =
   | { kind: 'wav' }
@@ -61,16 +61,9 @@ export function sniff(head: Uint8Array): Sniffed {
   return other('unknown content');
 }
 
-/** Reads the first SNIFF_BYTES of a file and sniffs them. */
-export function sniffFile(path: string): Sniffed {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const n = readSync(fd, buf, 0, SNIFF_BYTES, 0);
-    return sniff(buf.subarray(0, n));
-  } finally {
-    closeSync(fd);
-  }
+/** Reads the first SNIFF_BYTES of a file or source and sniffs them. */
+export function sniffFile(input: string | ByteSource): Sniffed {
+  return withSourceSync(input, (src) => sniff(readAtSync(src, 0, SNIFF_BYTES)));
 }
 
 /** The UNSUPPORTED_AUDIO / NOT_AUDIO message for something sniff() did not accept. */

@@ -3,7 +3,7 @@
  * Every malformed header becomes BAD_AUDIO saying what is wrong; formats we do not decode become
  * UNSUPPORTED_AUDIO naming them; a rate outside 8000–16000 Hz becomes BAD_SAMPLE_RATE.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readAtSync, withSourceSync, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import type { AudioFormat, SampleEncoding } from '../types.js';
 
@@ -147,22 +147,12 @@ function parseFmt(fmt: Uint8Array): { format: AudioFormat; blockAlign: number } 
   return { format: { encoding, sampleRate, channels, bitsPerSample }, blockAlign };
 }
 
-/** Positional reads of an open file of `size` bytes (header chunks are small; sync reads are fine). */
-export function fdReader(fd: number, size: number): ReadAt {
-  return (position, length) => {
-    const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
-    const n = buf.length ? readSync(fd, buf, 0, buf.length, position) : 0;
-    return buf.subarray(0, n);
-  };
+/** Positional reads of a source (header chunks are small; sync reads are fine). */
+export function sourceReader(src: ByteSource): ReadAt {
+  return (position, length) => readAtSync(src, position, length);
 }
 
-/** Reads and checks only the header of a WAV file (for the upload acceptance check). */
-export function readWavHeader(path: string): WavHeader {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    return parseWavHeader(fdReader(fd, size), size);
-  } finally {
-    closeSync(fd);
-  }
+/** Reads and checks only the header of a WAV file or source (for the upload acceptance check). */
+export function readWavHeader(input: string | ByteSource): WavHeader {
+  return withSourceSync(input, (src) => parseWavHeader(sourceReader(src), src.size));
 }

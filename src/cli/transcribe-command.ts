@@ -20,6 +20,8 @@ import path from 'node:path';
 import { processFile, type FileProgress } from '../../pipelines/process-file.js';
 import { createTranscriber, type Transcriber } from '../asr/transcriber.js';
 import { formatDuration } from '../audio/archive-policy.js';
+import { fileSource, type ByteSource } from '../audio/byte-source.js';
+import { AudioSeal } from '../audio/sealed-file.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { resolveRequestOptions } from '../jobs/request-options.js';
@@ -70,6 +72,8 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
   const transcriber: Transcriber = createTranscriber({ config, log: silentLogger });
   const requestid = randomUUID();
   const work = mkdtempSync(path.join(tmpdir(), 'voxdex-transcribe-'));
+  // Archive members wait in `work` sealed under a key that ends with this process.
+  const seal = AudioSeal.ephemeral();
   const ctx: StageContext = { jobId: requestid, signal: new AbortController().signal, log: silentLogger, config };
   let emitted = 0;
   let failed = 0;
@@ -88,12 +92,15 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
     await transcriber.ready();
     for (const [n, file] of cmd.files.entries()) {
       let items: UnpackItem[];
+      let source: ByteSource | undefined;
       try {
-        await probeUpload(file, {}, config.archive);
+        source = fileSource(file);
+        await probeUpload(source, {}, config.archive);
         const workDir = path.join(work, String(n));
         mkdirSync(workDir);
-        items = (await unpack({ path: file, name: path.basename(file), workDir }, ctx)).items;
+        items = (await unpack({ source, name: path.basename(file), workDir, seal }, ctx)).items;
       } catch (err) {
+        await source?.close();
         fail(file, err);
         continue;
       }
@@ -107,7 +114,7 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
           const { document } = await processFile(
             {
               requestid,
-              path: item.path,
+              audio: item.source,
               source: item.name,
               model: cmd.model,
               options: cmd.options,
@@ -121,8 +128,11 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
           emit(document, name, cmd.files.length > 1 || items.length > 1);
         } catch (err) {
           fail(name, err);
+        } finally {
+          await item.source.close();
         }
       }
+      await source.close();
     }
   } finally {
     await transcriber.close();

@@ -16,6 +16,7 @@
  * Admin commands work while the service runs (same data dir; SQLite WAL).
  */
 import path from 'node:path';
+import { AudioSeal } from '../audio/sealed-file.js';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
@@ -394,7 +395,7 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
   // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
   const ports = await openPorts(config, { node: `import:${process.pid}`, log: silentLogger });
   try {
-    const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, paths: new JobPaths(config.dataDir), installedModels });
+    const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), paths: new JobPaths(config.dataDir), installedModels });
     const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: ports.ledger, options, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
   } finally {
@@ -408,7 +409,7 @@ async function redactCommand(config: Readonly<Config>, company: string, o: { org
     const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
     await ports.index.init();
     const r = await redactStored(
-      { store: ports.jobs, blobs: ports.blobs, index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },
+      { store: ports.jobs, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },
       { company, org: o.org, kinds, audio: !o.textOnly, onProgress: (p) => process.stderr.write(`\rvoxdex: ${p.done} requests, ${p.changed} redacted`) },
     );
     process.stderr.write('\n');

@@ -18,6 +18,7 @@ import type { Destination } from '../types.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { requestToken } from './bearer.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { checkParamNames, readFields, readUpload, type UploadedFile, type UploadForm } from './upload-form.js';
 import type { Limiter } from '../rate-limit/limiter.js';
 import type { UploadSlots } from './upload-slots.js';
@@ -40,6 +41,8 @@ export interface TranscribeRouteDeps {
   resultUrlTtlSec: number;
   maxUploadBytes: number;
   incomingDir: string;
+  /** The installation's key for audio at rest: an upload is sealed as it streams in. */
+  seal: AudioSeal;
   /** Per-company limit on POST /transcribe (RATE_LIMITED, 429); absent = none. */
   rateLimit?: Limiter;
   /** Per-company limit on uploads in progress (RATE_LIMITED, 429); absent = none. */
@@ -118,6 +121,7 @@ async function readForm(d: TranscribeRouteDeps, req: Req, admission: Admission):
     if (queryToken) await admit(queryToken);
     return await readUpload(req, {
       tmpDir: d.incomingDir,
+      seal: d.seal,
       maxBytes: d.maxUploadBytes,
       onField: async (name, value) => {
         if (name === 'token' && value) await admit(value);

@@ -5,9 +5,11 @@
  * in this process.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
+import { fileSource } from '../audio/byte-source.js';
 import type { BlobStore } from '../blobs/blob-store.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { checkCallbackUrl } from '../callbacks/url-guard.js';
 import type { Config } from '../config.js';
 import { voxdexError, VoxdexError } from '../errors.js';
@@ -27,6 +29,8 @@ export interface JobIntakeDeps {
   tenancy: Pick<Tenancy, 'requireScope' | 'resolveModel'>;
   /** Where accepted uploads are stored (durably, before the job row commits). */
   blobs: BlobStore;
+  /** The installation's key for audio at rest: uploads are stored sealed. */
+  seal: AudioSeal;
   paths: JobPaths;
   /** Model names (and aliases) a request may name. */
   installedModels: () => string[];
@@ -42,8 +46,12 @@ export interface JobIntakeDeps {
 /** A request as received, before validation (strings straight from a form, query or sidecar). */
 export interface SubmitRequest {
   destination: Destination;
+  /** `size`: the recording's bytes (not the sealed file's). */
   file: { path: string; name: string; size: number };
-  /** true: the file is a temporary upload to move; false: copy it (drop folder, import). */
+  /**
+   * true: the file is an upload this process received, already sealed (readUpload), moved into the
+   * store; false: a plain file of the operator's (drop folder, import), sealed into the store as a copy.
+   */
   move: boolean;
   model?: string;
   output?: string;
@@ -130,13 +138,15 @@ export class JobIntake {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
-      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
+      const upload = req.move ? this.#d.seal.open(req.file.path) : fileSource(req.file.path);
+      const probe = await probeUpload(upload, { zpass: req.zpass || undefined, disk }, this.#d.config.archive).finally(() => upload.close());
       const id = randomUUID();
       const key = this.#d.blobs.uploadKey(id, safeName(source));
       if (!req.move) {
         copy = path.join(this.#d.paths.incoming, `${id}.copy`);
         mkdirSync(this.#d.paths.incoming, { recursive: true });
-        copyFileSync(req.file.path, copy);
+        await this.#d.seal.sealFile(upload, copy);
+        await upload.close();
       }
       target = key;
       await this.#d.blobs.putFile(key, copy ?? req.file.path);

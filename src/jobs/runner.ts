@@ -17,6 +17,7 @@ import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
 import type { FileRunnerDeps } from '../../pipelines/file-runner.js';
 import type { Transcriber } from '../asr/transcriber.js';
 import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { failureDelivery } from '../callbacks/failure.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
@@ -45,6 +46,8 @@ export interface JobRunnerDeps {
   /** Absent on a node that runs no jobs (an API node). */
   transcriber?: Transcriber;
   blobs: BlobStore;
+  /** The installation's key for audio at rest (uploads, members, kept audio are sealed). */
+  seal: AudioSeal;
   paths: JobPaths;
   metrics: Metrics;
   retry?: RetryPolicy;
@@ -232,14 +235,14 @@ export class JobRunner {
     }
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
-    const { store, index, transcriber, blobs, paths, metrics, categorize, liveTranscript } = this.#d;
+    const { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript } = this.#d;
     const options = this.#runOptions(job);
     // Under redaction the client's name and metadata go on redacted (a job queued before the policy included).
     const client = clientTextOf(options);
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
       const pipelineJob = { ...job, options, source: client.text(job.source), metadata: client.metadata(job.metadata) };
-      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, paths, metrics, categorize, liveTranscript }, ctx);
+      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });
@@ -289,12 +292,35 @@ export class JobRunner {
   /**
    * The one way a job ends: its final state and its callback (result or error) in one transaction.
    * The callback row holds no secret: the dispatcher signs with the company's current one from tenancy.
+   * Under scrubaudio a job that ends failed or cancelled loses its upload and work folder first (one
+   * that ends done lost them in runUpload): removed before the state commits, so no final job ever
+   * keeps an unredacted recording, whatever crashes when — a crash before the commit resumes the job,
+   * which ends again without its upload.
    */
   async #settle(job: Job, settlement: Settlement): Promise<boolean> {
+    if (settlement.state !== 'done' && this.#scrubsAudio(job) && (await this.#mayRemove(job, settlement.owner))) await this.#removeUpload(job);
     const t0 = performance.now();
     const settled = await this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, undefined));
     if (settlement.owner !== undefined) this.#d.metrics.settleSeconds.observe((performance.now() - t0) / 1000);
     return settled;
+  }
+
+  /** The job runs under scrubaudio: its own options, or its company's policy now (which reaches queued work). */
+  #scrubsAudio(job: Job): boolean {
+    if (job.options?.scrubaudio) return true;
+    return this.#d.tenancy.hasCompany(job.destination.company) && (this.#d.tenancy.companySettings(job.destination.company).scrub ?? []).includes('audio');
+  }
+
+  /** A worker settling a job it runs removes the upload only while it still holds the job (another worker may have taken it over). */
+  async #mayRemove(job: Job, owner: string | undefined): Promise<boolean> {
+    if (owner === undefined) return true;
+    return (await this.#leases!.renewLeases(owner, [job.id], this.#d.config.leaseMs)).held.includes(job.id);
+  }
+
+  /** The unredacted upload and the job's work folder (sealed members, a copy of the upload) go. */
+  async #removeUpload(job: Job): Promise<void> {
+    rmSync(this.#d.paths.workDir(job.id), { recursive: true, force: true });
+    await this.#d.blobs.delete(job.uploadPath);
   }
 }
 

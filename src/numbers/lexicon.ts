@@ -69,6 +69,17 @@ export function isNumberWord(key: string): boolean {
   return key in DIGITS || key in TEENS || key in TENS || key in SCALES || key in ORDINALS || key === 'oh';
 }
 
+const TENS_UNIT = new RegExp(`^(${Object.keys(TENS).join('|')})-?(${Object.keys(DIGITS).filter((d) => d !== 'zero').join('|')}|${Object.keys(ORDINAL_UNITS).filter((o) => ORDINAL_UNITS[o]! < 10).join('|')})$`);
+
+/**
+ * A hyphenated (or run-together) number "forty-two", "twenty-first", as writers and Moonshine spell
+ * them: its two words, or undefined. Numbers and redaction read it as the two words.
+ */
+export function tensUnitParts(word: string): [string, string] | undefined {
+  const m = TENS_UNIT.exec(word.toLowerCase());
+  return m ? [m[1]!, m[2]!] : undefined;
+}
+
 /** Luhn check of a digit string (payment cards). */
 export function luhn(digits: string): boolean {
   if (!/^\d+$/.test(digits)) return false;

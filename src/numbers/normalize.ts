@@ -6,7 +6,7 @@
  * that are more likely words ("one of them", "no one", "three items"), are kept as they are.
  */
 import type { WordEvent } from '../types.js';
-import { DIGITS, meridiem, MONTHS, ORDINALS, ordinalSuffix, QUANTITY_UNITS, REPEATS, SCALES, TEENS, TENS, wordKey } from './lexicon.js';
+import { DIGITS, meridiem, MONTHS, ORDINALS, ordinalSuffix, QUANTITY_UNITS, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from './lexicon.js';
 
 const CURRENCY: Record<string, string> = { dollars: '$', dollar: '$', bucks: '$', buck: '$', pounds: '£', pound: '£', quid: '£', euros: '€', euro: '€' };
 const MINOR = new Set(['cents', 'cent', 'pence', 'penny', 'p']);
@@ -52,14 +52,39 @@ export interface NumberOptions {
   keepLoneDigits?: boolean;
 }
 
-export function normalizeNumbers(events: readonly WordEvent[], options: NumberOptions = {}): WordEvent[] {
+/** "forty-two" as two events ("forty", "two") sharing its time by length, so that it reads as a number. */
+export function splitTensUnits(events: readonly WordEvent[]): WordEvent[] {
+  return events.flatMap((e) => {
+    const parts = tensUnitParts(wordKey(e.word));
+    if (!parts) return [e];
+    const mid = Math.round((e.start + ((e.end - e.start) * parts[0].length) / (parts[0].length + parts[1].length)) * 1000) / 1000;
+    return [
+      { ...e, word: parts[0], end: mid },
+      { ...e, word: parts[1], start: mid, ...(e.written !== undefined ? { written: '' } : {}) },
+    ];
+  });
+}
+
+/**
+ * The written form of events a..b-1 merged into one (WordEvent.written): their written words side by
+ * side; '' when they all continue an earlier written word; absent when none has one.
+ */
+function mergedWritten(events: readonly WordEvent[]): { written?: string } {
+  const shares = events.map((e) => e.written).filter((w): w is string => w !== undefined);
+  if (shares.length === 0) return {};
+  return { written: shares.filter((w) => w !== '').join(' ') };
+}
+
+export function normalizeNumbers(input: readonly WordEvent[], options: NumberOptions = {}): WordEvent[] {
   const keepLone = options.keepLoneDigits ?? true;
+  const events = splitTensUnits(input);
   const keys = events.map((e) => wordKey(e.word));
   const out: WordEvent[] = [];
   const merge = (a: number, b: number, word: string): WordEvent => {
     let confidence = events[a]!.confidence;
     for (let j = a + 1; j < b; j++) confidence = Math.min(confidence, events[j]!.confidence);
-    return { ...events[a]!, word, start: events[a]!.start, end: events[b - 1]!.end, confidence };
+    const { written: _first, ...first } = events[a]!;
+    return { ...first, word, start: events[a]!.start, end: events[b - 1]!.end, confidence, ...mergedWritten(events.slice(a, b)) };
   };
   /** am/pm after index j: [word count consumed, 'am'|'pm'] ("p m", "p.m.", "pm"). */
   const meridiemAt = (j: number): [number, 'am' | 'pm'] | undefined => {

@@ -7,7 +7,7 @@
  * fillers and utterances of the same speaker within RUN_WINDOW_SEC (a card read out in four turns).
  * Quantities (amounts, percentages, times, ordinals, counts before a unit) break runs.
  */
-import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, QUANTITY_UNITS, REPEATS, SCALES, TEENS, TENS, wordKey } from '../numbers/lexicon.js';
+import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, QUANTITY_UNITS, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from '../numbers/lexicon.js';
 import type { Utterance } from '../types.js';
 
 /** Groups of the same speaker this close (seconds, end to start) may join into one run. */
@@ -59,6 +59,8 @@ function wordDigits(keys: readonly string[], i: number): string | undefined {
   const k = keys[i]!;
   const next = keys[i + 1];
   if (/\d/.test(k)) return /[$£€%:]|\d(st|nd|rd|th)$|\d\.\d/.test(k) ? undefined : k.replace(/\D/g, '');
+  const tensUnit = tensUnitParts(k); // "forty-two": 42; "twenty-first": a quantity
+  if (tensUnit) return tensUnit[1] in DIGITS ? `${TENS[tensUnit[0]]! / 10}${DIGITS[tensUnit[1]]}` : undefined;
   if (k in DIGITS) return String(DIGITS[k]);
   if (k in TEENS) return String(TEENS[k]);
   if (k in TENS) return String(TENS[k]! / 10) + (next !== undefined && next in DIGITS && DIGITS[next]! > 0 ? '' : '0');
@@ -146,7 +148,8 @@ function classify(tokens: StreamToken[]): void {
 const SHORT_NUMERAL_DIGITS = 4;
 
 /** Whether number word `p` can come right before `c` inside one cardinal ("forty two", "two hundred and five"). */
-function sameCardinal(p: string, c: string): boolean {
+function sameCardinal(p: string, written: string): boolean {
+  const c = tensUnitParts(written)?.[0] ?? written; // "forty-two" continues like "forty"
   if (c in DIGITS) return DIGITS[c]! > 0 && (p in TENS || p in SCALES || p === 'and');
   if (c in TEENS || c in TENS) return p in SCALES || p === 'and';
   if (c in SCALES) return p in DIGITS || p in TEENS || p in TENS || p in SCALES;

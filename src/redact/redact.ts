@@ -6,6 +6,7 @@
  * scrubtext=tag, marks them (`pii: kind`). Works on numerals (numtrans) and on number words alike.
  * The spans it returns carry no words.
  */
+import { closingPunctuation, utteranceText } from '../readable/utterance-text.js';
 import { DEFAULT_REDACT_KINDS, type Utterance, type WordEvent } from '../types.js';
 import { answerWindows, topics, windowHints, type Topic } from './answer-windows.js';
 import { buildStreams, digitRuns, FILLERS, type DigitRun, type Stream } from './digit-runs.js';
@@ -135,10 +136,15 @@ export function replacement(word: string, digits: string, kind: RedactionKind): 
   return masked === '###' && (PII_KINDS as readonly string[]).includes(kind) ? `[${kind.toUpperCase()}]` : masked;
 }
 
-/** The event with its word replaced; a `pii` mark (scrubtext=tag, redacted later) goes. */
-function replaced(ev: WordEvent, word: string, kind: RedactionKind): WordEvent {
-  const { pii: _mark, ...rest } = ev;
-  return { ...rest, word, redacted: kind };
+/**
+ * The event with its word replaced, times and confidence kept; a `pii` mark (scrubtext=tag, redacted
+ * later) goes. A written form the ASR carried (WordEvent.written) becomes the replacement too, keeping
+ * only its closing punctuation: no spread of the original event may keep a word of it.
+ */
+export function replaced(ev: WordEvent, word: string, kind: RedactionKind): WordEvent {
+  const { pii: _mark, written, ...rest } = ev;
+  const carried = written === undefined ? {} : { written: written === '' ? '' : word + closingPunctuation(written) };
+  return { ...rest, word, redacted: kind, ...carried };
 }
 
 export interface RedactMode {
@@ -206,6 +212,7 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
   }
   const out = utterances.map((u) => ({ ...u, events: u.events.slice() }));
   const spans: RedactionSpan[] = [];
+  const changed = new Set<number>();
   for (const f of findings) {
     let digits = 0;
     let any = false;
@@ -218,10 +225,13 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
       const d = t.digits;
       digits += /\d/.test(ev.word) ? ev.word.replace(/\D/g, '').length : d.length;
       out[t.u]!.events[t.e] = mode.tag ? { ...ev, pii: f.kind } : replaced(ev, replacement(ev.word, d, f.kind), f.kind);
+      if (!mode.tag) changed.add(t.u);
     }
     if (!any) continue;
     spans.push({ kind: f.kind, channel: f.stream.channel, speaker: f.stream.tokens[f.from]!.speaker, start: f.stream.tokens[f.from]!.start, end: f.stream.tokens[f.to]!.end, digits });
   }
+  // A stored transcript's text (voxdex redact) is written again from its redacted events.
+  for (const u of changed) if (out[u]!.text !== undefined) out[u]!.text = utteranceText(out[u]!.events, { numtrans: true });
   return { utterances: out, spans: spans.sort((a, b) => a.start - b.start) };
 }
 

@@ -7,6 +7,7 @@
  * without re-indexing it (the backfill), so backends keep them beside the stored document and
  * overlay them on it when reading (`withCategories`).
  */
+import { voxdexError } from '../errors.js';
 import { invalidParameter } from '../is.js';
 import { REDACT_KINDS, type RedactKind, type SentimentLabel, type TranscriptDocument } from '../types.js';
 import type { SearchQuery } from './transcript-index.js';
@@ -32,12 +33,7 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
     }
     out.categories = names;
   }
-  if (raw.sentiment !== undefined) {
-    if (!(SENTIMENT_LABELS as readonly string[]).includes(raw.sentiment)) {
-      throw invalidParameter('sentiment', `one of ${SENTIMENT_LABELS.join(', ')}`, raw.sentiment);
-    }
-    out.sentiment = raw.sentiment;
-  }
+  if (raw.sentiment !== undefined) out.sentiment = sentimentLabels(raw.sentiment);
   if (raw.redacted !== undefined) {
     const kinds = [...new Set(raw.redacted.split(',').map((k) => k.trim().toLowerCase()).filter((k) => k !== ''))];
     if (kinds.length === 0 || kinds.some((k) => !(REDACT_KINDS as readonly string[]).includes(k))) {
@@ -54,6 +50,34 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
     if (m[2] !== undefined) out.overtalkMax = Number(m[2]);
   }
   return out;
+}
+
+/**
+ * `sentiment=`: a label as typed (any case, `_` or spaces between words: `mostly_negative`), a comma
+ * list of them (calls with an utterance of any of them) or `any` (every label: the calls analysed for
+ * sentiment) → the labels; else BAD_ARGUMENT listing them.
+ */
+export function sentimentLabels(raw: string): SentimentLabel[] {
+  const out = new Set<SentimentLabel>();
+  for (const part of raw.split(',')) {
+    const key = part.trim().replace(/[\s_]+/g, ' ').toLowerCase();
+    const label = SENTIMENT_LABELS.find((l) => l.toLowerCase() === key);
+    if (label) out.add(label);
+    else if (key === 'any') SENTIMENT_LABELS.forEach((l) => out.add(l));
+    else throw invalidParameter('sentiment', `one of ${SENTIMENT_LABELS.join(', ')} (any case; a comma list for any of them; any: every label)`, raw);
+  }
+  return SENTIMENT_LABELS.filter((l) => out.has(l));
+}
+
+/** The names of `wanted` that are not among the company's categories (`known`): a search for them is UNKNOWN_CATEGORY. */
+export function checkCategoriesKnown(company: string, wanted: readonly string[], known: readonly string[]): void {
+  const missing = wanted.filter((n) => !known.includes(n));
+  if (missing.length === 0) return;
+  const list = known.length === 0 ? `${company} has no categories yet` : `the categories of ${company} are ${known.join(', ')}`;
+  throw voxdexError(
+    'UNKNOWN_CATEGORY',
+    `Unknown ${missing.length === 1 ? 'category' : 'categories'} ${missing.map((n) => JSON.stringify(n)).join(', ')}: ${list} (names are case-sensitive; GET /categories/${company} lists them).`,
+  );
 }
 
 /**

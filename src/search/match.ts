@@ -5,7 +5,8 @@
  */
 import type { TranscriptDocument } from '../types.js';
 import type { Hit, SearchQuery } from './transcript-index.js';
-import { normalizeWord, redactedToken, type QueryNode } from './query.js';
+import { isWildcard, normalizeWord, redactedToken, type QueryNode } from './query.js';
+import { wordStems, wordStem } from './word-forms.js';
 
 /** One channel's word sequence: utterances in time order, fillers and punctuation-only words dropped. */
 export interface ChannelWords {
@@ -86,6 +87,20 @@ function pattern(word: string): RegExp | string {
   return p;
 }
 
+const stemCache = new WeakMap<ChannelWords, string[]>();
+
+/** The stems of a channel's words (word-forms.ts), computed once per channel object. */
+export function channelStems(cw: ChannelWords): string[] {
+  let stems = stemCache.get(cw);
+  if (!stems) stemCache.set(cw, (stems = wordStems(cw.norm)));
+  return stems;
+}
+
+/** Does a word leaf match by its word forms (typed without quotes, no wildcard)? */
+export function matchesForms(node: { word: string; exact?: true }): boolean {
+  return !node.exact && !isWildcard(node.word);
+}
+
 function matches(p: RegExp | string, token: string): boolean {
   return typeof p === 'string' ? p === token : p.test(token);
 }
@@ -94,7 +109,11 @@ function matches(p: RegExp | string, token: string): boolean {
 export function leafSpans(node: QueryNode, cw: ChannelWords): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const n = cw.norm.length;
-  if (node.type === 'word') {
+  if (node.type === 'word' && matchesForms(node)) {
+    const stem = wordStem(node.word);
+    const stems = channelStems(cw);
+    for (let i = 0; i < n; i++) if (stems[i] === stem) spans.push([i, i]);
+  } else if (node.type === 'word') {
     const p = pattern(node.word);
     for (let i = 0; i < n; i++) if (matches(p, cw.norm[i]!)) spans.push([i, i]);
   } else if (node.type === 'phrase') {

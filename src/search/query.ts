@@ -8,6 +8,10 @@
  *   primary := '(' or ')' | '"' word+ '"' ( '~' N )? | word
  *   word    := letters/digits with optional '*' (any run, also empty) and '?' (exactly one) wildcards
  *
+ * A word typed without quotes matches its word forms (`weasel` finds "weasels", src/search/word-forms.ts);
+ * what is in quotes — a word, a phrase, a proximity group — matches exactly as typed (case and accents
+ * aside). A wildcard word matches the written words its pattern fits.
+ *
  * `"w1 w2 …"~N` is proximity: all words in one channel, at most N other words between the first and
  * the last of them, in any order (N 0–100). Words are case-insensitive and normalized with
  * `normalizeWord`. Every syntax problem is a BAD_QUERY naming the position.
@@ -22,7 +26,8 @@ import { spokenForms } from '../text/numbers.js';
 import { REDACT_KINDS, type RedactKind } from '../types.js';
 
 export type QueryNode =
-  | { type: 'word'; word: string }
+  /** `exact`: typed in quotes, so compared as it is; otherwise its word forms match too (word-forms.ts). */
+  | { type: 'word'; word: string; exact?: true }
   | { type: 'phrase'; words: string[] }
   | { type: 'near'; words: string[]; distance: number }
   | { type: 'and'; children: QueryNode[] }
@@ -175,7 +180,7 @@ export function parseTerms(input: string): QueryNode | undefined {
     at++;
     if (t.kind === 'word') return withSpokenForms(leaf({ type: 'word', word: t.text }), [t.raw]);
     if (t.kind === 'phrase') {
-      if (t.words.length === 1) return withSpokenForms(leaf({ type: 'word', word: t.words[0]! }), t.raw);
+      if (t.words.length === 1) return withSpokenForms(leaf(exactWord(t.words[0]!)), t.raw);
       if (t.distance !== undefined) return withSpokenForms(leaf({ type: 'near', words: t.words, distance: t.distance }), t.raw, t.distance);
       return withSpokenForms(leaf({ type: 'phrase', words: t.words }), t.raw);
     }
@@ -187,6 +192,9 @@ export function parseTerms(input: string): QueryNode | undefined {
       return inner;
     }
     throw bad(`unexpected "${t.kind}" at position ${t.pos}; expected a word, phrase or "("`);
+  }
+  function exactWord(word: string): QueryNode {
+    return isWildcard(word) ? { type: 'word', word } : { type: 'word', word, exact: true };
   }
   function leaf(node: QueryNode): QueryNode {
     if (++leaves > MAX_QUERY_LEAVES) throw bad(`more than ${MAX_QUERY_LEAVES} words and phrases`);
@@ -227,7 +235,7 @@ export function parseTerms(input: string): QueryNode | undefined {
 export function formatQuery(node: QueryNode): string {
   switch (node.type) {
     case 'word':
-      return node.word;
+      return node.exact ? `"${node.word}"` : node.word;
     case 'phrase':
       return `"${node.words.join(' ')}"`;
     case 'near':

@@ -1,13 +1,14 @@
 /**
- * Decode stage: RIFF/WAVE file → DecodedAudio (one Float32Array per channel, samples in [-1, 1)).
- * The file is read in blocks of whole frames into one reusable, aligned buffer and deinterleaved
- * through typed-array views, so a 250 MiB file never sits in memory twice.
+ * Decode stage: RIFF/WAVE bytes (a ByteSource: a sealed upload or member, a plain file, memory) →
+ * DecodedAudio (one Float32Array per channel, samples in [-1, 1)). The source is read in blocks of
+ * whole frames into one reusable, aligned buffer and deinterleaved through typed-array views, so a
+ * 250 MiB file never sits in memory twice.
  */
-import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
+import { readFully, withSource, type ByteSource } from '../audio/byte-source.js';
 import { voxdexError } from '../errors.js';
 import type { AudioFormat, DecodedAudio, Stage } from '../types.js';
-import { fdReader, parseWavHeader, type WavHeader } from '../audio/wav-header.js';
+import { parseWavHeader, sourceReader, type WavHeader } from '../audio/wav-header.js';
 import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from '../audio/g711.js';
 
 export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from '../audio/wav-header.js';
@@ -26,42 +27,34 @@ export function decodeWavBuffer(buf: Uint8Array): DecodedAudio {
   return result(header, out);
 }
 
-/** Decodes a WAV file from disk, streaming it in blocks; checks `signal` between blocks. */
-export async function decodeWav(path: string, signal?: AbortSignal): Promise<DecodedAudio> {
-  const fh = await open(path, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    const header = parseWavHeader(fdReader(fh.fd, size), size);
-    const out = allocate(header);
-    const framesPerBlock = Math.max(1, Math.floor(BLOCK_BYTES / header.blockAlign));
-    const block = Buffer.allocUnsafeSlow(Math.min(framesPerBlock, header.frames) * header.blockAlign);
-    let frame = 0;
-    while (frame < header.frames) {
-      if (signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
-      const frames = Math.min(framesPerBlock, header.frames - frame);
-      const want = frames * header.blockAlign;
-      let got = 0;
-      while (got < want) {
-        const { bytesRead } = await fh.read(block, got, want - got, header.dataOffset + frame * header.blockAlign + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
-      const whole = Math.floor(got / header.blockAlign);
-      decodeFrames(block.subarray(0, whole * header.blockAlign), header.format, out, frame, whole);
-      frame += whole;
-      if (whole < frames) {
-        header.warnings.push(`file ended after ${frame} of ${header.frames} frames`);
-        return result(header, out.map((c) => c.subarray(0, frame)));
-      }
-    }
-    return result(header, out);
-  } finally {
-    await fh.close();
-  }
+/** Decodes a WAV file (a path: read as a plain file) or source, in blocks; checks `signal` between blocks. */
+export function decodeWav(input: string | ByteSource, signal?: AbortSignal): Promise<DecodedAudio> {
+  return withSource(input, (src) => decodeSource(src, signal));
 }
 
-/** The pipeline stage. */
-export const decode: Stage<{ path: string }, DecodedAudio> = (input, ctx) => decodeWav(input.path, ctx.signal);
+async function decodeSource(src: ByteSource, signal?: AbortSignal): Promise<DecodedAudio> {
+  const header = parseWavHeader(sourceReader(src), src.size);
+  const out = allocate(header);
+  const framesPerBlock = Math.max(1, Math.floor(BLOCK_BYTES / header.blockAlign));
+  const block = Buffer.allocUnsafeSlow(Math.min(framesPerBlock, header.frames) * header.blockAlign);
+  let frame = 0;
+  while (frame < header.frames) {
+    if (signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
+    const frames = Math.min(framesPerBlock, header.frames - frame);
+    const got = await readFully(src, block.subarray(0, frames * header.blockAlign), header.dataOffset + frame * header.blockAlign);
+    const whole = Math.floor(got / header.blockAlign);
+    decodeFrames(block.subarray(0, whole * header.blockAlign), header.format, out, frame, whole);
+    frame += whole;
+    if (whole < frames) {
+      header.warnings.push(`file ended after ${frame} of ${header.frames} frames`);
+      return result(header, out.map((c) => c.subarray(0, frame)));
+    }
+  }
+  return result(header, out);
+}
+
+/** The pipeline stage: the recording's bytes → samples. */
+export const decode: Stage<{ source: ByteSource }, DecodedAudio> = (input, ctx) => decodeWav(input.source, ctx.signal);
 
 function allocate(h: WavHeader): Float32Array[] {
   return Array.from({ length: h.format.channels }, () => new Float32Array(h.frames));

@@ -17,7 +17,8 @@ export function documentUtterance(u: Utterance, source: string, model: string): 
     start: ms(u.start),
     end: ms(u.end),
     metadata: { ...u.metadata, source: u.metadata.source ?? source, model: u.metadata.model ?? model },
-    events: u.events.map((e) => ({ ...e, start: ms(e.start), end: ms(e.end) })),
+    // The ASR's written forms end at the readable stage; a path without it keeps none either.
+    events: u.events.map(({ written: _w, ...e }) => ({ ...e, start: ms(e.start), end: ms(e.end) })),
   };
 }
 

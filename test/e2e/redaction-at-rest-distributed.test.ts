@@ -19,7 +19,7 @@ import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { distributedEnv, testBlobStore } from '../fixtures/distributed-env.js';
 import { freshSchema, type TestSchema } from '../fixtures/pg.js';
-import { allFiles, CARD, CVV, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
+import { allFiles, CARD, CVV, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, ROOT, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const PG_URL = process.env.VOXDEX_TEST_DATABASE_URL;
@@ -40,7 +40,7 @@ let blobs: S3BlobStore | undefined;
 
 test.before(() => {
   dir = makeTempDir('voxdex-redaction-at-rest-dist-');
-  call = makePaymentCall(dir);
+  call = makePaymentCall(dir, { personal: true });
 });
 
 test.after(async () => {
@@ -81,15 +81,17 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   mkdirSync(dataDir, { mode: 0o700 });
   child = await startChild(dataDir, env, ['--role', 'all']);
   await waitHealthy(child.url, 120_000);
-  const sent = await upload(child.url, { file: call.file, fields: { token, scrubtext: 'true', scrubaudio: 'true' } });
+  const sent = await upload(child.url, { file: call.file, fields: { token, scrubtext: 'true', scrubaudio: 'true', redact: 'all' } });
   assert.is(sent.status, 200, JSON.stringify(sent.body));
   const done = await waitResult(child.url, token, sent.body.requestid, 1_200_000);
   assert.is(done.status, 200, JSON.stringify(done.body));
   const doc = (await (await fetch(done.body as string)).json()) as { utterances: Array<{ metadata: { channel: number }; events: Array<{ word: string; redacted?: string }> }> };
   const events = doc.utterances.filter((u) => u.metadata.channel === 1).flatMap((u) => u.events);
   assert.ok(events.some((e) => e.redacted === 'card'), JSON.stringify(events));
-  assert.ok(events.filter((e) => e.redacted).every((e) => /^#+$/.test(e.word)));
-  for (const terms of [CARD, CARD.slice(0, 4), '"four five three nine"']) {
+  assert.ok(events.filter((e) => e.redacted).every((e) => /^(#+|\[[A-Z]+\])$/.test(e.word)));
+  // Issue 25: the spelled surname and email and the street address, each of its kind.
+  for (const kind of ['name', 'email', 'address']) assert.ok(events.some((e) => e.redacted === kind && e.word === `[${kind.toUpperCase()}]`), `${kind}: ${JSON.stringify(events)}`);
+  for (const terms of [CARD, CARD.slice(0, 4), '"four five three nine"', SURNAME, '"n o w a k"', 'maple', 'gmail']) {
     const r = await getJson(`${child.url}/search/acme/pay/calls?${new URLSearchParams({ token, terms, fields: 'tid' })}`, { headers: { accept: 'application/json' } });
     assert.equal(r.body, [], `search ${terms}`);
   }
@@ -188,7 +190,7 @@ async function scanAtRest(esPrefix: string, s3Prefix: string, nodes: Array<{ dat
   found.push(...findNeedles('es documents', Buffer.from(JSON.stringify(all.body), 'utf8'), n));
   const stats = await getJson(`${ES_URL}/${esPrefix}-*/_stats`);
   found.push(...findNeedles('es _stats', Buffer.from(JSON.stringify(stats.body), 'utf8'), n));
-  for (const q of [CARD, ...CARD.match(/.{4}/g)!, CVV, 'four five three nine', 'seven three nine']) {
+  for (const q of [CARD, ...CARD.match(/.{4}/g)!, CVV, 'four five three nine', 'seven three nine', SURNAME, 'n o w a k', 'maple', 'springfield', 'gmail']) {
     const r = await getJson(`${ES_URL}/${esPrefix}-*/_search?size=10`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { query_string: { query: `"${q}"`, fields: ['*'], lenient: true } } }) });
     assert.is(r.status, 200, JSON.stringify(r.body));
     if (r.body.hits.total.value > 0) found.push(`es search "${q}": ${r.body.hits.total.value} hits`);

@@ -14,7 +14,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { luhn } from '../../src/numbers/lexicon.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
-import { acmeDataDir, allFiles, CARD, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
+import { acmeDataDir, allFiles, CARD, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const test = suite('e2e: nothing unredacted at rest');
@@ -25,7 +25,7 @@ let call: PaymentCall;
 test.before(() => {
   dir = makeTempDir('voxdex-redaction-at-rest-');
   assert.ok(luhn(CARD), 'the test card passes Luhn');
-  call = makePaymentCall(dir);
+  call = makePaymentCall(dir, { personal: true });
 });
 
 test.after(async () => {
@@ -42,7 +42,7 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '2', VOXDEX_LOG_LEVEL: 'debug' });
   await waitHealthy(child.url, 120_000);
 
-  const sent = await upload(child.url, { file: call.file, fields: { token: token, scrubtext: 'true', scrubaudio: 'true' } });
+  const sent = await upload(child.url, { file: call.file, fields: { token: token, scrubtext: 'true', scrubaudio: 'true', redact: 'all' } });
   assert.is(sent.status, 200, JSON.stringify(sent.body));
   const done = await waitResult(child.url, token, sent.body.requestid, 1_200_000);
   assert.is(done.status, 200, JSON.stringify(done.body));
@@ -50,7 +50,9 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   const events = (doc.utterances as Array<{ metadata: { channel: number }; events: Array<{ word: string; redacted?: string }> }>)
     .filter((u) => u.metadata.channel === 1).flatMap((u) => u.events);
   assert.ok(events.some((e) => e.redacted === 'card'), JSON.stringify(events));
-  assert.ok(events.filter((e) => e.redacted).every((e) => /^#+$/.test(e.word)));
+  assert.ok(events.filter((e) => e.redacted).every((e) => /^(#+|\[[A-Z]+\])$/.test(e.word)));
+  // Issue 25: the spelled surname and email and the street address, each of its kind.
+  for (const kind of ['name', 'email', 'address']) assert.ok(events.some((e) => e.redacted === kind && e.word === `[${kind.toUpperCase()}]`), `${kind}: ${JSON.stringify(events)}`);
 
   // The playable audio is the silenced copy.
   const link = await getJson(`${child.url}/transcribe/${sent.body.requestid}/audio?token=${token}`);
@@ -60,9 +62,14 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   for (const { what, bytes } of n) assert.is(played.indexOf(bytes), -1, `the played audio holds ${what}`);
 
   // A search for the card finds nothing.
-  for (const terms of [CARD, CARD.slice(0, 4), '"four five three nine"']) {
+  for (const terms of [CARD, CARD.slice(0, 4), '"four five three nine"', SURNAME, '"n o w a k"', 'maple', 'gmail']) {
     const r = await getJson(`${child.url}/search/acme/pay/calls?${new URLSearchParams({ token: token, terms, fields: 'tid' })}`, { headers: { accept: 'application/json' } });
     assert.equal(r.body, [], `search ${terms}`);
+  }
+  // …while [NAME] and redacted=name find the call (compliance audits where names were redacted).
+  for (const q of [{ terms: '[NAME]' }, { redacted: 'name,email' }] as Array<Record<string, string>>) {
+    const r = await getJson(`${child.url}/search/acme/pay/calls?${new URLSearchParams({ token: token, ...q, fields: 'filename' })}`, { headers: { accept: 'application/json' } });
+    assert.equal(r.body, [{ filename: 'payment-call.wav' }], JSON.stringify(q));
   }
 
   child.proc.kill('SIGTERM');

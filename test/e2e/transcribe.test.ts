@@ -138,7 +138,7 @@ e2e('returns an 8-bit PCM file as text, the same inline and at /transcribe/{id}/
   const inlineText = await inline.text();
   assert.is(inlineText, viaUrl);
   assert.is(await direct.text(), viaUrl);
-  assert.match(viaUrl, /^[a-z' ]+\n$/); // one channel: one unprefixed line per utterance
+  assert.match(viaUrl, /^(\[\d\d:\d\d\] [A-Z0-9][^\n]*\n)+$/); // one channel: `[mm:ss] text` per utterance, no speaker
 });
 
 e2e('renders jsontop: top-level fields with one text field and no utterances', async () => {
@@ -147,7 +147,7 @@ e2e('renders jsontop: top-level fields with one text field and no utterances', a
   const doc = (await (await fetch(r.body)).json()) as any;
   assert.is(doc.utterances, undefined);
   assert.type(doc.text, 'string');
-  for (const line of doc.text.split('\n')) assert.match(line, /^\[[01]\] \S/);
+  for (const line of doc.text.split('\n')) assert.match(line, /^\[\d\d:\d\d\] C[01]: \S/);
   assert.is(doc.nchannels, 2);
   assert.is(doc.requestid, up.body.requestid);
 });
@@ -207,7 +207,7 @@ e2e('transcribes an encrypted 7z given zpass and refuses a wrong password before
   assert.is(r.status, 200);
   const files = await readZip(Buffer.from(await (await fetch(r.body)).arrayBuffer()));
   assert.equal(Object.keys(files).sort(), ['activated.txt', 'call-0042.txt', 'errors.json']);
-  for (const line of files['call-0042.txt']!.trim().split('\n')) assert.match(line, /^\[[01]\] /);
+  for (const line of files['call-0042.txt']!.trim().split('\n')) assert.match(line, /^\[\d\d:\d\d\] C[01]: /);
   assert.equal(JSON.parse(files['errors.json']!).map((e: any) => e.file), ['notes.txt']);
   assert.is((await ctx.svc.store.get(up.body.requestid))!.zpass, undefined); // the password is not kept after the job
 });

@@ -3,14 +3,14 @@
  * - the street pattern anywhere: a house number, one to four name words and a street type ("42 maple
  *   street", "forty two north oak avenue"), then what follows it — unit ("apartment 4 b"), city,
  *   state, ZIP digits — up to a function word or a pause;
- * - an address question or cue ("what's your address", "I live at", "zip code"): the answer from its
- *   first address word (a number, a street type, a state, a name-like word) to its last, function
- *   words between them included ("in springfield").
+ * - an address question or cue ("what's your address", "I live at", "zip code"): the answer
+ *   (spans.ts `answerSpan`: after "yes it is", up to a pause or a reply), misheard words included,
+ *   when it holds an address word (a number, a street type, a state, a name-like word).
  * A street named without a number and outside an address window ("the shop on main street") is kept.
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { DIRECTIONS, NOT_A_NAME, REPLIES, STATE_PAIRS, STATES, STREET_TYPES, UNIT_WORDS } from './lexicon.js';
-import { gap, isLetter, isNumber, nameLike, type PiiSpan, type PiiView } from './spans.js';
+import { answerSpan, continues, gap, isLetter, isNumber, nameLike, type PiiSpan, type PiiView } from './spans.js';
 
 const ADDRESS_PAUSE_SEC = 1.5;
 /** Most tokens of one address (number, street, unit, city, state, ZIP said digit by digit). */
@@ -28,7 +28,7 @@ function addressWord(t: readonly StreamToken[], i: number): boolean {
 function extend(t: readonly StreamToken[], from: number, last: number): number {
   let end = from;
   for (let j = from + 1; j <= last && j - from < MAX_ADDRESS_TOKENS; j++) {
-    if (gap(t[j - 1]!, t[j]!) > ADDRESS_PAUSE_SEC || REPLIES.has(t[j]!.key)) break;
+    if (!continues(t, j, ADDRESS_PAUSE_SEC) || REPLIES.has(t[j]!.key)) break;
     if (addressWord(t, j)) end = j;
     else if (!(INSIDE.has(t[j]!.key) && j + 1 <= last && addressWord(t, j + 1))) break;
   }
@@ -67,13 +67,13 @@ export function recognizeAddresses(view: PiiView): PiiSpan[] {
       i = end;
     }
   }
+  // The answer to an address question, misheard words and all ("for seventeen april wey austin texas").
   for (const w of view.windows) {
     if (w.topic !== 'address') continue;
     const t = w.stream.tokens;
-    let k = w.first;
-    while (k <= w.last && (!addressWord(t, k) || NOT_A_NAME.has(t[k]!.key))) k++;
-    if (k > w.last) continue;
-    out.push({ kind: 'address', stream: w.stream, from: k, to: extend(t, k, w.last), score: 0.9 });
+    const a = answerSpan(t, w.first, w.last);
+    if (!a || !t.slice(a[0], a[1] + 1).some((_, k) => addressWord(t, a[0] + k) && !NOT_A_NAME.has(t[a[0] + k]!.key))) continue;
+    out.push({ kind: 'address', stream: w.stream, from: a[0], to: Math.max(a[1], extend(t, a[0], w.last)), score: 0.9 });
   }
   return out;
 }

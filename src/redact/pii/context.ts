@@ -25,6 +25,8 @@ export interface Cue {
   self: boolean;
   /** A weak cue ("this is", "I'm") needs a name-like word after it. */
   weak?: boolean;
+  /** Asks for the speaker's own data: "your email", "email address", "your name" (not "the email we sent"). */
+  asks: boolean;
 }
 
 export interface Window {
@@ -79,9 +81,11 @@ function cueAt(t: readonly StreamToken[], i: number): Omit<Cue, 'stream'> | unde
     const n = p.words.length;
     if (i + 1 < n || !p.words.every((w, k) => t[i - n + 1 + k]!.key === w)) continue;
     // "email address": the address pattern would also match its last word; the longer one is listed first.
-    const before = t.slice(Math.max(0, i - n - 3), i - n + 1).map((x) => x.key);
+    // "my email", "my home address": the word right before the cue (or one word before it) is "my" / "I".
+    const before = t.slice(Math.max(0, i - n - 1), i - n + 1).map((x) => x.key);
     const self = p.person === 'self' || p.person === 'weak' || before.some((k) => FIRST_PERSON.has(k));
-    return { topic: p.topic, index: i, time: t[i - n + 1]!.start, self, ...(p.person === 'weak' ? { weak: true } : {}) };
+    const asks = n > 1 || t[i - n]?.key === 'your' || t[i - n]?.key === 'my';
+    return { topic: p.topic, index: i, time: t[i - n + 1]!.start, self, asks, ...(p.person === 'weak' ? { weak: true } : {}) };
   }
   return undefined;
 }

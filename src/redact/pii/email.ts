@@ -8,7 +8,8 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { EMAIL_SYMBOLS, FILLERS, LETTER_WORDS, MAIL_DOMAINS, NOT_A_NAME, TLDS } from './lexicon.js';
-import { gap, isLetter, isNumber, rawWord, type PiiSpan, type PiiView } from './spans.js';
+import type { Window } from './context.js';
+import { answerSpan, gap, isLetter, isNumber, rawWord, type PiiSpan, type PiiView } from './spans.js';
 
 const WRITTEN = /@|^[\w.+-]+\.(com|net|org|edu|gov|co|uk|us|io|ca|info|biz)$/i;
 /** Most tokens of a spoken email's local part and domain. */
@@ -20,11 +21,12 @@ function tldEnd(t: readonly StreamToken[], i: number): number {
   let end = -1;
   if (TLDS.has(t[i]?.key ?? '')) end = i;
   else {
-    // Spelled: "c o m", "n e t".
-    let j = i;
+    // Spelled: "c o m", "n e t" (the longest that is a domain: "c o m a f" → "com").
     let s = '';
-    while (j < t.length && j < i + 4 && isLetter(t[j])) s += LETTER_WORDS[t[j++]!.key] ?? t[j - 1]!.key[0];
-    if (TLDS.has(s)) end = j - 1;
+    for (let j = i; j < t.length && j < i + 4 && isLetter(t[j]); j++) {
+      s += LETTER_WORDS[t[j]!.key] ?? t[j]!.key[0];
+      if (TLDS.has(s)) end = j;
+    }
   }
   if (end >= 0 && t[end + 1]?.key === 'dot' && TLDS.has(t[end + 2]?.key ?? '')) end += 2;
   return end;
@@ -42,8 +44,8 @@ function startOf(t: readonly StreamToken[], end: number, stop: number): number {
   return k;
 }
 
-function inWindow(view: PiiView, stream: Stream, i: number): boolean {
-  return view.windows.some((w) => w.topic === 'email' && w.stream === stream && i >= w.first && i <= w.last);
+function windowOf(view: PiiView, stream: Stream, i: number): Window | undefined {
+  return view.windows.find((w) => w.topic === 'email' && w.stream === stream && i >= w.first && i <= w.last);
 }
 
 /** The email cue said by this stream last before i (its index), or -1. */
@@ -64,13 +66,23 @@ export function recognizeEmails(view: PiiView): PiiSpan[] {
       else if ((t[i]!.key === 'dot' || t[i]!.key === 'period') && i > 0) end = tldEnd(t, i + 1);
       else if (t[i]!.key === 'dotcom') end = i;
       if (end < 0) continue;
-      const from = written && !inWindow(view, stream, i) ? i : startOf(t, i, cueBefore(view, stream, i));
+      // Inside an answer to "what's your email?", the answer starts it ("please ah …" misheard from the name).
+      const w = windowOf(view, stream, i);
+      const answer = w ? answerSpan(t, w.first, w.last) : undefined;
+      const walked = written && !w ? i : startOf(t, i, cueBefore(view, stream, i));
+      const from = answer && answer[0] < walked ? answer[0] : walked;
       const words = t.slice(from, end + 1).map((x) => x.key);
-      const evidence = written || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || inWindow(view, stream, from);
+      const evidence = written || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || w !== undefined;
       if (!evidence) continue;
       out.push({ kind: 'email', stream, from, to: end, score: written ? 1 : 0.9 });
       i = end;
     }
+  }
+  // An answer to an email question in which no address could be read ("patric's not caught and i glove not come"): the answer itself.
+  for (const w of view.windows) {
+    if (w.topic !== 'email' || !w.cue.asks || out.some((s) => s.stream === w.stream && s.to >= w.first && s.from <= w.last)) continue;
+    const a = answerSpan(w.stream.tokens, w.first, w.last);
+    if (a) out.push({ kind: 'email', stream: w.stream, from: a[0], to: a[1], score: 0.8 });
   }
   return out;
 }

@@ -26,6 +26,8 @@ const PREAMBLE = new Set([...FILLERS, 'my', 'name', 'names', "name's", 'is', 'fi
 export function nameAfter(t: readonly StreamToken[], i: number, last: number, first?: (k: number) => boolean): [number, number] | undefined {
   let k = i;
   while (k <= last && PREAMBLE.has(t[k]!.key)) k++;
+  // A misheard preamble ("my name in …", "no that bothered"): up to 4 more function words.
+  for (let skip = 0; skip < 4 && k <= last && NOT_A_NAME.has(t[k]!.key) && !REPLIES.has(t[k]!.key); skip++) k++;
   if (k > last || (first && !first(k)) || REPLIES.has(t[k]!.key)) return undefined;
   let end = k - 1;
   let words = 0;

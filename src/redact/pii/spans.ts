@@ -6,7 +6,7 @@
 import type { Utterance } from '../../types.js';
 import type { Stream, StreamToken } from '../digit-runs.js';
 import type { Cue, PiiKind, Window } from './context.js';
-import { LETTER_WORDS, NOT_A_NAME } from './lexicon.js';
+import { FILLERS, LETTER_WORDS, NOT_A_NAME, REPLIES } from './lexicon.js';
 
 export interface PiiSpan {
   kind: PiiKind;
@@ -86,4 +86,40 @@ export function spelledRun(t: readonly StreamToken[], i: number, maxGap = 1.5): 
     if (y > 0) j = y;
   }
   return singles >= 2 || (singles >= 1 && j > i) ? j : i - 1;
+}
+
+/**
+ * Does token j go on what token j - 1 said? Within an utterance, when the pause is short; across
+ * utterances (the ASR splits a caller's digits and letters into many), when the next one is short or
+ * starts with a number, a letter or a name-like word — not a new sentence ("had he married…").
+ */
+export function continues(t: readonly StreamToken[], j: number, maxPause: number): boolean {
+  const a = t[j - 1]!;
+  const b = t[j]!;
+  if (gap(a, b) > maxPause) return false;
+  if (a.u === b.u) return true;
+  let n = 0;
+  for (let k = j; k < t.length && t[k]!.u === b.u; k++) n++;
+  return n <= 4 || isNumber(b) || isLetter(b) || nameLike(b);
+}
+
+/** Most tokens of one answer (an address said with its ZIP digit by digit is about 20). */
+export const MAX_ANSWER_TOKENS = 30;
+/** A pause this long (seconds) ends an answer. */
+export const ANSWER_PAUSE_SEC = 1.2;
+
+/**
+ * The answer in a window: from the first word after the preamble ("yes it is", "uh", "sure") to a
+ * pause, a reply ("okay", "thanks") or MAX_ANSWER_TOKENS, misheard words included: inside an answer
+ * to "what's your email?" every word is the answer's, however the ASR wrote it. [from, to] or undefined.
+ */
+export function answerSpan(t: readonly StreamToken[], first: number, last: number): [number, number] | undefined {
+  let k = first;
+  while (k <= last && (FILLERS.has(t[k]!.key) || t[k]!.key === '')) k++;
+  if (k > last || REPLIES.has(t[k]!.key)) return undefined;
+  let end = k;
+  while (end + 1 <= last && end - k < MAX_ANSWER_TOKENS && continues(t, end + 1, ANSWER_PAUSE_SEC) && !REPLIES.has(t[end + 1]!.key)) end++;
+  // Trailing function words are the next sentence starting, not the answer ("… maple street and i").
+  while (end > k && NOT_A_NAME.has(t[end]!.key) && !isNumber(t[end]) && !isLetter(t[end])) end--;
+  return [k, end];
 }

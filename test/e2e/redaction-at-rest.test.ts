@@ -89,7 +89,7 @@ test('a job queued before the policy runs under it; the client\'s names, metadat
   mkdirSync(path.join(root, 'queued'));
   copyFileSync(call.file, path.join(root, 'queued', 'payment.wav'));
   voxdexCli(['import', path.join(root, 'queued'), '--to', 'acme/pay/calls'], env);
-  voxdexCli(['company', 'set', 'acme', '--scrub', 'text,audio'], env);
+  voxdexCli(['company', 'set', 'acme', '--scrub', 'text,audio', '--redact', 'all'], env);
   // The client's names and notes: an archive upload with metadata, and a drop-folder file with a sidecar.
   const client = makeClientFiles(root);
   const drop = path.join(root, 'drop', 'acme', 'pay', 'calls');

@@ -176,7 +176,7 @@ function leadIn(ent: Entity, events: readonly Utterance['events'][number][], e: 
   if (ent.kind !== 'address') return false;
   const inSpan = events.filter((x) => (x.start + x.end) / 2 >= ent.start - 0.1);
   const k = inSpan.indexOf(e);
-  return (k === 0 && e.word === 'it' && inSpan[1]?.word === 'is') || (k === 1 && e.word === 'is' && inSpan[0]?.word === 'it');
+  return (k === 0 && e.word === "it's") || (k === 0 && e.word === 'it' && inSpan[1]?.word === 'is') || (k === 1 && e.word === 'is' && inSpan[0]?.word === 'it');
 }
 
 function tally(s: Score, call: CallResult, utts: readonly Utterance[]): void {

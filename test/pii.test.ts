@@ -115,6 +115,40 @@ p('scrubtext=tag marks the spans with pii and keeps every word; scrubaudio gets 
   assert.equal(later, { word: '[NAME]', start: 7.5, end: 7.9, confidence: 0.9, redacted: 'name' });
 });
 
+p('as the ASR writes real answers: a misheard cue, a correction, an email without its dot, an answer with no readable email, an address before a new sentence', () => {
+  assert.equal(redact([
+    [1, 'i my name in'],
+    [1, 'patriot cards'],
+    [0, 'okay who am i speaking with'],
+    [1, 'it is maria lopez'],
+    [1, 'no sorry maria reed'],
+    [0, 'can i get an email address for the receipt'],
+    [1, 'good night brussel at icloud com'],
+    [0, 'and your email address please'],
+    [1, 'yes it is'],
+    [1, "patric's not caught and i glove not come"],
+    [0, 'and what is the address on the account'],
+    [1, 'sure it is'],
+    [1, 'four seventeen april wey austin texas'],
+    [1, 'had he married a more amiable woman he might have been made still more respectable'],
+  ]), [
+    '1: i my name in',
+    '1: [NAME]<name> [NAME]<name>',
+    '0: okay who am i speaking with',
+    '1: it is [NAME]<name> [NAME]<name>',
+    '1: no sorry [NAME]<name> [NAME]<name>',
+    '0: can i get an email address for the receipt',
+    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
+    '0: and your email address please',
+    '1: yes it is',
+    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> not come',
+    '0: and what is the address on the account',
+    '1: sure it is',
+    '1: [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address>',
+    '1: had he married a more amiable woman he might have been made still more respectable',
+  ]);
+});
+
 p('a call so far gives the spans found so far (live calls run it again as words arrive)', () => {
   const partial = redact(INTAKE.slice(0, 7));
   assert.equal(partial, redact(INTAKE).slice(0, 7));

@@ -384,7 +384,26 @@ async function serve(config: Readonly<Config>): Promise<number> {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    watchParent(() => stop('parent exited'));
   });
+}
+
+/**
+ * Calls `gone` once when the process that started this one has exited (this one was re-parented).
+ * `npx voxdex serve` runs the command through `sh -c`; Debian's dash does not exec it, so npm's
+ * SIGTERM kills the shell and never reaches the server, which would run on orphaned (holding the
+ * port and the data dir). The project's .npmrc makes npm use bash, which execs the command, so the
+ * signal arrives itself and npm waits for the graceful stop; this is the fallback wherever that file
+ * is not read (npx run from another folder).
+ */
+function watchParent(gone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    gone();
+  }, 1000);
+  timer.unref();
 }
 
 async function importCommand(config: Readonly<Config>, argv: string[], options: RequestOptionValues): Promise<number> {

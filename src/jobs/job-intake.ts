@@ -22,6 +22,7 @@ import type { Tenancy } from '../tenancy/tenancy.js';
 import type { CompanySettings, Destination, OutputFormat, RequestOptions } from '../types.js';
 import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '../redact/client-policy.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
+import { sha256Of } from './content-hash.js';
 
 export interface JobIntakeDeps {
   config: Readonly<Config>;
@@ -64,6 +65,8 @@ export interface SubmitRequest {
   options?: RequestOptionValues;
   /** Parameter names accepted but not implemented. */
   ignored?: string[];
+  /** The file's sha256 (hex) when the caller has it (drop folder, import); else it is computed. */
+  sha256?: string;
 }
 
 export class JobIntake {
@@ -140,6 +143,8 @@ export class JobIntake {
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
       const upload = req.move ? this.#d.seal.open(req.file.path) : fileSource(req.file.path);
       const probe = await probeUpload(upload, { zpass: req.zpass || undefined, disk }, this.#d.config.archive).finally(() => upload.close());
+      // The recording's own bytes (a sealed upload is read through its seal), as the drop folder hashes them.
+      const contentHash = req.sha256 ?? (await sha256Of(upload).finally(() => upload.close()));
       const id = randomUUID();
       const key = this.#d.blobs.uploadKey(id, safeName(source));
       if (!req.move) {
@@ -158,6 +163,7 @@ export class JobIntake {
         uploadPath: key,
         zpass: req.zpass || undefined,
         sizeBytes: req.file.size,
+        contentHash,
       });
       this.#d.onAccepted?.(job);
       return id;

@@ -37,10 +37,18 @@ function emailPart(t: StreamToken): boolean {
   return EMAIL_SYMBOLS.has(t.key) || isLetter(t) || isNumber(t) || MAIL_DOMAINS.has(t.key) || (t.key !== '' && !NOT_A_NAME.has(t.key) && !FILLERS.has(t.key));
 }
 
-/** Walks back from `end` over the address; `stop` is the first index it may not cross. */
+/**
+ * Walks back from `end` over the address; `stop` is the first index it may not cross. One short
+ * function word between address words is crossed ("maria those reed at…": a "dot" misheard).
+ */
 function startOf(t: readonly StreamToken[], end: number, stop: number): number {
   let k = end;
-  while (k - 1 > stop && end - k < MAX_EMAIL_TOKENS && gap(t[k - 1]!, t[k]!) <= EMAIL_PAUSE_SEC && emailPart(t[k - 1]!)) k--;
+  for (;;) {
+    if (k - 1 <= stop || end - k >= MAX_EMAIL_TOKENS || gap(t[k - 1]!, t[k]!) > EMAIL_PAUSE_SEC) break;
+    if (emailPart(t[k - 1]!)) k--;
+    else if (k - 2 > stop && t[k - 1]!.key.length <= 5 && !FILLERS.has(t[k - 1]!.key) && emailPart(t[k - 2]!) && !NOT_A_NAME.has(t[k - 2]!.key) && gap(t[k - 2]!, t[k - 1]!) <= 0.5) k -= 2;
+    else break;
+  }
   return k;
 }
 
@@ -65,6 +73,8 @@ export function recognizeEmails(view: PiiView): PiiSpan[] {
       if (written) end = i;
       else if ((t[i]!.key === 'dot' || t[i]!.key === 'period') && i > 0) end = tldEnd(t, i + 1);
       else if (t[i]!.key === 'dotcom') end = i;
+      // "at icloud com": the "dot" lost between a mail provider and its domain.
+      else if (MAIL_DOMAINS.has(t[i]!.key) && TLDS.has(t[i + 1]?.key ?? '')) end = i + 1;
       if (end < 0) continue;
       // Inside an answer to "what's your email?", the answer starts it ("please ah …" misheard from the name).
       const w = windowOf(view, stream, i);
@@ -72,7 +82,8 @@ export function recognizeEmails(view: PiiView): PiiSpan[] {
       const walked = written && !w ? i : startOf(t, i, cueBefore(view, stream, i));
       const from = answer && answer[0] < walked ? answer[0] : walked;
       const words = t.slice(from, end + 1).map((x) => x.key);
-      const evidence = written || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || w !== undefined;
+      const spelled = t.slice(from, end + 1).filter((x) => isLetter(x)).length >= 3;
+      const evidence = written || spelled || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || w !== undefined;
       if (!evidence) continue;
       out.push({ kind: 'email', stream, from, to: end, score: written ? 1 : 0.9 });
       i = end;

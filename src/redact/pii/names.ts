@@ -16,6 +16,8 @@ import { gap, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView }
 const MAX_NAME_WORDS = 4;
 /** A pause this long (seconds) ends a name. */
 const NAME_PAUSE_SEC = 1.2;
+/** Words that start a name given again ("no sorry, …", "actually …", "I mean …"). */
+const CORRECTIONS = new Set(['no', 'sorry', 'actually', 'mean', 'rather', 'correction']);
 /** Words of a question or answer around a name that are not part of it ("my name is", "it's", "the last name"). */
 const PREAMBLE = new Set([...FILLERS, 'my', 'name', 'names', "name's", 'is', 'first', 'last', 'full', 'middle', 'surname', 'this', 'i', "i'm", 'am', 'the', 'and', 'of', 'spelled', 'spelt', 'spell', 'called', 'me', 'call', 'mister', 'mr', 'miss', 'mrs', 'ms', 'missus', 'dr', 'doctor']);
 
@@ -47,7 +49,9 @@ export function nameAfter(t: readonly StreamToken[], i: number, last: number, fi
       continue;
     }
     // Short misheard words inside a name ("to the yukon quo" for "chidi okonkwo"): only when a name word follows.
-    const resume = [1, 2].find((d) => j + d <= last && nameLike(t[j + d]) && t.slice(j, j + d).every((x) => x.key.length <= 3 && !FILLERS.has(x.key) && x.key !== 'and'));
+    // After a first name alone, an "and" or "ah" before a name-like word is the surname misheard ("maria and ayr").
+    const resume = [1, 2].find((d) => j + d <= last && nameLike(t[j + d]) && t[j + d]!.u === tok.u &&
+      t.slice(j, j + d).every((x) => x.key.length <= 3 && ((!FILLERS.has(x.key) && x.key !== 'and') || words === 1)));
     if (words > 0 && words < MAX_NAME_WORDS && resume !== undefined) {
       j += resume;
       continue;
@@ -73,10 +77,16 @@ function fromWindows(view: PiiView): PiiSpan[] {
     const first = tags ? (k: number) => k <= w.cue.index + 3 && (tags.has(k) || unknown!.has(k) || isSingleLetter(t[k])) : undefined;
     const found = nameAfter(t, w.first, w.last, first);
     if (found) out.push(span(w.stream, found, w.cue.weak ? 0.7 : 0.9));
-    // Later in an answer window, spelled letters are the name spelled out.
+    // Later in an answer window, spelled letters are the name spelled out, and a correction
+    // ("no sorry, maria reed") gives the name again.
     for (let j = (found?.[1] ?? w.first - 1) + 1; j <= w.last; j++) {
       const e = spelledRun(t, j);
       if (e > j) out.push(span(w.stream, [j, (j = e)], 0.9));
+      else if (!w.cue.weak && CORRECTIONS.has(t[j]!.key)) {
+        const again = nameAfter(t, j + 1, Math.min(w.last, j + 8));
+        if (again) out.push(span(w.stream, again, 0.9));
+        if (again) j = again[1];
+      }
     }
   }
   return out;

@@ -149,6 +149,18 @@ p('as the ASR writes real answers: a misheard cue, a correction, an email withou
   ]);
 });
 
+p('a full date with a birth year is a date of birth even when its question was not heard; a due date is kept', () => {
+  assert.equal(redact([
+    [0, 'for security can you confirm your data toughpurf'],
+    [1, 'the seventh of april nineteen fifty'],
+    [1, 'and the bill is due on march third twenty twenty five'],
+  ]), [
+    '0: for security can you confirm your data toughpurf',
+    '1: [DOB]<dob> #<dob> [DOB]<dob> [DOB]<dob> ####<dob>',
+    '1: and the bill is due on march 3rd 2025',
+  ]);
+});
+
 p('a call so far gives the spans found so far (live calls run it again as words arrive)', () => {
   const partial = redact(INTAKE.slice(0, 7));
   assert.equal(partial, redact(INTAKE).slice(0, 7));

@@ -164,7 +164,9 @@ export class LiveCall {
 
   #begin(): void {
     const format = this.#audio.format;
-    this.input.recording.start(format);
+    this.input.recording.start(format).catch((err: unknown) => {
+      this.#failed ??= voxdexError('STORAGE_UNAVAILABLE', `The call's audio could not be written (${(err as Error).message}); it was ended`, err);
+    });
     this.#model = this.#deps.transcriber.liveModel(this.input.model, format.sampleRate);
     this.#channels = Array.from({ length: format.channels }, (_, channel) => ({
       channel,
@@ -237,10 +239,11 @@ export class LiveCall {
     let call = this.#call;
     if (o.scrubtext) {
       const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
-      const decided = decidedUtterances(this.#call, now);
+      const kinds = o.redact.length ? o.redact : DEFAULT_KINDS;
+      const decided = decidedUtterances(this.#call, now, kinds);
       ready = this.#held.filter((i) => decided.has(i));
       if (ready.length === 0) return;
-      call = redactUtterances(this.#call, o.redact.length ? o.redact : DEFAULT_KINDS).utterances;
+      call = redactUtterances(this.#call, kinds).utterances;
     }
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));

@@ -147,7 +147,7 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
   const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, seal, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
   // Live calls run where the ASR is and are accepted where requests are: on a node with role all (docs/live.md).
-  if (intake && transcriber) live = new LiveCalls({ config, log: log.child({ live: true }), intake, runner, store, blobs, transcriber, categorize });
+  if (intake && transcriber) live = new LiveCalls({ config, log: log.child({ live: true }), intake, runner, store, blobs, transcriber, categorize, seal });
   const disconnect = ports.work.connect(runner);
   const dispatcher = runsJobs ? callbackDispatcher(config, log, ports, metrics) : undefined;
   const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, live, paths, urlSecret, backfill }));
@@ -391,6 +391,7 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
         move: false,
         metadata: input.metadata,
         options: input.options,
+        ...(input.sha256 ? { sha256: input.sha256 } : {}),
         ignored: Object.keys(input.options ?? {}).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n)),
       });
       return { requestid };

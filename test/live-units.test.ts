@@ -41,6 +41,9 @@ t('hold-back: an utterance with digits waits until 20 s passed without more digi
   // A homophone ending an utterance may become a digit: held; inside words it is not.
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'is', 'for'])], 5)], []);
   assert.equal([...decidedUtterances([utt(0, 0, ['for', 'the', 'account', 'holder'])], 5)], [0]);
+  // With name, address… redaction every utterance waits 5 s past its end.
+  assert.equal([...decidedUtterances([utt(0, 0, ['my', 'name', 'is', 'john'])], 8, ['card', 'name'])], []);
+  assert.equal([...decidedUtterances([utt(0, 0, ['my', 'name', 'is', 'john'])], 9, ['card', 'name'])], [0]);
   // A month word may start an expiry date.
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'expires', 'in', 'march'])], 5)], []);
 });

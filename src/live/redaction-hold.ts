@@ -13,11 +13,19 @@
  * the stream that overlaps a period still open at `now` (the time up to which every channel's speech
  * has been decoded) is held; once the period has closed nothing later can join it, and the
  * utterance is sent as redaction of the call so far leaves it. Utterances that touch no period go at
- * once. The whole call is redacted again at its end for the stored document, by the same functions.
+ * once. With kinds beyond the digit kinds (WORD_KINDS_HOLD_SEC), every utterance also waits a few
+ * seconds. The whole call is redacted again at its end for the stored document, by the same functions.
  */
 import { HOMOPHONES, MONTHS, REPEATS } from '../numbers/lexicon.js';
 import { buildStreams, RUN_WINDOW_SEC, type StreamToken } from '../redact/digit-runs.js';
-import type { Utterance } from '../types.js';
+import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.js';
+
+/**
+ * The kinds beyond the default digit kinds (names, addresses, emails, IDs, dates…, src/redact/pii/)
+ * join words across pauses of up to 3 s (spelled letters, an email said in pieces): with any of them
+ * asked for, every utterance also waits until this long after its end has been decoded.
+ */
+export const WORD_KINDS_HOLD_SEC = 5;
 
 const MONTH_SET = new Set<string>(MONTHS);
 
@@ -50,13 +58,14 @@ const streamOf = (u: Utterance) => u.metadata.speaker ?? `C${u.metadata.channel}
  * Which of `call`'s utterances (the call so far, in any order) may be sent at `now`: the indexes
  * of those whose redaction can no longer change.
  */
-export function decidedUtterances(call: readonly Utterance[], now: number): Set<number> {
+export function decidedUtterances(call: readonly Utterance[], now: number, kinds: readonly RedactKind[] = DEFAULT_REDACT_KINDS): Set<number> {
+  const words = kinds.some((k) => !DEFAULT_REDACT_KINDS.includes(k));
   const byStream = new Map<string, Array<{ from: number; until: number }>>();
   for (const [speaker, tokens] of numberTokens(call)) byStream.set(speaker, periods(tokens));
   const out = new Set<number>();
   call.forEach((u, i) => {
     const open = (byStream.get(streamOf(u)) ?? []).some((p) => p.until > now && u.end >= p.from && u.start <= p.until);
-    if (!open) out.add(i);
+    if (!open && (!words || now >= u.end + WORD_KINDS_HOLD_SEC)) out.add(i);
   });
   return out;
 }

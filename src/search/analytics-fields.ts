@@ -17,8 +17,12 @@ export const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly 
 export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk', 'redacted'] as const;
 /** The one option that may be given several times in a query string (values join as a comma list). */
 export const REPEATABLE_OPTION = 'category';
-/** Category names: short names (API.md §1). */
-export const CATEGORY_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+/**
+ * Category names: short names (API.md §1) that start with a letter, digit or `_` and hold a letter or
+ * digit: `.` and `..` are path segments (`PUT /categories/acme/..` is another path to a client or a
+ * proxy), and a leading `-` reads as a flag (`voxdex category remove -x`) or a NOT.
+ */
+export const CATEGORY_NAME = /^(?=.*[A-Za-z0-9])[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 export const MAX_CATEGORY_FILTERS = 50;
 
 type AnalyticsQuery = Pick<SearchQuery, 'categories' | 'sentiment' | 'overtalkMin' | 'overtalkMax' | 'redacted'>;

@@ -391,6 +391,7 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
         move: false,
         metadata: input.metadata,
         options: input.options,
+        ...(input.sha256 ? { sha256: input.sha256 } : {}),
         ignored: Object.keys(input.options ?? {}).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n)),
       });
       return { requestid };

@@ -21,6 +21,7 @@ import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { CompanySettings, Destination, OutputFormat, RequestOptions } from '../types.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
+import { sha256Of } from './content-hash.js';
 
 export interface JobIntakeDeps {
   config: Readonly<Config>;
@@ -63,6 +64,8 @@ export interface SubmitRequest {
   options?: RequestOptionValues;
   /** Parameter names accepted but not implemented. */
   ignored?: string[];
+  /** The file's sha256 (hex) when the caller has it (drop folder, import); else it is computed. */
+  sha256?: string;
 }
 
 export class JobIntake {
@@ -131,6 +134,8 @@ export class JobIntake {
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
       const upload = req.move ? this.#d.seal.open(req.file.path) : fileSource(req.file.path);
       const probe = await probeUpload(upload, { zpass: req.zpass || undefined, disk }, this.#d.config.archive).finally(() => upload.close());
+      // The recording's own bytes (a sealed upload is read through its seal), as the drop folder hashes them.
+      const contentHash = req.sha256 ?? (await sha256Of(upload).finally(() => upload.close()));
       const id = randomUUID();
       const key = this.#d.blobs.uploadKey(id, safeName(req.file.name));
       if (!req.move) {
@@ -149,6 +154,7 @@ export class JobIntake {
         uploadPath: key,
         zpass: req.zpass || undefined,
         sizeBytes: req.file.size,
+        contentHash,
       });
       this.#d.onAccepted?.(job);
       return id;

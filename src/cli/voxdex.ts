@@ -334,7 +334,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const cmd = transcribeCommand(p, opts);
       const err = (text: string) => process.stderr.write(text);
       // A missing, unreadable or non-audio file is one line, before any model loads; the others still run.
-      const files = checkInputFiles(cmd.files, err);
+      const files = checkInputFiles(cmd.files, config.transcode, err);
       if (files.length === 0) return 1;
       const progress = process.stderr.isTTY ? process.stderr : undefined;
       progress?.write('voxdex: loading the speech models…\n');

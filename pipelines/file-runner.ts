@@ -150,14 +150,15 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
  * The checkpoint (transcript blob), the audio kept for playback (sealed), the index entry, then the
  * item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
  * file too (the upload is deleted once the job ends, pipelines/upload.ts), and the extracted member
- * is removed at once; otherwise an archive member's sealed file itself is kept.
+ * is removed at once; otherwise an archive member's sealed file itself is kept. A transcoded file
+ * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves.
  */
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const { document } = out;
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
   if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
-  if (job.options.scrubaudio) {
+  if (job.options.scrubaudio || out.audio.format.transcodedFrom) {
     await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(out.audio)));
     if (member.sealedPath) rmSync(member.sealedPath, { force: true });
   } else if (member.sealedPath) {

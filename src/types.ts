@@ -21,6 +21,8 @@ export interface AudioFormat {
   sampleRate: number;
   channels: number;
   bitsPerSample: number;
+  /** The recording's own format when ffmpeg transcoded it ("MPEG audio"); this format is then ffmpeg's output. */
+  transcodedFrom?: string;
 }
 
 /** Decoded audio: one Float32Array per channel, samples in [-1, 1). */

@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadModelRegistry } from '../src/asr/models.js';
 import { main } from '../src/cli/voxdex.js';
+import { loadConfig } from '../src/config.js';
 import { tenancyDbPath } from '../src/tenancy/tenancy.js';
 import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 
@@ -129,6 +131,14 @@ cli('every command and subcommand takes --help (exit 0) and refuses unknown opti
   assert.is(top.code, 0);
   assert.match(top.stdout, /^Usage:\n  voxdex serve \[--role all\|api\|worker\]\n  voxdex company add /);
   assert.match((await inProcess('help', 'org', 'add')).stdout, /^Usage: voxdex org add CO_SHORT ORG_SHORT\n/);
+});
+
+cli('transcribe --help names the model auto picks at telephone and wide-band rates, and the exit status (issue 29)', async () => {
+  const help = (await inProcess('transcribe', '--help')).stdout;
+  const registry = loadModelRegistry(loadConfig({}).modelsFile);
+  const model = /--model NAME\s+(.*)/.exec(help)![1]!;
+  for (const rate of [8000, 16000]) assert.ok(model.includes(`default auto: ${registry.resolve('auto', rate).name}`), model);
+  assert.match(help, /Exit status 0 when every file was\s+transcribed \(speech or not\), 1 if a file failed/);
 });
 
 cli('org add, folder add and company alias say what they did; folder add names an organization it had to create', () => {

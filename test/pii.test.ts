@@ -115,7 +115,7 @@ p('scrubtext=tag marks the spans with pii and keeps every word; scrubaudio gets 
   assert.equal(later, { word: '[NAME]', start: 7.5, end: 7.9, confidence: 0.9, redacted: 'name' });
 });
 
-p('as the ASR writes real answers: a misheard cue, a correction, an email without its dot, an answer with no readable email, an address before a new sentence', () => {
+p('as the ASR writes real answers: a misheard cue, a correction, an email without its dot, an answer with no readable email (its "dot com" heard as "not come"), an address before a new sentence', () => {
   assert.equal(redact([
     [1, 'i my name in'],
     [1, 'patriot cards'],
@@ -141,11 +141,23 @@ p('as the ASR writes real answers: a misheard cue, a correction, an email withou
     '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
     '0: and your email address please',
     '1: yes it is',
-    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> not come',
+    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
     '0: and what is the address on the account',
     '1: sure it is',
     '1: [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address>',
     '1: had he married a more amiable woman he might have been made still more respectable',
+  ]);
+});
+
+p('a full date with a birth year is a date of birth even when its question was not heard; a due date is kept', () => {
+  assert.equal(redact([
+    [0, 'for security can you confirm your data toughpurf'],
+    [1, 'the seventh of april nineteen fifty'],
+    [1, 'and the bill is due on march third twenty twenty five'],
+  ]), [
+    '0: for security can you confirm your data toughpurf',
+    '1: [DOB]<dob> #<dob> [DOB]<dob> [DOB]<dob> ####<dob>',
+    '1: and the bill is due on march 3rd 2025',
   ]);
 });
 

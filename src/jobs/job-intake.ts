@@ -142,7 +142,7 @@ export class JobIntake {
       }
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
       const upload = req.move ? this.#d.seal.open(req.file.path) : fileSource(req.file.path);
-      const probe = await probeUpload(upload, { zpass: req.zpass || undefined, disk }, this.#d.config.archive).finally(() => upload.close());
+      const probe = await probeUpload(upload, { zpass: req.zpass || undefined, disk, transcode: this.#d.config.transcode }, this.#d.config.archive).finally(() => upload.close());
       // The recording's own bytes (a sealed upload is read through its seal), as the drop folder hashes them.
       const contentHash = req.sha256 ?? (await sha256Of(upload).finally(() => upload.close()));
       const id = randomUUID();
@@ -159,7 +159,7 @@ export class JobIntake {
         ...prepared,
         id,
         source,
-        kind: probe.kind === 'wav' ? 'audio' : 'archive',
+        kind: probe.kind === 'wav' || probe.kind === 'coded' ? 'audio' : 'archive',
         uploadPath: key,
         zpass: req.zpass || undefined,
         sizeBytes: req.file.size,

@@ -13,6 +13,7 @@
  *    the store; a job whose lease this worker lost is dropped quietly.
  */
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
 import type { FileRunnerDeps } from '../../pipelines/file-runner.js';
 import type { Transcriber } from '../asr/transcriber.js';
@@ -344,13 +345,23 @@ export function settlementOf(job: Pick<Job, 'kind'>, { files, resultPath }: Uplo
   return { state: 'failed', error };
 }
 
+/**
+ * The file name a result is sent under: the recording's own name for a transcript that does not carry
+ * it (text, srt, vtt of one file: "call-0042.srt"); the request id otherwise ("<id>.json", "<id>.zip").
+ * The name is the job's `source`, as stored (redacted under a redaction policy).
+ */
+export function resultFileName(job: Pick<Job, 'id' | 'kind' | 'source'>, ext: string): string {
+  const stem = job.kind === 'audio' && ['txt', 'srt', 'vtt'].includes(ext) ? path.basename(job.source).replace(/\.[a-z0-9]{1,5}$/i, '') : '';
+  return `${stem || job.id}.${ext}`;
+}
+
 /** The callback a settlement sends: the result file to `callback`, or the error to `callbackerror` (else `callback`). */
-export function callbackOf(job: Pick<Job, 'id' | 'destination' | 'callback' | 'callbackError'>, s: Settlement, secret: string | undefined): EnqueueInput | undefined {
+export function callbackOf(job: Pick<Job, 'id' | 'kind' | 'source' | 'destination' | 'callback' | 'callbackError'>, s: Settlement, secret: string | undefined): EnqueueInput | undefined {
   const company = job.destination.company;
   if (s.state !== 'done') {
     return failureDelivery({ requestid: job.id, company, callback: job.callback, callbackerror: job.callbackError, error: s.error!, secret });
   }
   if (!job.callback || !s.resultPath) return undefined;
   const ext = s.resultPath.slice(s.resultPath.lastIndexOf('.') + 1);
-  return { requestid: job.id, company, url: job.callback, kind: 'result', body: s.resultPath, contentType: resultMime(s.resultPath), filename: `${job.id}.${ext}`, secret };
+  return { requestid: job.id, company, url: job.callback, kind: 'result', body: s.resultPath, contentType: resultMime(s.resultPath), filename: resultFileName(job, ext), secret };
 }

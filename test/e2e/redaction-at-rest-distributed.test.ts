@@ -83,7 +83,9 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   await waitHealthy(child.url, 120_000);
   const sent = await upload(child.url, { file: call.file, fields: { token, scrubtext: 'true', scrubaudio: 'true', redact: 'all' } });
   assert.is(sent.status, 200, JSON.stringify(sent.body));
-  const done = await waitResult(child.url, token, sent.body.requestid, 1_200_000);
+  const done = await waitResult(child.url, token, sent.body.requestid, 1_200_000).catch((err: Error) => {
+    throw new Error(`${err.message} ${String((err as { cause?: unknown }).cause)} (node exit ${child!.proc.exitCode}, signal ${child!.proc.signalCode}); its last output: ${child!.output().slice(-3000)}`);
+  });
   assert.is(done.status, 200, JSON.stringify(done.body));
   const doc = (await (await fetch(done.body as string)).json()) as { utterances: Array<{ metadata: { channel: number }; events: Array<{ word: string; redacted?: string }> }> };
   const events = doc.utterances.filter((u) => u.metadata.channel === 1).flatMap((u) => u.events);

@@ -6,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { clientTextOf, clientTextUnderPolicy, uniqueNames } from '../src/redact/client-policy.js';
 import { redactJson, redactText } from '../src/redact/client-text.js';
-import { DEFAULT_REDACT_KINDS } from '../src/types.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS } from '../src/types.js';
 
 const test = suite('redaction of client text');
 const K = DEFAULT_REDACT_KINDS;
@@ -39,6 +39,14 @@ test('metadata: each value is read with its field name as context; field names a
     { card: '#### #### #### ####', cvv: '###', pin: '####', account: '#####', agent: 'bob 7', calls: 3, n: '################', nested: { 'note ################': ['x #########'] } },
   );
   assert.equal(redactJson({ ok: true, none: null }, K), { ok: true, none: null });
+});
+
+test('personal data beside the digits (pii/client-text.ts plugged in): names, emails, phones; a name field is a name whole', () => {
+  assert.is(redactText('call-john-smith-2024.wav', [...REDACT_KINDS]), 'call-[NAME]-2024.wav');
+  assert.is(redactText('call back jane.nowak@example.com or (555) 234-9876', [...REDACT_KINDS]), 'call back [EMAIL] or (###) ###-####');
+  assert.equal(redactJson({ customer_name: 'Jane Nowak 2', queue: 'billing', card: '4539148803436467' }, [...REDACT_KINDS]), { customer_name: '[NAME]', queue: 'billing', card: '################' });
+  // Under the default kinds names stay.
+  assert.is(redactText('call-john-smith-2024.wav', K), 'call-john-smith-2024.wav');
 });
 
 test('only the kinds asked for: a card name kept when only cvv is redacted', () => {

@@ -14,6 +14,7 @@ import { luhn } from '../numbers/lexicon.js';
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.js';
 import { ANSWER_CONTINUE_SEC, ANSWER_WINDOW_SEC } from './answer-windows.js';
 import { RUN_WINDOW_SEC } from './digit-runs.js';
+import { findPersonalText } from './pii/client-text.js';
 import { findSensitive } from './redact.js';
 
 /** A span of the text (UTF-16 offsets, end exclusive) and what it is. */
@@ -108,8 +109,22 @@ export const digitTextRecognizer: TextRecognizer = {
   },
 };
 
-/** The recognizers for free client text, in order (names, emails and addresses plug in here). */
-export const TEXT_RECOGNIZERS: TextRecognizer[] = [digitTextRecognizer];
+/**
+ * Names, emails, phone numbers, addresses, dates of birth, bank and ID numbers (pii/client-text.ts):
+ * a span holding only digits and separators becomes `#` per digit, any other `[KIND]` (a name with a
+ * number in it must not keep its letters).
+ */
+export const personalTextRecognizer: TextRecognizer = {
+  kinds: ['name', 'email', 'phone', 'address', 'dob', 'bank', 'id'],
+  find: (text, kinds, context) =>
+    findPersonalText(text, kinds, context).map((s) => {
+      const part = text.slice(s.start, s.end);
+      return /\d/.test(part) && !/\p{L}/u.test(part) ? s : { ...s, replacement: `[${s.kind.toUpperCase()}]` };
+    }),
+};
+
+/** The recognizers for free client text, in order. */
+export const TEXT_RECOGNIZERS: TextRecognizer[] = [digitTextRecognizer, personalTextRecognizer];
 
 /** The text with the spans replaced; of overlapping spans the longest wins. */
 function applySpans(text: string, spans: readonly TextSpan[]): string {

@@ -151,7 +151,7 @@ test('a job queued before the policy runs under it on a worker; the client\'s na
   assert.is(docs.length, 1);
   assert.ok(docs[0]!.utterances.flatMap((u) => u.events).some((e) => e.redacted === 'card'), 'the queued call ran under the policy');
   const member: typeof docs = (await search({ output: 'details', requestid: sent.body.requestid })).body;
-  assert.equal(member.map((d) => [d.source, d.streamtags?.metadata]), [[`card-${MASKED_CARD}.wav`, { card: MASKED_CARD, agent: 'bob', note: "caller's card #### #### #### ####", cvv: '###' }]]);
+  assert.equal(member.map((d) => [d.source, d.streamtags?.metadata]), [[`card-${MASKED_CARD}.wav`, { card: MASKED_CARD, agent: '[NAME]', queue: 'billing', note: "caller's card #### #### #### ####", cvv: '###' }]]);
   assert.equal((await search({ 'meta.card': CARD })).body, [], 'meta.card= finds no card');
   for (const c of [api, worker]) {
     c.proc.kill('SIGTERM');

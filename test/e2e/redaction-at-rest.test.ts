@@ -14,7 +14,7 @@ import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { luhn } from '../../src/numbers/lexicon.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
-import { acmeDataDir, allFiles, CARD, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
+import { acmeDataDir, AGENT, allFiles, CARD, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const test = suite('e2e: nothing unredacted at rest');
@@ -115,14 +115,14 @@ test('a job queued before the policy runs under it; the client\'s names, metadat
   const bySource = Object.fromEntries(docs.map((d) => [d.source, d]));
   assert.equal(Object.keys(bySource).sort(), [`card-${MASKED_CARD}.wav`, `cc-${MASKED_CARD}.wav`, 'payment.wav']);
   assert.ok(bySource['payment.wav']!.utterances.flatMap((u) => u.events).some((e) => e.redacted === 'card'), 'the queued call ran under the policy');
-  assert.equal(bySource[`card-${MASKED_CARD}.wav`]!.streamtags?.metadata, { card: MASKED_CARD, agent: 'bob', note: "caller's card #### #### #### ####", cvv: '###' });
+  assert.equal(bySource[`card-${MASKED_CARD}.wav`]!.streamtags?.metadata, { card: MASKED_CARD, agent: '[NAME]', queue: 'billing', note: "caller's card #### #### #### ####", cvv: '###' });
   assert.equal(bySource[`cc-${MASKED_CARD}.wav`]!.streamtags?.metadata, { note: `card ${MASKED_CARD}` });
   assert.equal((await search({ 'meta.card': CARD })).body, [], 'meta.card= finds no card');
-  assert.equal((await search({ 'meta.agent': 'bob', fields: 'filename' })).body.map((r: { filename: string }) => r.filename), [`card-${MASKED_CARD}.wav`]);
+  assert.equal((await search({ 'meta.queue': 'billing', fields: 'filename' })).body.map((r: { filename: string }) => r.filename), [`card-${MASKED_CARD}.wav`]);
 
   child.proc.kill('SIGTERM');
   await child.exited;
-  const n = needles(call);
+  const n = [...needles(call), { what: 'the agent\'s name', bytes: Buffer.from(AGENT) }];
   const found = allFiles(dataDir).flatMap((file) => findNeedles(path.relative(dataDir, file), readFileSync(file), n));
   found.push(...findNeedles('logs', Buffer.from(child.output(), 'utf8'), n));
   assert.equal(found, []);

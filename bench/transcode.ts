@@ -6,9 +6,9 @@
  * beside `ffmpeg` run alone to the same PCM, both as CPU seconds of a whole child process tree
  * (/usr/bin/time; each side's start-up measured with no files and subtracted), goal ≤ 1.1×.
  *
- *   node --import tsx bench/transcode.ts [--telephone 40] [--reps 5]
+ *   node --import tsx bench/transcode.ts [--telephone 40] [--reps 5] [--cpu-only]
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -50,6 +50,7 @@ const SETS: Array<{ name: string; set: string; limit: number; rate: number; form
   { name: 'telephone (Asterisk m–z, 8 kHz)', set: 'ast-mz', limit: arg('telephone', 40), rate: 8000, formats: ['amr-nb', 'gsm-wav', 'mp3-32k', 'opus', 'm4a-aac'] },
   { name: 'wide band (5 real voices, 16 kHz)', set: 'wideband', limit: 0, rate: 16000, formats: ['mp3-32k', 'flac', 'vorbis', 'opus', 'm4a-aac', 'webm'] },
 ];
+const cpuOnly = process.argv.includes('--cpu-only');
 const t = createTranscriber({ config: { ...config, asrThreads: 1 }, log: silentLogger, registry: loadModelRegistry(config.modelsFile) });
 await t.ready();
 const ctx = { jobId: 'bench', signal: new AbortController().signal, log: silentLogger, config };
@@ -69,14 +70,15 @@ for (const s of SETS) {
     writeFileSync(wav, playableWav(audio));
     const ref = normalizeWords(item.ref);
     refWords += ref.length;
-    errors.set('wav', (errors.get('wav') ?? 0) + wordDistance(ref, await words(wav)));
+    if (!cpuOnly) errors.set('wav', (errors.get('wav') ?? 0) + wordDistance(ref, await words(wav)));
     for (const f of s.formats) {
       // Telephone settings: every format made at the recording's 8 kHz (AMR-NB and GSM are 8 kHz anyway).
       const file = await makeCoded(tmp, wav, f, `${s.set}-${i}-${f}.${CODED_FORMATS[f].ext}`, s.rate);
       coded.push(file);
-      errors.set(f, (errors.get(f) ?? 0) + wordDistance(ref, await words(file)));
+      if (!cpuOnly) errors.set(f, (errors.get(f) ?? 0) + wordDistance(ref, await words(file)));
     }
   }
+  if (cpuOnly) continue;
   const wer = (f: string) => (100 * errors.get(f)!) / refWords;
   console.log(`${s.name}: ${items.length} files, ${refWords} words`);
   console.log(`  WAV ${wer('wav').toFixed(1)} %`);
@@ -86,7 +88,9 @@ await t.close();
 
 /** CPU seconds (user + system) of a command and every process it started. */
 function cpuOf(cmd: string[]): number {
-  const out = execFileSync('/usr/bin/time', ['-f', '%U %S', ...cmd], { stdio: ['ignore', 'ignore', 'pipe'] }).toString().trim().split('\n').pop()!;
+  const r = spawnSync('/usr/bin/time', ['-f', '%U %S', ...cmd], { stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
+  if (r.status !== 0) throw new Error(`${cmd.join(' ')} failed: ${r.stderr}`);
+  const out = r.stderr.toString().trim().split('\n').pop()!;
   const [u, s] = out.split(' ').map(Number);
   return u! + s!;
 }

@@ -8,12 +8,13 @@
  * Tuning and held-out halves are reported apart: the tuning names/voices/prompts are those the
  * settings were chosen on (bench/vocabulary-tune.ts); the held-out ones were never looked at while tuning.
  *
- *   node --import tsx bench/vocabulary.ts [--negatives 100] [--hyp] [--skip recall|negatives]
+ *   node --import tsx bench/vocabulary.ts [--negatives 100] [--hyp] [--skip tuning,held-out,real,negatives] [--penalty nats]
  *
  * - recall: sentences whose phrase is written (case-insensitive, punctuation aside) / sentences;
  * - false insertions: vocabulary phrases written on real speech that holds none of them (Asterisk
  *   prompts m–z and the 5-voice wideband set), per 1,000 reference words; WER on that speech;
  * - CPU: this process's CPU seconds (process.cpuUsage; the engine runs in this thread) per configuration.
+ * --penalty: the verified pass's penalty (nats) instead of VERIFY_TUNING's, for trying another setting.
  * Every request carries the whole vocabulary (27 phrases: both halves' names and the real ones).
  * Utterances are cut as the transcriber cuts them (segmentSamples, 20 s at most).
  */
@@ -40,7 +41,8 @@ const arg = (n: string) => {
   return i > 0 ? process.argv[i + 1] : undefined;
 };
 const hyp = process.argv.includes('--hyp');
-const skip = arg('skip');
+/** Parts left out (comma-separated): tuning, held-out (synthetic halves), real (Asterisk names), negatives. */
+const skip = new Set((arg('skip') ?? '').split(',').filter(Boolean));
 const VOCAB = [...new Set([...TUNE_SENTENCES.map(([n]) => n), ...HELDOUT_SENTENCES.map(([n]) => n), ...REAL_NAMES.map((r) => r.name)])];
 const CONFIGS = ['none', 'beam', 'verified'] as const;
 type Config = (typeof CONFIGS)[number];
@@ -53,7 +55,7 @@ const registry = loadModelRegistry(config.modelsFile);
 const spec = registry.resolve('en-us-moonshine', 16000);
 const aligners = new Map<string, PocketSphinxEngine>();
 /** Read by the engine on every request: the bench switches the verified pass per configuration. */
-const tuning: Partial<VerifyTuning> = {};
+const tuning: Partial<VerifyTuning> = arg('penalty') !== undefined ? { penalty: Number(arg('penalty')) } : {};
 const engine = await loadMoonshineEngine(
   { name: spec.name, engine: 'moonshine', sampleRate: 16000, dir: spec.dir, options: Object.entries(spec.options) },
   {
@@ -125,9 +127,9 @@ async function recallOn(voices: Voice[], sentences: Array<[string, string]>, hal
   return total;
 }
 
-if (skip !== 'recall') {
-  await recallOn(TUNE_VOICES, TUNE_SENTENCES, 'tuning');
-  await recallOn(HELDOUT_VOICES, HELDOUT_SENTENCES, 'held-out');
+if (!skip.has('tuning')) await recallOn(TUNE_VOICES, TUNE_SENTENCES, 'tuning');
+if (!skip.has('held-out')) await recallOn(HELDOUT_VOICES, HELDOUT_SENTENCES, 'held-out');
+if (!skip.has('real')) {
   for (const tune of [true, false]) {
     const f = found();
     for (const r of REAL_NAMES.filter((x) => x.tune === tune)) {
@@ -141,7 +143,7 @@ if (skip !== 'recall') {
 }
 
 // ---- false insertions and WER on real speech without any vocabulary phrase
-if (skip !== 'negatives') {
+if (!skip.has('negatives')) {
   const neg = { words: 0, files: 0, err: { none: 0, beam: 0, verified: 0 }, inserted: { none: 0, beam: 0, verified: 0 } };
   const names = new Set(REAL_NAMES.map((r) => r.prompt));
   for (const set of ['ast-mz', 'wideband']) {

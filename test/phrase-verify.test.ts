@@ -58,6 +58,10 @@ v('candidates: spans that sound like a phrase, closest first, not overlapping, n
   const digits = findCandidates(['blue', '5'], pronounce, [sounds('Blufive')], [false, false], { maxDistance: 1, maxCandidates: 8 });
   assert.ok(digits.every((c) => c.at + c.length <= 1), 'digits are never in a candidate');
   assert.equal(findCandidates(words, pronounce, phrases, words.map(() => false), { maxDistance: 0.3, maxCandidates: 1 }).length, 1);
+  const twice = ['the', 'quintara', 'printer', 'shows', 'an', 'error'];
+  const near = (ws: string[]) => findCandidates(ws, pronounce, [sounds('Quintara')], ws.map(() => false), { maxDistance: 0.6, maxCandidates: 8 });
+  assert.equal(near(['the', 'printer', 'shows']).map((c) => c.at), [1], '"printer" sounds like Quintara');
+  assert.ok(!near(twice).some((c) => c.at === 2), 'but not right after "Quintara" itself (flite slt wrote "Quintara Quintara")');
 });
 
 v('the aligner takes the phrase where the audio says it and the words heard where it does not, the penalty deciding close calls', () => {

@@ -67,7 +67,7 @@ struct AlignSlot {
   std::vector<std::vector<std::string>> alternatives;
   // Per alternative (same order; missing = 0): a natural-log penalty added to the path that takes it.
   // A custom-vocabulary phrase offered beside the words heard is taken only where the audio fits it
-  // better by more than its penalty (src/asr/vocab-verify.ts).
+  // better by more than its penalty (src/asr/moonshine/phrase-verify.ts).
   std::vector<double> penalties;
 };
 

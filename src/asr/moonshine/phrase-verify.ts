@@ -82,10 +82,21 @@ export interface PhraseSounds {
   phones: readonly Phones[];
 }
 
+const spells = (words: readonly string[], at: number, phrase: readonly string[]) => at >= 0 && phrase.every((w, k) => words[at + k] === w);
+
+/**
+ * Whether the phrase is written right before or after the span: a word next to a name is not the name
+ * said twice ("the Quintara printer" heard, "printer" fits Quintara's sound when the aligner may
+ * stretch the name over it: flite slt, held-out).
+ */
+function besidePhrase(words: readonly string[], at: number, length: number, phrase: readonly string[]): boolean {
+  return spells(words, at - phrase.length, phrase) || spells(words, at + length, phrase);
+}
+
 /**
  * Spans of `words` (lower case, punctuation stripped) that sound like a phrase: the closest
  * non-overlapping ones within `maxDistance`, in order. Spans with a digit, spans already written as a
- * phrase (`written[i]` true) and words with no pronunciation are left alone.
+ * phrase (`taken[i]` true), spans right beside the same phrase and words with no pronunciation are left alone.
  */
 export function findCandidates(
   words: readonly string[],
@@ -104,6 +115,7 @@ export function findCandidates(
         const span = words.slice(at, at + length);
         if (taken.slice(at, at + length).some(Boolean)) break;
         if (span.length === phrase.words.length && span.every((w, k) => w === phrase.words[k])) continue;
+        if (besidePhrase(words, at, length, phrase.words)) continue;
         const spoken = joinedPronunciations(prons.slice(at, at + length));
         if (spoken.length === 0) break;
         let best = Infinity;

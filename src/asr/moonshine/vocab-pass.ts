@@ -19,7 +19,7 @@ export interface VocabPassContext {
   samples: Int16Array;
   abort: Int32Array;
   tuning?: Partial<VerifyTuning> & { measure?: boolean };
-  /** Told what the verified pass found (bench/vocabulary-verify.ts). */
+  /** Told what the verified pass found (bench/vocabulary-tune.ts). */
   onCheck?: (check: VocabCheck) => void;
 }
 

@@ -18,11 +18,11 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } fr
 import path from 'node:path';
 import { LiveCall, type LiveMessage } from '../../pipelines/live-call.js';
 import type { TranscribeResult, Transcriber } from '../asr/transcriber.js';
-import { readWavHeader } from '../audio/wav-header.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, VoxdexError, type ErrorInfo } from '../errors.js';
-import { CallRecording, sealCrashedRecording } from '../live/call-recording.js';
+import { CallRecording, finishCrashedRecording } from '../live/call-recording.js';
 import { writeFileDurably } from '../live/durable-file.js';
 import type { Logger } from '../log.js';
 import type { Job, JobStore } from '../store/job-store.js';
@@ -51,6 +51,8 @@ export interface LiveCallsDeps {
   store: Pick<JobStore, 'get' | 'items'>;
   blobs: Pick<BlobStore, 'get'>;
   transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive'>;
+  /** The installation's key for audio at rest: the recording is sealed as it arrives. */
+  seal: AudioSeal;
   categorize?: (destination: Destination, document: TranscriptDocument) => Promise<string[]>;
   /** How often the session looks whether its job has finished, ms (default 100). */
   pollMs?: number;
@@ -112,7 +114,7 @@ export class LiveCalls {
     const source = `live-${started.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.wav`;
     const manifest: Manifest = { id, key: this.#d.intake.liveUploadKey(id, source), source, started: started.toISOString(), prepared };
     await writeFileDurably(this.#manifestPath(id), JSON.stringify(manifest));
-    const recording = await CallRecording.create(this.#recordingPath(id));
+    const recording = await CallRecording.create(this.#recordingPath(id), this.#d.seal);
     const call = new LiveCall(
       { requestid: id, source, destination: prepared.destination, options: prepared.options, model: prepared.model, format: shape.format, partials: shape.partials, recording },
       { transcriber: this.#d.transcriber, log: this.#d.log.child({ requestid: id }), limits: this.#d.config.live, categorize: this.#d.categorize },
@@ -158,7 +160,7 @@ export class LiveCalls {
         continue;
       }
       const wav = this.#recordingPath(m.id);
-      const audio = existsSync(wav) ? crashedRecording(wav) : undefined;
+      const audio = existsSync(wav) ? ((await finishCrashedRecording(this.#d.seal, wav)) ? wav : 'empty') : undefined;
       if (audio === 'empty') {
         rmSync(wav, { force: true });
         if (!(await this.#d.store.get(m.id))) {
@@ -241,16 +243,6 @@ export class LiveCalls {
 
   #recordingPath(id: string): string {
     return path.join(this.#dir, `${id}.wav`);
-  }
-}
-
-/** A recording a crash left: its header's lengths fixed; 'empty' when it holds no audio. */
-function crashedRecording(wav: string): string | 'empty' {
-  try {
-    const header = readWavHeader(wav);
-    return sealCrashedRecording(wav, header.format, statSync(wav).size) ? wav : 'empty';
-  } catch {
-    return 'empty';
   }
 }
 

@@ -1,15 +1,20 @@
 /**
- * A live call's recording, written as it arrives: a WAV file in the call's own encoding, its header
- * first (data length 0xFFFFFFFF: "to the end of the file", which the decoder reads as such), the
- * frames appended in order, fsynced at least every `syncMs` (a kill -9 loses nothing written; a
- * power cut at most that much). finish() writes the real lengths into the header. A crash leaves a
- * file the upload pipeline decodes as it is (recover-calls.ts).
+ * A live call's recording, written as it arrives and sealed at rest like every recording
+ * (docs/redaction.md, "Audio at rest"): a sealed log (src/audio/sealed-log.ts) whose first record is
+ * the WAV header in the call's own encoding (data length 0xFFFFFFFF: "to the end of the file") and
+ * whose next records are the frames in order, each written at once and fsynced at least every
+ * `syncMs` (a kill -9 loses nothing written; a power cut at most that much). finish() turns the log
+ * into a sealed WAV with the real lengths in its header, in place; a crash leaves a log that
+ * finishCrashedRecording() turns into one (live-calls.ts, recover). No frame is ever on disk in plain form.
  *
- * The recording is unredacted audio at rest, like an accepted upload: it lives in the data dir's
- * `live/` folder (private, 0700) and becomes the job's upload when the call ends.
+ * The recording is unredacted audio, like an accepted upload: it lives in the data dir's `live/`
+ * folder (private, 0700) and becomes the job's upload when the call ends.
  */
-import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { isSealed, plainSize, type AudioSeal } from '../audio/sealed-file.js';
+import { isSealedLog, readSealedLog, SealedLogWriter } from '../audio/sealed-log.js';
+import { parseWavHeader } from '../audio/wav-header.js';
 import type { AudioFormat } from '../types.js';
 
 const HEADER_BYTES = 44;
@@ -37,7 +42,9 @@ export function recordingHeader(format: AudioFormat, dataBytes: number): Buffer 
 
 export class CallRecording {
   readonly path: string;
+  readonly #seal: AudioSeal;
   #fh: FileHandle | undefined;
+  #log: SealedLogWriter | undefined;
   #format: AudioFormat | undefined;
   #bytes = 0;
   #writing: Promise<void> = Promise.resolve();
@@ -45,15 +52,17 @@ export class CallRecording {
   #failed: unknown;
   readonly #syncMs: number;
 
-  private constructor(path: string, syncMs: number) {
+  private constructor(path: string, seal: AudioSeal, syncMs: number) {
     this.path = path;
+    this.#seal = seal;
     this.#syncMs = syncMs;
   }
 
-  /** Creates the file (nothing in it until the format is known: start()). */
-  static async create(path: string, syncMs = 1000): Promise<CallRecording> {
-    const r = new CallRecording(path, syncMs);
+  /** Creates the file with the log's header (no audio until the format is known: start()). */
+  static async create(path: string, seal: AudioSeal, syncMs = 1000): Promise<CallRecording> {
+    const r = new CallRecording(path, seal, syncMs);
     r.#fh = await open(path, 'wx', 0o600);
+    r.#log = await SealedLogWriter.start(r.#fh, seal);
     return r;
   }
 
@@ -62,19 +71,18 @@ export class CallRecording {
     return this.#bytes;
   }
 
-  /** Writes the header: from here on the file is a WAV that decodes. */
+  /** Writes the header record: from here on the log holds a WAV that decodes. */
   start(format: AudioFormat): void {
     this.#format = format;
-    this.#enqueue(() => this.#fh!.write(recordingHeader(format, 0xffffffff), 0, HEADER_BYTES, 0).then(() => undefined));
+    this.#enqueue(() => this.#log!.append(recordingHeader(format, 0xffffffff)));
   }
 
   /** Appends frames (in order); resolves once they are written (and fsynced when syncMs has passed). */
   append(bytes: Uint8Array): Promise<void> {
     if (bytes.length === 0) return this.#writing;
-    const at = HEADER_BYTES + this.#bytes;
     this.#bytes += bytes.length;
     return this.#enqueue(async () => {
-      await this.#fh!.write(bytes, 0, bytes.length, at);
+      await this.#log!.append(bytes);
       if (Date.now() - this.#syncedAt >= this.#syncMs) {
         this.#syncedAt = Date.now();
         await this.#fh!.sync();
@@ -82,13 +90,11 @@ export class CallRecording {
     });
   }
 
-  /** Writes the real lengths into the header, fsyncs and closes. */
+  /** fsyncs and closes the log, then turns it into the sealed WAV with the real lengths, in place. */
   async finish(): Promise<void> {
-    await this.#enqueue(async () => {
-      if (this.#format) await this.#fh!.write(recordingHeader(this.#format, this.#bytes), 0, HEADER_BYTES, 0);
-      await this.#fh!.sync();
-    });
+    await this.#enqueue(() => this.#fh!.sync());
     await this.close();
+    if (this.#format) await sealRecording(this.#seal, this.path);
   }
 
   async close(): Promise<void> {
@@ -111,17 +117,63 @@ export class CallRecording {
   }
 }
 
-/** Fixes the header of a recording a crash left (lengths from the file's size), synchronously; false when it has no header. */
-export function sealCrashedRecording(path: string, format: AudioFormat, size: number): boolean {
-  if (size < HEADER_BYTES) return false;
-  const blockAlign = format.channels * (format.bitsPerSample / 8);
-  const data = Math.floor((size - HEADER_BYTES) / blockAlign) * blockAlign;
-  const fd = openSync(path, 'r+');
+/**
+ * A recording's log as a sealed WAV, in place (written beside it, fsynced, renamed over it): its
+ * header record with the real data length (whole frames of what the log holds), then the frames.
+ * Resolves to the audio bytes; 0 when the log holds no header or no frame.
+ */
+async function sealRecording(seal: AudioSeal, path: string): Promise<number> {
+  const records = readSealedLog(seal, path);
+  const first = records.next();
+  if (first.done) return 0;
+  // The header record alone: parsed as the start of a longer file (its data runs "to the end").
+  const header = parseWavHeader((at, n) => first.value.subarray(at, at + n), first.value.length + 0xffff);
+  let data = 0;
+  for (const r of readSealedLog(seal, path)) data += r.length;
+  data = Math.floor((data - first.value.length) / header.blockAlign) * header.blockAlign;
+  if (data <= 0) return 0;
+  const tmp = `${path}.sealing`;
+  await rm(tmp, { force: true });
+  const writer = seal.writer(tmp);
+  const written = new Promise<void>((resolve, reject) => (writer.once('finish', resolve), writer.once('error', reject)));
+  const write = (b: Buffer) => new Promise<void>((resolve, reject) => writer.write(b, (err) => (err ? reject(err) : resolve())));
+  await write(recordingHeader(header.format, data));
+  let left = data;
+  for (const r of records) {
+    if (left === 0) break;
+    const part = r.subarray(0, Math.min(r.length, left));
+    left -= part.length;
+    await write(part);
+  }
+  writer.end();
+  await written;
+  const fh = await open(tmp, 'r');
+  await fh.sync().finally(() => fh.close());
+  await rename(tmp, path);
+  return data;
+}
+
+/**
+ * A recording a crash left, ready to be the job's upload: a log is sealed into a WAV (header lengths
+ * from what it holds), a WAV finished before the crash is kept. False when it holds no audio.
+ */
+export async function finishCrashedRecording(seal: AudioSeal, path: string): Promise<boolean> {
+  const head = readHead(path, 8);
+  if (isSealed(head)) return (plainSize(statSync(path).size) ?? 0) > HEADER_BYTES;
+  if (!isSealedLog(head)) return false;
   try {
-    writeSync(fd, recordingHeader(format, data), 0, HEADER_BYTES, 0);
-    fsyncSync(fd);
+    return (await sealRecording(seal, path)) > 0;
+  } catch {
+    return false; // a header that does not parse: nothing that decodes was recorded
+  }
+}
+
+function readHead(path: string, n: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const b = Buffer.alloc(n);
+    return b.subarray(0, readSync(fd, b, 0, n, 0));
   } finally {
     closeSync(fd);
   }
-  return data > 0;
 }

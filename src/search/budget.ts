@@ -41,7 +41,8 @@ export class CpuBudget {
   /** CPU of the slices already closed. */
   #usedMs = 0;
   #sliceCpu = threadCpuMs();
-  #sliceWall = performance.now();
+  /** When the event loop last turned for this work (a pace() that yielded, or awaited I/O). */
+  #turned = performance.now();
   #units = 0;
 
   constructor(o: BudgetOptions) {
@@ -85,7 +86,7 @@ export class CpuBudget {
   /** Between units: checks, and once the slice has run SLICE_MS lets the event loop answer what waits. */
   async pace(): Promise<void> {
     this.check();
-    if (performance.now() - this.#sliceWall < SLICE_MS) return;
+    if (performance.now() - this.#turned < SLICE_MS) return;
     this.#usedMs += threadCpuMs() - this.#sliceCpu;
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.restart();
@@ -94,7 +95,7 @@ export class CpuBudget {
   /** Starts a new slice without counting what ran since the last one (after waiting for I/O: other requests ran meanwhile). */
   restart(): void {
     this.#sliceCpu = threadCpuMs();
-    this.#sliceWall = performance.now();
+    this.#turned = performance.now();
   }
 
   /** Adds `ms` spent elsewhere on the work's behalf (an Elasticsearch request's time), then checks the total. */
@@ -109,8 +110,9 @@ export class CpuBudget {
    * cannot be interrupted, such as an SQLite query: it counts, but it is no slice of ours to cap).
    */
   pause(): void {
-    this.#usedMs += threadCpuMs() - this.#sliceCpu;
-    this.restart();
+    const now = threadCpuMs();
+    this.#usedMs += now - this.#sliceCpu;
+    this.#sliceCpu = now;
   }
 
   /** The error that refuses the work: what it is, why, and what to do. */

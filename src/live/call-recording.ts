@@ -10,8 +10,9 @@
  * The recording is unredacted audio, like an accepted upload: it lives in the data dir's `live/`
  * folder (private, 0700) and becomes the job's upload when the call ends.
  */
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { open, rename, rm, type FileHandle } from 'node:fs/promises';
+import { fileHead } from '../audio/byte-source.js';
 import { isSealed, plainSize, type AudioSeal } from '../audio/sealed-file.js';
 import { isSealedLog, readSealedLog, SealedLogWriter } from '../audio/sealed-log.js';
 import { parseWavHeader } from '../audio/wav-header.js';
@@ -158,22 +159,12 @@ async function sealRecording(seal: AudioSeal, path: string): Promise<number> {
  * from what it holds), a WAV finished before the crash is kept. False when it holds no audio.
  */
 export async function finishCrashedRecording(seal: AudioSeal, path: string): Promise<boolean> {
-  const head = readHead(path, 8);
+  const head = fileHead(path, 8);
   if (isSealed(head)) return (plainSize(statSync(path).size) ?? 0) > HEADER_BYTES;
   if (!isSealedLog(head)) return false;
   try {
     return (await sealRecording(seal, path)) > 0;
   } catch {
     return false; // a header that does not parse: nothing that decodes was recorded
-  }
-}
-
-function readHead(path: string, n: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(n);
-    return b.subarray(0, readSync(fd, b, 0, n, 0));
-  } finally {
-    closeSync(fd);
   }
 }

@@ -1,17 +1,17 @@
 /**
  * Readability of transcripts: how well each utterance's `text` (src/readable/) puts sentence starts,
- * full stops and question marks where a written reference has them, beside the peer "today's output in
- * sentence case with a final full stop" (each utterance's event words, first letter capital, "." at
- * the end), and the word error rate of both against the events' (same run, same audio).
+ * capitals, full stops, question marks and commas where a written reference has them, beside the peer
+ * "today's output in sentence case with a final full stop" (each utterance's event words, first letter
+ * capital, "." at the end), and the word error rate of both against the events' (same run, same audio).
  *
  *   node --import tsx bench/readability.ts [--sets ast-mz,synthetic] [--limit 0] [--threads N] [--show]
  *
  * Sets: ast-mz (the Asterisk prompts m–z, held out: one real speaker, texts with case and punctuation),
  * ast-al (a–l: where the rules were chosen), synthetic (the m–z texts read by espeak-ng and flite through
- * a phone line, 8 kHz mu-law: other voices, synthetic, never alone). Entries that are not speech
- * ("[tones]", "(silence)") are left out. Scores: bench/lib/readability-score.ts. Contenders:
+ * a phone line, 8 kHz mu-law: other voices, synthetic, never alone). Only prompts whose reference is
+ * punctuated count (". , ? !": "niner", "minutes" carry no punctuation to score); entries that are not
+ * speech ("[tones]", "(silence)") are left out. Scores: bench/lib/readability-score.ts. Contenders:
  *   text      the `text` voxdex writes (Moonshine's written form, numbers, redaction rules);
- *   text+stop the same, with a full stop added where an utterance ends without one (a rule tried, not shipped unless it wins on a–l);
  *   peer      today's output (the events' words) in sentence case with a final full stop.
  * CPU: process.cpuUsage() of the whole run (ASR threads included) and of the readable stage alone.
  */
@@ -30,7 +30,7 @@ import { utteranceText } from '../src/readable/utterance-text.js';
 import { decodeWav } from '../src/stages/decode.js';
 import type { FileWork, StageContext, Utterance } from '../src/types.js';
 import { loadSet, type Item } from './lib/datasets.js';
-import { f1, score, scoredWords, type Counts } from './lib/readability-score.js';
+import { f1, score, scoredWords, type Counts, type Scores } from './lib/readability-score.js';
 import { normalizeWords, wordDistance } from './lib/wer.js';
 
 const arg = (name: string) => {
@@ -40,21 +40,21 @@ const arg = (name: string) => {
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'voxdex-readability-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
-const CONTENDERS = ['text', 'text+stop', 'peer'] as const;
+const CONTENDERS = ['text', 'peer'] as const;
 type Contender = (typeof CONTENDERS)[number];
-type Tally = Record<'start' | 'stop' | 'question' | 'marks', Counts> & { errors: number; words: number };
-const tally = (): Tally => ({ start: zero(), stop: zero(), question: zero(), marks: zero(), errors: 0, words: 0 });
+type Tally = Scores & { errors: number; words: number };
 const zero = (): Counts => ({ tp: 0, fp: 0, fn: 0 });
+const tally = (): Tally => ({ start: zero(), capital: zero(), stop: zero(), question: zero(), comma: zero(), marks: zero(), errors: 0, words: 0 });
 
-/** Written prompts only: not "[tones]" nor "(10 seconds of silence)". */
-const isSpeech = (item: Item) => !/^[([]/.test(item.ref.trim());
+/** Written, punctuated prompts only: not "[tones]" nor "(10 seconds of silence)", nor a bare "niner". */
+const scorable = (item: Item) => !/^[([]/.test(item.ref.trim()) && /[.,?!]/.test(item.ref);
 
 /** The held-out prompts' texts read by synthetic voices through a phone line (8 kHz mu-law, 300–3400 Hz). */
 function syntheticItems(limit: number): Item[] {
   const lines = gunzipSync(readFileSync('/usr/share/doc/asterisk-core-sounds-en/core-sounds-en.txt.gz')).toString('utf8').split('\n');
   const texts = lines.flatMap((l) => {
     const m = /^([m-z][^:\s]*):\s*(.+)$/.exec(l.trim());
-    return m && !/[[(]/.test(m[2]!) && /\s/.test(m[2]!.trim()) ? [{ id: m[1]!, ref: m[2]!.trim() }] : [];
+    return m && !/[[(]/.test(m[2]!) && /\s/.test(m[2]!.trim()) && /[.,?!]/.test(m[2]!) ? [{ id: m[1]!, ref: m[2]!.trim() }] : [];
   });
   const picked = limit && texts.length > limit ? Array.from({ length: limit }, (_, i) => texts[Math.floor((i * texts.length) / limit)]!) : texts;
   const voices: Array<[string, (text: string, out: string) => void]> = [
@@ -84,10 +84,8 @@ function syntheticItems(limit: number): Item[] {
 
 /** Each contender's lines for one transcribed item (utterances in time order). */
 function contenderLines(utterances: readonly Utterance[], raw: readonly Utterance[]): Record<Contender, string[]> {
-  const text = utterances.map((u) => u.text ?? '').filter(Boolean);
   return {
-    text,
-    'text+stop': text.map((t) => (/[.?!…]["'”’)\]]*$/.test(t) ? t : `${t.replace(/[,;:]+$/, '')}.`)),
+    text: utterances.map((u) => u.text ?? '').filter(Boolean),
     // Today's output: the events' words; in sentence case with a final full stop (no written forms).
     peer: raw.map((u) => utteranceText(u.events.map(({ written: _w, ...e }) => e), { numtrans: true })).filter(Boolean),
   };
@@ -105,7 +103,7 @@ async function main() {
   console.log(`node ${process.version}; ${cpu[0]?.model} × ${cpu.length} cores; ${threads} ASR threads; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 
   for (const set of (arg('sets') ?? 'ast-mz,synthetic').split(',')) {
-    const items = set === 'synthetic' ? syntheticItems(limit) : loadSet(set, tmp, limit).items.filter(isSpeech);
+    const items = set === 'synthetic' ? syntheticItems(limit) : loadSet(set, tmp, 0).items.filter(scorable).filter((_, i, all) => !limit || i % Math.ceil(all.length / limit) === 0);
     const tallies = Object.fromEntries(CONTENDERS.map((c) => [c, tally()])) as Record<Contender, Tally>;
     const events = { errors: 0, words: 0 };
     let audioSec = 0;
@@ -138,11 +136,13 @@ async function main() {
     const counts = (t: Counts) => `${t.tp}/${t.fp}/${t.fn}`;
     console.log(`set ${set}: ${items.length} recordings, ${events.words} reference words, ${audioSec.toFixed(0)} s of audio; CPU ${((c.user + c.system) / 1e6 / audioSec).toFixed(3)} s per audio s (ASR included), readable stage ${(1000 * stageCpu).toFixed(1)} ms in all`);
     console.log(`  WER of the events (today's words, what search indexes): ${pct(events.errors / events.words)} %`);
-    console.log(['  contender', 'sentence-start F1', 'full-stop F1', 'question F1', 'both marks F1', 'WER %', '(tp/fp/fn start; marks)'].join('\t'));
+    console.log(['  contender', 'sentence starts', 'capitals', 'full stops', 'question marks', '. and ? placed', 'commas', 'WER %'].join('\t'));
     for (const k of CONTENDERS) {
       const t = tallies[k];
-      console.log([`  ${k}`, pct(f1(t.start)), pct(f1(t.stop)), pct(f1(t.question)), pct(f1(t.marks)), pct(t.errors / t.words), `(${counts(t.start)}; ${counts(t.marks)})`].join('\t'));
+      const cell = (c: Counts) => `${pct(f1(c))} (${counts(c)})`;
+      console.log([`  ${k}`, cell(t.start), cell(t.capital), cell(t.stop), cell(t.question), cell(t.marks), cell(t.comma), pct(t.errors / t.words)].join('\t'));
     }
+    console.log('  (F1 %, with true positives / false positives / misses)');
     console.log('');
   }
   await transcriber.close();

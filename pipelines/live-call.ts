@@ -56,7 +56,7 @@ export interface LiveCallLimits {
 }
 
 export interface LiveCallDeps {
-  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive'>;
+  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive' | 'liveQueued'>;
   log: Logger;
   limits: LiveCallLimits;
   /** The company's categories the call so far is in (src/analytics/categories.ts `categorizer`). */
@@ -164,7 +164,9 @@ export class LiveCall {
 
   #begin(): void {
     const format = this.#audio.format;
-    this.input.recording.start(format);
+    this.input.recording.start(format).catch((err: unknown) => {
+      this.#failed ??= voxdexError('STORAGE_UNAVAILABLE', `The call's audio could not be written (${(err as Error).message}); it was ended`, err);
+    });
     this.#model = this.#deps.transcriber.liveModel(this.input.model, format.sampleRate);
     this.#channels = Array.from({ length: format.channels }, (_, channel) => ({
       channel,
@@ -237,10 +239,11 @@ export class LiveCall {
     let call = this.#call;
     if (o.scrubtext) {
       const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
-      const decided = decidedUtterances(this.#call, now);
+      const kinds = o.redact.length ? o.redact : DEFAULT_KINDS;
+      const decided = decidedUtterances(this.#call, now, kinds);
       ready = this.#held.filter((i) => decided.has(i));
       if (ready.length === 0) return;
-      call = redactUtterances(this.#call, o.redact.length ? o.redact : DEFAULT_KINDS).utterances;
+      call = redactUtterances(this.#call, kinds).utterances;
     }
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));
@@ -273,7 +276,8 @@ export class LiveCall {
   #partial(c: Channel): void {
     const open = c.endpointer.openSpeech;
     const now = performance.now();
-    if (open === undefined || c.partialBusy || now - c.partialAt < this.#deps.limits.partialEverySec * 1000) return;
+    // Best effort: never ahead of a finished utterance waiting for a thread.
+    if (open === undefined || c.partialBusy || now - c.partialAt < this.#deps.limits.partialEverySec * 1000 || this.#deps.transcriber.liveQueued > 0) return;
     const rate = this.#audio.format.sampleRate;
     if ((c.endpointer.received - open) / rate < 0.5) return;
     c.partialBusy = true;
@@ -282,7 +286,9 @@ export class LiveCall {
     const work = this.#deps.transcriber
       .decodeLive(this.#model!, pcm, { offsetSec: open / rate, vocab: this.input.options.vocab })
       .then(({ words }) => {
-        if (c.endpointer.openSpeech !== open) return; // the utterance ended meanwhile
+        // The utterance ended meanwhile (its start moves a little as the noise floor is re-estimated).
+        const now = c.endpointer.openSpeech;
+        if (now === undefined || Math.abs(now - open) > rate / 2) return;
         const stable = c.partial.add(words.map((w) => w.word));
         if (stable) this.#emit({ type: 'partial', channel: c.channel, text: partialText(stable, this.input.options) });
       })

@@ -391,10 +391,12 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
         move: false,
         metadata: input.metadata,
         options: input.options,
+        ...(input.sha256 ? { sha256: input.sha256 } : {}),
         ignored: Object.keys(input.options ?? {}).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n)),
       });
       return { requestid };
     },
+    clientText: (company, fields) => intake.clientText(company, fields),
   };
 }
 

@@ -7,14 +7,16 @@ const s = suite('readability score');
 const zero = (): Counts => ({ tp: 0, fp: 0, fn: 0 });
 
 s('sentence starts are capitals at a line start or after a full stop; an ellipsis ends nothing', () => {
-  assert.equal(scoredWords(['Press 1 now. Then I hang up...', 'Mailbox?']).map((w) => `${w.start ? '^' : ''}${w.word}${w.mark}`), [
-    '^press', 'one', 'now.', '^then', 'i', 'hang', 'up', '^mailbox?',
+  assert.equal(scoredWords(['Press 1 now. Then I hang up...', 'Mailbox?', 'yes, PBX']).map((w) => `${w.start ? '^' : w.capital ? 'C' : ''}${w.word}${w.mark}`), [
+    '^press', 'one', 'now.', '^then', 'Ci', 'hang', 'up', '^mailbox?', 'yes,', 'Cpbx',
   ]);
 });
 
 s('counts each mark where it is, a wrong mark as both a false one and a missed one; words are aligned first', () => {
-  const into = { start: zero(), stop: zero(), question: zero(), marks: zero() };
+  const into = { start: zero(), capital: zero(), stop: zero(), question: zero(), comma: zero(), marks: zero() };
   score(scoredWords(['Login incorrect. Mailbox?']), scoredWords(['Login incorrect mailbox.']), into);
+  assert.equal(into.capital, { tp: 1, fp: 0, fn: 1 });
+  assert.equal(into.comma, { tp: 0, fp: 0, fn: 0 });
   assert.equal(into.start, { tp: 1, fp: 0, fn: 1 });
   assert.equal(into.stop, { tp: 0, fp: 1, fn: 1 });
   assert.equal(into.question, { tp: 0, fp: 0, fn: 1 });

@@ -72,7 +72,9 @@ t('a group with one redacted event is written from its events (a partly redacted
 
 t('PocketSphinx words get sentence case and a full stop; an empty utterance has no text', () => {
   assert.is(utteranceText(events([['go'], ['forward'], ['ten'], ['meters']]), { numtrans: true }), 'Go forward ten meters.');
-  assert.is(utteranceText(events([['yes'], ['please'], ['and'], ['then'], ['no,']]), { numtrans: true }), 'Yes please and then no.');
+  // Moonshine's own end: a comma says the sentence goes on (kept); no mark at all gets a full stop.
+  assert.is(utteranceText(events([['with', 'With'], ['extension', 'extension'], ['1234', '1234,']]), { numtrans: true }), 'With extension 1234,');
+  assert.is(utteranceText(events([['please', 'Please'], ['hold', 'hold']]), { numtrans: true }), 'Please hold.');
   assert.is(utteranceText([], { numtrans: true }), '');
   // A stored transcript redacted later (voxdex redact) has no written forms: its text is written again from the events.
   const stored = { ...utt(events([['card'], ['4539148803436467']])), text: 'Card 4539148803436467.' };

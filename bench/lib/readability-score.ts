@@ -6,7 +6,7 @@
  */
 import { normalizeWords } from './wer.js';
 
-export type Mark = '.' | '?' | '';
+export type Mark = '.' | '?' | ',' | '';
 
 export interface ScoredWord {
   word: string;
@@ -14,13 +14,16 @@ export interface ScoredWord {
   start: boolean;
   /** The mark that ends the word. */
   mark: Mark;
+  /** It starts with a capital (sentence starts, "I", names, acronyms). */
+  capital: boolean;
 }
 
-/** A word's closing mark: ".", "?" ("!" is a full stop), or none (commas, an ellipsis). */
+/** A word's closing mark: ".", "?" ("!" is a full stop), "," (";" and ":" too), or none (an ellipsis). */
 function markOf(token: string): Mark {
   const t = token.replace(/["'”’)\]]+$/, '');
   if (/\?$/.test(t)) return '?';
   if (/(\.\.|…)$/.test(t)) return '';
+  if (/[,;:]$/.test(t)) return ',';
   return /[.!]$/.test(t) ? '.' : '';
 }
 
@@ -34,8 +37,8 @@ export function scoredWords(lines: readonly string[]): ScoredWord[] {
       if (words.length === 0) continue;
       const prev = out[out.length - 1];
       const capital = /^["'“‘(]*\p{Lu}/u.test(token);
-      const start = capital && (lineStart || prev === undefined || prev.mark !== '');
-      words.forEach((word, i) => out.push({ word, start: i === 0 && start, mark: i === words.length - 1 ? markOf(token) : '' }));
+      const start = capital && (lineStart || prev === undefined || prev.mark === '.' || prev.mark === '?');
+      words.forEach((word, i) => out.push({ word, start: i === 0 && start, mark: i === words.length - 1 ? markOf(token) : '', capital: i === 0 && capital }));
       lineStart = false;
     }
   }
@@ -68,17 +71,25 @@ export interface Counts {
 
 export const f1 = (c: Counts) => (c.tp === 0 ? 0 : (2 * c.tp) / (2 * c.tp + c.fp + c.fn));
 
-/** Adds one reference/hypothesis pair's counts: sentence starts, full stops, question marks, and either mark. */
-export function score(ref: readonly ScoredWord[], hyp: readonly ScoredWord[], into: Record<'start' | 'stop' | 'question' | 'marks', Counts>): void {
+export type Scores = Record<'start' | 'capital' | 'stop' | 'question' | 'comma' | 'marks', Counts>;
+
+/**
+ * Adds one reference/hypothesis pair's counts: sentence starts, capitals (any word), full stops,
+ * question marks, commas, and the placement of full stops and question marks together.
+ */
+export function score(ref: readonly ScoredWord[], hyp: readonly ScoredWord[], into: Scores): void {
   for (const [i, j] of alignWords(ref, hyp)) {
     const r = i >= 0 ? ref[i]! : undefined;
     const h = j >= 0 ? hyp[j]! : undefined;
     count(into.start, r?.start ?? false, h?.start ?? false);
+    count(into.capital, r?.capital ?? false, h?.capital ?? false);
     count(into.stop, r?.mark === '.', h?.mark === '.');
     count(into.question, r?.mark === '?', h?.mark === '?');
-    // Placement of either mark: right only when the same mark is at the same word.
-    const rm = r?.mark ?? '';
-    const hm = h?.mark ?? '';
+    count(into.comma, r?.mark === ',', h?.mark === ',');
+    // Placement of either sentence mark: right only when the same mark is at the same word.
+    const sentenceMark = (w: ScoredWord | undefined) => (w?.mark === '.' || w?.mark === '?' ? w.mark : '');
+    const rm = sentenceMark(r);
+    const hm = sentenceMark(h);
     if (rm !== '' && rm === hm) into.marks.tp++;
     else {
       if (hm !== '') into.marks.fp++;

@@ -10,7 +10,8 @@
  * archive members) → json/jsontop one document per line (JSON Lines), text/srt/vtt each preceded by a
  * `==> NAME <==` line (as `tail` does) and separated by a blank line. Progress goes to stderr: a bar
  * for each recording when stderr is a terminal (voxdex.ts says the models are loading first). A file that fails is reported on
- * stderr and the others still run; the exit status is then 1.
+ * stderr and the others still run; the exit status is then 1. A recording without speech is no failure
+ * (exit 0): its empty transcript is printed as the output renders it, and stderr says there was no speech.
  */
 import cliProgress from 'cli-progress';
 import { randomUUID } from 'node:crypto';
@@ -95,7 +96,7 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
       let source: ByteSource | undefined;
       try {
         source = fileSource(file);
-        await probeUpload(source, {}, config.archive);
+        await probeUpload(source, { transcode: config.transcode }, config.archive);
         const workDir = path.join(work, String(n));
         mkdirSync(workDir);
         items = (await unpack({ source, name: path.basename(file), workDir, seal }, ctx)).items;
@@ -126,6 +127,7 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
             ctx,
           );
           emit(document, name, cmd.files.length > 1 || items.length > 1);
+          if (document.utterances.length === 0) io.err(`voxdex: ${name}: no speech found in ${formatDuration(document.audiosecs)} of audio; nothing to transcribe\n`);
         } catch (err) {
           fail(name, err);
         } finally {

@@ -28,9 +28,9 @@ import { createService, serviceSubmitter } from '../service.js';
 import { JobPaths } from '../store/paths.js';
 import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
-  describeCompanySettings, parseKindList, parseOnOff, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
+  describeCompanySettings, parseKindList, parseOnOff, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
-import { DEFAULT_REDACT_KINDS, type CompanySettings } from '../types.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
@@ -133,9 +133,11 @@ settings are defaults a request may override.`,
     about: `Transcribes WAV files (or zip/7z archives of them) in this process, without a server or a data dir:
 the service's own pipeline, models and outputs. Transcripts go to stdout; with several files, json and
 jsontop print one document per line and text/srt/vtt put a "==> NAME <==" line before each. A progress
-bar on stderr for recordings of 30 s or more when stderr is a terminal. Exit status 1 if a file failed.`,
+bar on stderr for each recording when stderr is a terminal. A recording with no speech prints no lines
+(json: a document without utterances) and says so on stderr. Exit status 0 when every file was
+transcribed (speech or not), 1 if a file failed.`,
     options: [
-      ['--model NAME', 'a model from `voxdex models` (default auto: en-us-8k up to 11025 Hz, else en-us)'],
+      ['--model NAME', 'a model from `voxdex models` (default auto: en-us-moonshine, Moonshine, at every rate; the PocketSphinx models en-us-8k and en-us by name)'],
       ['--output FORMAT', 'json, jsontop, text (default), srt or vtt'],
       ['--channels LIST', 'only these channels, e.g. 0 or 0,1 (default: every channel, each its own speaker)'],
       ...OPTION_HELP,
@@ -332,7 +334,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const cmd = transcribeCommand(p, opts);
       const err = (text: string) => process.stderr.write(text);
       // A missing, unreadable or non-audio file is one line, before any model loads; the others still run.
-      const files = checkInputFiles(cmd.files, err);
+      const files = checkInputFiles(cmd.files, config.transcode, err);
       if (files.length === 0) return 1;
       const progress = process.stderr.isTTY ? process.stderr : undefined;
       progress?.write('voxdex: loading the speech models…\n');

@@ -14,15 +14,15 @@
  * once, because the job's id is the call's and creating a job that exists changes nothing.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { LiveCall, type LiveMessage } from '../../pipelines/live-call.js';
 import type { TranscribeResult, Transcriber } from '../asr/transcriber.js';
-import type { AudioSeal } from '../audio/sealed-file.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, VoxdexError, type ErrorInfo } from '../errors.js';
-import { CallRecording, finishCrashedRecording } from '../live/call-recording.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
+import { assembleRecording, CallRecording } from '../live/call-recording.js';
 import { writeFileDurably } from '../live/durable-file.js';
 import type { Logger } from '../log.js';
 import type { Job, JobStore } from '../store/job-store.js';
@@ -50,10 +50,10 @@ export interface LiveCallsDeps {
   runner: Pick<JobRunner, 'enqueue'>;
   store: Pick<JobStore, 'get' | 'items'>;
   blobs: Pick<BlobStore, 'get'>;
-  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive'>;
-  /** The installation's key for audio at rest: the recording is sealed as it arrives. */
-  seal: AudioSeal;
+  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive' | 'liveQueued'>;
   categorize?: (destination: Destination, document: TranscriptDocument) => Promise<string[]>;
+  /** The installation's key for audio at rest: the recording is sealed as it is written. */
+  seal: AudioSeal;
   /** How often the session looks whether its job has finished, ms (default 100). */
   pollMs?: number;
 }
@@ -159,18 +159,16 @@ export class LiveCalls {
         rmSync(file, { force: true }); // written tmp + rename: a torn one is a call that never started
         continue;
       }
-      const wav = this.#recordingPath(m.id);
-      const audio = existsSync(wav) ? ((await finishCrashedRecording(this.#d.seal, wav)) ? wav : 'empty') : undefined;
-      if (audio === 'empty') {
-        rmSync(wav, { force: true });
-        if (!(await this.#d.store.get(m.id))) {
-          rmSync(file, { force: true });
-          continue;
-        }
+      const dir = this.#recordingPath(m.id);
+      const upload = `${dir}.upload`;
+      const size = existsSync(dir) && !(await this.#d.store.get(m.id)) ? await assembleRecording(dir, this.#d.seal, upload) : undefined;
+      if (size === undefined && existsSync(dir) && !(await this.#d.store.get(m.id))) {
+        // No audio was received: no request.
+        this.#remove(m.id);
+        continue;
       }
-      const job = await this.#d.intake.submitLive(m.prepared, { id: m.id, key: m.key, file: audio === 'empty' ? undefined : audio, name: m.source, size: audio && audio !== 'empty' ? statSync(audio).size : 0 });
-      rmSync(wav, { force: true });
-      rmSync(file, { force: true });
+      const job = await this.#d.intake.submitLive(m.prepared, { id: m.id, key: m.key, file: size === undefined ? undefined : upload, name: m.source, size: size ?? 0 });
+      this.#remove(m.id);
       if (job.state === 'queued' || job.state === 'running') this.#d.runner.enqueue(job);
       n++;
     }
@@ -190,9 +188,10 @@ export class LiveCalls {
   /** The finished call as a job: the recording stored as its upload, the job queued ahead of uploads. */
   async submit(session: LiveSession, recorded: TranscribeResult | undefined): Promise<Job> {
     const m = session.manifest;
-    const file = this.#recordingPath(m.id);
-    const job = await this.#d.intake.submitLive(m.prepared, { id: m.id, key: m.key, file, name: m.source, size: statSync(file).size });
-    rmSync(this.#manifestPath(m.id), { force: true });
+    const upload = `${this.#recordingPath(m.id)}.upload`;
+    const size = await assembleRecording(this.#recordingPath(m.id), this.#d.seal, upload);
+    const job = await this.#d.intake.submitLive(m.prepared, { id: m.id, key: m.key, file: upload, name: m.source, size: size ?? 0 });
+    this.#remove(m.id);
     if (recorded) this.#recorded.set(m.id, recorded);
     // Size 0: the runner's local queue takes it before waiting uploads (its ASR is done).
     this.#d.runner.enqueue({ ...job, sizeBytes: recorded ? 0 : job.sizeBytes });
@@ -221,8 +220,14 @@ export class LiveCalls {
 
   /** A call that received no audio: its files go, no job is made. */
   discard(session: LiveSession): void {
-    rmSync(this.#recordingPath(session.manifest.id), { force: true });
-    rmSync(this.#manifestPath(session.manifest.id), { force: true });
+    this.#remove(session.manifest.id);
+  }
+
+  /** A call's files in `live/`: the recording's folder first, the manifest last (recovery starts from it). */
+  #remove(id: string): void {
+    rmSync(this.#recordingPath(id), { recursive: true, force: true });
+    rmSync(`${this.#recordingPath(id)}.upload`, { force: true });
+    rmSync(this.#manifestPath(id), { force: true });
   }
 
   closed(session: LiveSession): void {
@@ -241,8 +246,9 @@ export class LiveCalls {
     return path.join(this.#dir, `${id}.json`);
   }
 
+  /** The recording's folder (format and sealed parts). */
   #recordingPath(id: string): string {
-    return path.join(this.#dir, `${id}.wav`);
+    return path.join(this.#dir, id);
   }
 }
 

@@ -13,6 +13,7 @@
  *    the store; a job whose lease this worker lost is dropped quietly.
  */
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
 import type { FileRunnerDeps } from '../../pipelines/file-runner.js';
 import type { Transcriber } from '../asr/transcriber.js';
@@ -30,9 +31,10 @@ import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } f
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import type { StageContext } from '../types.js';
+import type { RequestOptions, StageContext } from '../types.js';
 import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
-import { defaultRequestOptions } from './request-options.js';
+import { clientTextOf } from '../redact/client-policy.js';
+import { defaultRequestOptions, policyFloor } from './request-options.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
 export interface JobRunnerDeps {
@@ -235,10 +237,13 @@ export class JobRunner {
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
     const { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript } = this.#d;
+    const options = this.#runOptions(job);
+    // Under redaction the client's name and metadata go on redacted (a job queued before the policy included).
+    const client = clientTextOf(options);
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
-      // A job stored before request options existed runs with the defaults.
-      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
+      const pipelineJob = { ...job, options, source: client.text(job.source), metadata: client.metadata(job.metadata) };
+      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });
@@ -250,9 +255,10 @@ export class JobRunner {
         return;
       }
       const e = toVoxdexError(err);
+      const reported = client.active ? client.error({ code: e.code, message: e.message }) : e;
       const decision = decideRetry(e.code, job.attempts, this.#retry);
       if (decision.retry) {
-        log.warn({ err: e, attempts: job.attempts, delay: decision.delayMs }, 'job failed; retrying');
+        log.warn({ err: reported, attempts: job.attempts, delay: decision.delayMs }, 'job failed; retrying');
         if (owner !== undefined) {
           await this.#leases!.requeue(id, owner, decision.delayMs);
           return;
@@ -264,11 +270,24 @@ export class JobRunner {
         this.#retryTimers.add(t);
         return;
       }
-      log.warn({ err: e }, 'request failed');
-      await this.#settle(job, { state: 'failed', error: { code: e.code, message: e.message }, owner });
+      log.warn({ err: reported }, 'request failed');
+      await this.#settle(job, { state: 'failed', error: client.error({ code: e.code, message: e.message }), owner });
     } finally {
       if (owner !== undefined || (await this.#d.store.get(id))?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
     }
+  }
+
+  /**
+   * What the job runs with: its accepted options (a job stored before request options existed: the
+   * defaults) under the company's policy as it is now — set after the job was queued, it still applies.
+   */
+  #runOptions(job: Job): RequestOptions {
+    const accepted = job.options ?? defaultRequestOptions();
+    const floored = policyFloor(accepted, this.#d.tenancy.companySettings(job.destination.company));
+    if (floored.scrubtext !== accepted.scrubtext || floored.scrubaudio !== accepted.scrubaudio || floored.redact.length !== accepted.redact.length) {
+      this.#d.log.info({ requestid: job.id, scrubtext: floored.scrubtext, scrubaudio: floored.scrubaudio, redact: floored.redact }, 'the company policy set after this request was accepted applies to it');
+    }
+    return floored;
   }
 
   /**
@@ -326,13 +345,23 @@ export function settlementOf(job: Pick<Job, 'kind'>, { files, resultPath }: Uplo
   return { state: 'failed', error };
 }
 
+/**
+ * The file name a result is sent under: the recording's own name for a transcript that does not carry
+ * it (text, srt, vtt of one file: "call-0042.srt"); the request id otherwise ("<id>.json", "<id>.zip").
+ * The name is the job's `source`, as stored (redacted under a redaction policy).
+ */
+export function resultFileName(job: Pick<Job, 'id' | 'kind' | 'source'>, ext: string): string {
+  const stem = job.kind === 'audio' && ['txt', 'srt', 'vtt'].includes(ext) ? path.basename(job.source).replace(/\.[a-z0-9]{1,5}$/i, '') : '';
+  return `${stem || job.id}.${ext}`;
+}
+
 /** The callback a settlement sends: the result file to `callback`, or the error to `callbackerror` (else `callback`). */
-export function callbackOf(job: Pick<Job, 'id' | 'destination' | 'callback' | 'callbackError'>, s: Settlement, secret: string | undefined): EnqueueInput | undefined {
+export function callbackOf(job: Pick<Job, 'id' | 'kind' | 'source' | 'destination' | 'callback' | 'callbackError'>, s: Settlement, secret: string | undefined): EnqueueInput | undefined {
   const company = job.destination.company;
   if (s.state !== 'done') {
     return failureDelivery({ requestid: job.id, company, callback: job.callback, callbackerror: job.callbackError, error: s.error!, secret });
   }
   if (!job.callback || !s.resultPath) return undefined;
   const ext = s.resultPath.slice(s.resultPath.lastIndexOf('.') + 1);
-  return { requestid: job.id, company, url: job.callback, kind: 'result', body: s.resultPath, contentType: resultMime(s.resultPath), filename: `${job.id}.${ext}`, secret };
+  return { requestid: job.id, company, url: job.callback, kind: 'result', body: s.resultPath, contentType: resultMime(s.resultPath), filename: resultFileName(job, ext), secret };
 }

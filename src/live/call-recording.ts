@@ -1,24 +1,26 @@
 /**
- * A live call's recording, written as it arrives and sealed at rest like every recording
- * (docs/redaction.md, "Audio at rest"): a sealed log (src/audio/sealed-log.ts) whose first record is
- * the WAV header in the call's own encoding (data length 0xFFFFFFFF: "to the end of the file") and
- * whose next records are the frames in order, each written at once and fsynced at least every
- * `syncMs` (a kill -9 loses nothing written; a power cut at most that much). finish() turns the log
- * into a sealed WAV with the real lengths in its header, in place; a crash leaves a log that
- * finishCrashedRecording() turns into one (live-calls.ts, recover). No frame is ever on disk in plain form.
+ * A live call's recording, written as it arrives and sealed at rest like every recording voxdex
+ * keeps (src/audio/sealed-file.ts): the call's folder in the data dir's `live/` holds `format.json`
+ * (the audio's shape, no audio) and a journal of records, one per audio message, each a whole sealed
+ * buffer, written as the message arrives and fsynced at least every `syncMs` (a kill -9 loses
+ * nothing received; a power cut at most that much). Nothing of the audio is on disk in plain form.
  *
- * The recording is unredacted audio, like an accepted upload: it lives in the data dir's `live/`
- * folder (private, 0700) and becomes the job's upload when the call ends.
+ * When the call ends (or, after a crash, when it is recovered), assembleRecording() writes the
+ * records, behind a WAV header with the real lengths, into one sealed file: the request's upload. A
+ * record torn by a crash does not open (cut short, or its last-chunk flag missing) and ends the audio.
  */
-import { statSync } from 'node:fs';
-import { open, rename, rm, type FileHandle } from 'node:fs/promises';
-import { fileHead } from '../audio/byte-source.js';
-import { isSealed, plainSize, type AudioSeal } from '../audio/sealed-file.js';
-import { isSealedLog, readSealedLog, SealedLogWriter } from '../audio/sealed-log.js';
-import { parseWavHeader } from '../audio/wav-header.js';
+import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import type { AudioFormat } from '../types.js';
+import { writeFileDurably } from './durable-file.js';
 
 const HEADER_BYTES = 44;
+/** The recording: one sealed record per audio message, each `length (u32 LE) | sealed bytes`. */
+const JOURNAL = 'journal';
 
 /** The canonical 44-byte header (PCM, or G.711 with its format tag) for `dataBytes` of frames. */
 export function recordingHeader(format: AudioFormat, dataBytes: number): Buffer {
@@ -42,48 +44,53 @@ export function recordingHeader(format: AudioFormat, dataBytes: number): Buffer 
 }
 
 export class CallRecording {
-  readonly path: string;
+  readonly dir: string;
   readonly #seal: AudioSeal;
-  #fh: FileHandle | undefined;
-  #log: SealedLogWriter | undefined;
-  #format: AudioFormat | undefined;
-  #bytes = 0;
-  #writing: Promise<void> = Promise.resolve();
-  #syncedAt = 0;
-  #failed: unknown;
   readonly #syncMs: number;
+  #fh: FileHandle | undefined;
+  #at = 0;
+  #bytes = 0;
+  #syncedAt = Date.now();
+  #writing: Promise<void> = Promise.resolve();
+  #failed: unknown;
 
-  private constructor(path: string, seal: AudioSeal, syncMs: number) {
-    this.path = path;
+  private constructor(dir: string, seal: AudioSeal, syncMs: number) {
+    this.dir = dir;
     this.#seal = seal;
     this.#syncMs = syncMs;
   }
 
-  /** Creates the file with the log's header (no audio until the format is known: start()). */
-  static async create(path: string, seal: AudioSeal, syncMs = 1000): Promise<CallRecording> {
-    const r = new CallRecording(path, seal, syncMs);
-    r.#fh = await open(path, 'wx', 0o600);
-    r.#log = await SealedLogWriter.start(r.#fh, seal);
+  /** Creates the call's folder and its journal (no audio until start() and append()). */
+  static async create(dir: string, seal: AudioSeal, syncMs = 1000): Promise<CallRecording> {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const r = new CallRecording(dir, seal, syncMs);
+    r.#fh = await open(path.join(dir, JOURNAL), 'wx', 0o600);
+    syncDir(dir);
     return r;
   }
 
-  /** Bytes of audio written so far. */
+  /** Bytes of audio received so far. */
   get bytes(): number {
     return this.#bytes;
   }
 
-  /** Writes the header record: from here on the log holds a WAV that decodes. */
-  start(format: AudioFormat): void {
-    this.#format = format;
-    this.#enqueue(() => this.#log!.append(recordingHeader(format, 0xffffffff)));
+  /** Records the audio's shape: from here on the folder assembles into a WAV. */
+  start(format: AudioFormat): Promise<void> {
+    return this.#enqueue(() => writeFileDurably(path.join(this.dir, 'format.json'), JSON.stringify(format)));
   }
 
-  /** Appends frames (in order); resolves once they are written (and fsynced when syncMs has passed). */
+  /** Appends frames (in order) as one sealed record; fsynced once syncMs has passed. */
   append(bytes: Uint8Array): Promise<void> {
     if (bytes.length === 0) return this.#writing;
     this.#bytes += bytes.length;
+    const sealed = this.#seal.sealBuffer(bytes);
+    const record = Buffer.alloc(4 + sealed.length);
+    record.writeUInt32LE(sealed.length, 0);
+    sealed.copy(record, 4);
+    const at = this.#at;
+    this.#at += record.length;
     return this.#enqueue(async () => {
-      await this.#log!.append(bytes);
+      await this.#fh!.write(record, 0, record.length, at);
       if (Date.now() - this.#syncedAt >= this.#syncMs) {
         this.#syncedAt = Date.now();
         await this.#fh!.sync();
@@ -91,18 +98,12 @@ export class CallRecording {
     });
   }
 
-  /** fsyncs and closes the log, then turns it into the sealed WAV with the real lengths, in place. */
+  /** Everything written is fsynced; the journal is closed. */
   async finish(): Promise<void> {
     await this.#enqueue(() => this.#fh!.sync());
-    await this.close();
-    if (this.#format) await sealRecording(this.#seal, this.path);
-  }
-
-  async close(): Promise<void> {
     const fh = this.#fh;
     this.#fh = undefined;
-    await this.#writing.catch(() => undefined);
-    await fh?.close().catch(() => undefined);
+    await fh?.close();
   }
 
   #enqueue(write: () => Promise<void>): Promise<void> {
@@ -118,53 +119,55 @@ export class CallRecording {
   }
 }
 
-/**
- * A recording's log as a sealed WAV, in place (written beside it, fsynced, renamed over it): its
- * header record with the real data length (whole frames of what the log holds), then the frames.
- * Resolves to the audio bytes; 0 when the log holds no header or no frame.
- */
-async function sealRecording(seal: AudioSeal, path: string): Promise<number> {
-  const records = readSealedLog(seal, path);
-  const first = records.next();
-  if (first.done) return 0;
-  // The header record alone: parsed as the start of a longer file (its data runs "to the end").
-  const header = parseWavHeader((at, n) => first.value.subarray(at, at + n), first.value.length + 0xffff);
-  let data = 0;
-  for (const r of readSealedLog(seal, path)) data += r.length;
-  data = Math.floor((data - first.value.length) / header.blockAlign) * header.blockAlign;
-  if (data <= 0) return 0;
-  const tmp = `${path}.sealing`;
-  await rm(tmp, { force: true });
-  const writer = seal.writer(tmp);
-  const written = new Promise<void>((resolve, reject) => (writer.once('finish', resolve), writer.once('error', reject)));
-  const write = (b: Buffer) => new Promise<void>((resolve, reject) => writer.write(b, (err) => (err ? reject(err) : resolve())));
-  await write(recordingHeader(header.format, data));
-  let left = data;
-  for (const r of records) {
-    if (left === 0) break;
-    const part = r.subarray(0, Math.min(r.length, left));
-    left -= part.length;
-    await write(part);
+function syncDir(dir: string): void {
+  const fd = openSync(dir, 'r');
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
   }
-  writer.end();
-  await written;
-  const fh = await open(tmp, 'r');
-  await fh.sync().finally(() => fh.close());
-  await rename(tmp, path);
-  return data;
+}
+
+/** The plain bytes of one sealed record. */
+async function openRecord(seal: AudioSeal, sealed: Buffer): Promise<Buffer> {
+  const src = seal.openBuffer(sealed, 'a live call record');
+  try {
+    const buf = Buffer.alloc(src.size);
+    for (let k = 0; k < buf.length; ) {
+      const got = await src.read(buf.subarray(k), k);
+      if (got === 0) throw new Error('short record');
+      k += got;
+    }
+    return buf;
+  } finally {
+    await src.close();
+  }
 }
 
 /**
- * A recording a crash left, ready to be the job's upload: a log is sealed into a WAV (header lengths
- * from what it holds), a WAV finished before the crash is kept. False when it holds no audio.
+ * The recording in `dir` as one sealed WAV at `out` (the header with the real lengths, then every
+ * record that opens, in order); resolves to its plain size, or undefined when it holds no audio.
  */
-export async function finishCrashedRecording(seal: AudioSeal, path: string): Promise<boolean> {
-  const head = fileHead(path, 8);
-  if (isSealed(head)) return (plainSize(statSync(path).size) ?? 0) > HEADER_BYTES;
-  if (!isSealedLog(head)) return false;
-  try {
-    return (await sealRecording(seal, path)) > 0;
-  } catch {
-    return false; // a header that does not parse: nothing that decodes was recorded
+export async function assembleRecording(dir: string, seal: AudioSeal, out: string): Promise<number | undefined> {
+  if (!existsSync(path.join(dir, 'format.json'))) return undefined;
+  const format = JSON.parse(readFileSync(path.join(dir, 'format.json'), 'utf8')) as AudioFormat;
+  const parts: Buffer[] = [];
+  const journal = existsSync(path.join(dir, JOURNAL)) ? readFileSync(path.join(dir, JOURNAL)) : Buffer.alloc(0);
+  for (let at = 0; at + 4 <= journal.length; ) {
+    const n = journal.readUInt32LE(at);
+    if (at + 4 + n > journal.length) break; // torn by a crash
+    try {
+      parts.push(await openRecord(seal, journal.subarray(at + 4, at + 4 + n)));
+    } catch {
+      break; // a record that does not open: nothing after it was acknowledged either
+    }
+    at += 4 + n;
   }
+  const blockAlign = format.channels * (format.bitsPerSample / 8);
+  const all = Buffer.concat(parts);
+  const data = all.subarray(0, Math.floor(all.length / blockAlign) * blockAlign);
+  if (data.length === 0) return undefined;
+  rmSync(out, { force: true });
+  await pipeline(Readable.from([recordingHeader(format, data.length), data]), seal.writer(out));
+  return HEADER_BYTES + data.length;
 }

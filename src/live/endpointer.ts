@@ -53,7 +53,8 @@ export function energyEndpointer(o: EndpointerOptions): Endpointer {
   const minPause = o.minPauseSec ?? SEGMENT_DEFAULTS.minPauseSec;
   const every = Math.round((o.everySec ?? 0.1) * rate);
   const history = Math.round((o.historySec ?? 3) * rate);
-  const trailing = Math.round((minPause + SEGMENT_DEFAULTS.padSec) * rate);
+  // Speech has ended once a pause longer than the segmenter bridges follows it (its padding, shorter, is in it).
+  const trailing = Math.round((Math.max(minPause, SEGMENT_DEFAULTS.padSec) + 0.02) * rate);
   // buf holds samples [base, base + len); cut: every utterance before it has been returned.
   let buf = new Float32Array(rate * 8);
   let len = 0;

@@ -15,8 +15,9 @@
  *   with `numtrans=false` a written word with digits is written as the spoken words of its events
  *   ("twenty five dollars"), as the events say it;
  * - events without a written form (PocketSphinx, a stored transcript) are written as their words;
- * - the first letter is a capital; an utterance with no written form at all (PocketSphinx) ends with
- *   a full stop.
+ * - the first letter is a capital; an utterance that ends with no mark at all ends with a full stop
+ *   (PocketSphinx always; Moonshine where it wrote none; one that ends with a comma, colon or dash
+ *   goes on in the next utterance and keeps it).
  */
 import type { Utterance, WordEvent } from '../types.js';
 
@@ -70,6 +71,7 @@ function capitalise(s: string): string {
 }
 
 const SENTENCE_END = /[.?!…]["'”’)\]]*$/;
+const CONTINUES = /[,;:\-–—]["'”’)\]]*$/;
 
 /** The utterance's readable text ('' for an utterance without words). */
 export function utteranceText(events: readonly WordEvent[], o: TextOptions): string {
@@ -80,9 +82,10 @@ export function utteranceText(events: readonly WordEvent[], o: TextOptions): str
     if (p.spoken && (i === 0 || SENTENCE_END.test(parts[i - 1]!.text))) p.text = capitalise(p.text);
   });
   if (!parts[0]!.spoken) parts[0]!.text = capitalise(parts[0]!.text);
-  let text = parts.map((p) => p.text).join(' ');
-  if (parts.every((p) => p.spoken) && events.every((e) => e.written === undefined) && !SENTENCE_END.test(text)) text = `${text.replace(/[,;:]+$/, '')}.`;
-  return text;
+  const text = parts.map((p) => p.text).join(' ');
+  // No mark at all at the end: a full stop (PocketSphinx always; Moonshine when it wrote none). A comma,
+  // colon or dash is the model saying the sentence goes on in the next utterance: kept.
+  return SENTENCE_END.test(text) || CONTINUES.test(text) ? text : `${text}.`;
 }
 
 /** The events as a document keeps them: without the written forms (the readable stage's other half). */

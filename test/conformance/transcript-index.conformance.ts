@@ -12,7 +12,7 @@ import { parseSearchOptions, type RawOptions } from '../../src/search/search-opt
 import type { AggregateRequest, Aggregates, AggregateScope, IndexedTranscript, SearchQuery, SearchScope, TranscriptIndex } from '../../src/search/transcript-index.js';
 import { emptyFigures, tidyFigures } from '../../src/search/aggregate.js';
 import { channelWords, evaluate } from '../../src/search/match.js';
-import { CORPUS, makeTranscript, SPECS } from './transcript-corpus.js';
+import { wordStart, CORPUS, makeTranscript, SPECS } from './transcript-corpus.js';
 
 const F1: SearchScope = { company: 'acme', org: 'sales', folder: 'f1' };
 const SALES: SearchScope = { company: 'acme', org: 'sales' };
@@ -518,6 +518,29 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     assert.throws(() => query({ redacted: 'names' }), /redaction kinds/);
   });
   redaction.run();
+
+  // Readable snippets (issue 29): a hit in a transcript with `text` shows the text's words, numbers as written.
+  const readable = suite<{ index: TranscriptIndex }>(`${name}: TranscriptIndex conformance (readable snippets)`);
+  readable.before(async (ctx) => {
+    ctx.index = await factory();
+    await ctx.index.init();
+    const doc = structuredClone(CORPUS[0]!);
+    // t01 channel 0 as Moonshine writes it: "hello, thanks for calling. my number is five five five oh one four two".
+    const u = doc.document.utterances.find((x) => x.metadata.channel === 0)!;
+    const words = 'hello thanks for calling my number is 5550142 okay'.split(' ');
+    u.events = words.map((word, i) => ({ word, start: wordStart(0, 0, i), end: wordStart(0, 0, i) + 0.4, confidence: 0.9 }));
+    u.text = 'Hello, thanks for calling. My number is 555-0142. Okay?';
+    await ctx.index.index([doc]);
+  });
+  readable.after(async (ctx) => ctx.index.close());
+
+  readable('hits show the readable text of the words around them; a transcript without text shows its words', async ({ index }) => {
+    const r = await index.search(F1, query({ terms: 'number' }));
+    assert.equal(r.rows[0]!.hits.map((h) => h.text), ['for calling. My number is 555-0142. Okay?']);
+    assert.equal((await index.search(F1, query({ terms: 'hello' }))).rows[0]!.hits.map((h) => h.text), ['Hello, thanks for calling.']);
+    assert.equal((await index.search(F1, query({ terms: 'subscription' }))).rows[0]!.hits.map((h) => h.text), ['to cancel my subscription the refund never']);
+  });
+  readable.run();
 }
 
 /** The conformance corpus with sentiment labels, metrics and categories on some calls. */

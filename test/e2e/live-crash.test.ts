@@ -1,15 +1,17 @@
 /**
- * A live call whose server is killed (kill -9) mid-call: after the restart the call is a request
- * made from the audio received before the kill (its recording was written as it arrived), completed
- * once — one job with the id given in `started`, one callback — and nothing is left in `live/`.
+ * A live call whose server is killed (kill -9) mid-call: what it left holds no plain audio (the
+ * recording is sealed as it is written); after the restart the call is a request made from the
+ * audio received before the kill, completed once — one job with the id given in `started`, one
+ * callback — and nothing is left in `live/`.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
 import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
-import { ofType, streamCall } from '../fixtures/live-client.js';
+import { ofType, streamCall, wavFrames } from '../fixtures/live-client.js';
+import { allFiles } from '../fixtures/redaction-call.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { makePromptCall, PROMPT_CALL } from '../fixtures/prompt-call.js';
 import { getJson, sleep, startChild, startReceiver, waitHealthy, type Child } from './harness.js';
@@ -53,6 +55,12 @@ crash('a call interrupted by kill -9 completes from what was received, exactly o
     await child.exited;
     const r = await running;
     assert.is(ofType(r, 'started')[0].requestid, requestid);
+    // What the crash left is sealed: no stretch of the call's audio is in the data dir in plain form.
+    const { data } = wavFrames(call);
+    const windows = [1, 3, 5, 7].map((sec) => data.subarray(sec * 16000, sec * 16000 + 64));
+    const left = allFiles(dataDir).filter((f) => windows.some((w) => readFileSync(f).indexOf(w) >= 0));
+    assert.equal(left, []);
+    assert.ok(allFiles(path.join(dataDir, 'live')).length > 0, 'the call is in live/');
 
     child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '1' });
     let doc: any;

@@ -67,13 +67,33 @@ async function checkCall(r: LiveRun | { messages: Array<{ message: any }> }): Pr
   return result;
 }
 
-live('a stereo call streamed over a WebSocket: utterances as they end, then the stored, searchable document', async () => {
-  const r = await streamCall(`${ctx.ws}?token=${ctx.token}&encoding=mulaw&channels=2&rate=8000&sentiment=true&metadata=%7B%22agent%22%3A%22ann%22%7D`, ctx.call, { speed: 2 });
+live('a stereo call streamed over a WebSocket: utterances as they end, a category alert once, the stored searchable document; followed live by the web page', async () => {
+  const put = await fetch(`${ctx.svc.url}/categories/acme/conference?token=${ctx.token}`, { method: 'PUT', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ terms: '"only person" | "dial again"' }) });
+  assert.is(put.status, 201, await put.text());
+  const running = streamCall(`${ctx.ws}?token=${ctx.token}&encoding=mulaw&channels=2&rate=8000&sentiment=true&metadata=%7B%22agent%22%3A%22ann%22%7D`, ctx.call, { speed: 2 });
+  // The web page: the call in the list, then its messages as server-sent events.
+  let listed: any;
+  for (let i = 0; i < 100 && !listed; i++) {
+    listed = (await getJson(`${ctx.svc.url}/live/calls?token=${ctx.token}`)).body.calls[0];
+    if (!listed) await sleep(50);
+  }
+  assert.equal([listed.company, listed.org, listed.folder, listed.nchannels], ['acme', 'sales', 'calls', 2]);
+  const events = await fetch(`${ctx.svc.url}/live/calls/${listed.requestid}/events?token=${ctx.token}`);
+  assert.is(events.headers.get('content-type'), 'text/event-stream; charset=utf-8');
+  const followed = (await events.text()).split('\n').filter((l) => l.startsWith('data: ')).map((l) => JSON.parse(l.slice(6)));
+  const r = await running;
   const result = await checkCall(r);
+  assert.equal(followed, r.messages.map((m) => m.message));
   assert.equal(result.streamtags, { metadata: { agent: 'ann' } });
   assert.ok(ofType(r, 'utterance').every((u) => u.metadata.sentiment), 'sentiment per utterance');
+  const alerts = ofType(r, 'category');
+  assert.equal(alerts.map((a) => a.name), ['conference']);
+  assert.ok(alerts[0].at > 1 && alerts[0].at < 9.9, JSON.stringify(alerts));
+  assert.equal(result.categories, ['conference']);
   const hits = await getJson(`${ctx.svc.url}/search/acme/sales?${new URLSearchParams({ token: ctx.token, terms: '"only person in this conference"' })}`, { headers: { accept: 'application/json' } });
   assert.equal(hits.body.map((h: any) => h.tid !== undefined), [true]);
+  const del = await fetch(`${ctx.svc.url}/categories/acme/conference?token=${ctx.token}`, { method: 'DELETE' });
+  assert.is(del.status, 200);
 });
 
 live('a WAV header in the first message declares the audio; {"type":"end"} ends the call', async () => {

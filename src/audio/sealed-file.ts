@@ -78,14 +78,14 @@ export class AudioSeal {
     return new AudioSeal(randomBytes(32), 'memory');
   }
 
-  /** The key of one file, from its random salt (sealed files here; sealed logs, sealed-log.ts). */
-  fileKey(salt: Uint8Array): Buffer {
+  /** The key of one file, from its random salt. */
+  #fileKey(salt: Uint8Array): Buffer {
     return createHmac('sha256', this.#key).update(salt).digest();
   }
 
   #header(): { header: Buffer; fileKey: Buffer } {
     const salt = randomBytes(SALT_BYTES);
-    return { header: Buffer.concat([SEAL_MAGIC, salt]), fileKey: this.fileKey(salt) };
+    return { header: Buffer.concat([SEAL_MAGIC, salt]), fileKey: this.#fileKey(salt) };
   }
 
   /** `plain` sealed, in memory (small blobs: the kept audio of one file). */
@@ -210,7 +210,7 @@ export class AudioSeal {
   }
 
   /** The file key of a sealed file, from its header. */
-  #keyOf = (header: Uint8Array): Buffer => this.fileKey(header.subarray(SEAL_MAGIC.length, SEAL_HEADER_BYTES));
+  #keyOf = (header: Uint8Array): Buffer => this.#fileKey(header.subarray(SEAL_MAGIC.length, SEAL_HEADER_BYTES));
 }
 
 /** Random access to a sealed file's plaintext: decrypts the chunks a read touches (the last one is cached). */

@@ -20,6 +20,7 @@ import { isFailedItem, type AudioItem, type UnpackItem } from '../src/stages/unp
 import type { Job, JobItem, JobStore } from '../src/store/job-store.js';
 import { playableWav } from '../src/redact/silence-audio.js';
 import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
+import { clientTextOf, uniqueNames, type ClientText } from '../src/redact/client-policy.js';
 import { processFile, type FileProgress } from './process-file.js';
 import type { PostAsrStage } from './post-asr-stages.js';
 
@@ -50,8 +51,10 @@ export type PipelineJob = Job & { options: RequestOptions };
 /** Progress is written at most this often while a file is transcribed. */
 const PROGRESS_MS = 500;
 
-/** What became of every member of the job, in order. */
-export async function runFiles(job: PipelineJob, members: UnpackItem[], deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome[]> {
+/** What became of every member of the job, in order (under redaction, named as clientMembers names them). */
+export async function runFiles(job: PipelineJob, unpacked: UnpackItem[], deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome[]> {
+  const client = clientTextOf(job.options);
+  const members = clientMembers(unpacked, client);
   const items = await deps.store.setItems(job.id, members.map((m) => m.name));
   const outcomes: MemberOutcome[] = [];
   for (const [n, item] of items.entries()) {
@@ -69,6 +72,20 @@ export async function runFiles(job: PipelineJob, members: UnpackItem[], deps: Fi
     }
   }
   return outcomes;
+}
+
+/**
+ * Under redaction, the members as the job's records name them: names, sidecar metadata and error
+ * messages redacted before any is written (job items, index, result zip, errors.json), names kept
+ * unique (`cc-################~2.wav`).
+ */
+function clientMembers(members: UnpackItem[], client: ClientText): UnpackItem[] {
+  if (!client.active) return members;
+  const names = uniqueNames(members.map((m) => client.text(m.name)));
+  return members.map((m, i): UnpackItem => {
+    if (isFailedItem(m)) return { name: names[i]!, error: client.error(m.error) };
+    return { ...m, name: names[i]!, ...(m.metadata ? { metadata: client.metadata(m.metadata) } : {}) };
+  });
 }
 
 function throwIfAborted(signal: AbortSignal): void {
@@ -115,8 +132,9 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
     if (ctx.signal.aborted) throw err;
     const e = toVoxdexError(err);
     if (e.code === 'INDEX_UNAVAILABLE') throw e; // the index is down: retry the job later, do not fail the file
-    if (e.code === 'INTERNAL') ctx.log.error({ err, member: item.member }, 'file failed');
-    const error: ErrorInfo = { code: e.code, message: e.message };
+    const client = clientTextOf(job.options);
+    const error: ErrorInfo = client.error({ code: e.code, message: e.message });
+    if (e.code === 'INTERNAL') ctx.log.error({ err: client.active ? error : err, member: item.member }, 'file failed');
     await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
     return { member: item.member, error };
   }
@@ -132,14 +150,15 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
  * The checkpoint (transcript blob), the audio kept for playback (sealed), the index entry, then the
  * item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
  * file too (the upload is deleted once the job ends, pipelines/upload.ts), and the extracted member
- * is removed at once; otherwise an archive member's sealed file itself is kept.
+ * is removed at once; otherwise an archive member's sealed file itself is kept. A transcoded file
+ * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves.
  */
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const { document } = out;
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
   if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
-  if (job.options.scrubaudio) {
+  if (job.options.scrubaudio || out.audio.format.transcodedFrom) {
     await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(out.audio)));
     if (member.sealedPath) rmSync(member.sealedPath, { force: true });
   } else if (member.sealedPath) {

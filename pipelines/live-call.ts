@@ -56,7 +56,7 @@ export interface LiveCallLimits {
 }
 
 export interface LiveCallDeps {
-  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive'>;
+  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive' | 'liveQueued'>;
   log: Logger;
   limits: LiveCallLimits;
   /** The company's categories the call so far is in (src/analytics/categories.ts `categorizer`). */
@@ -278,7 +278,8 @@ export class LiveCall {
   #partial(c: Channel): void {
     const open = c.endpointer.openSpeech;
     const now = performance.now();
-    if (open === undefined || c.partialBusy || now - c.partialAt < this.#deps.limits.partialEverySec * 1000) return;
+    // Best effort: never ahead of a finished utterance waiting for a thread.
+    if (open === undefined || c.partialBusy || now - c.partialAt < this.#deps.limits.partialEverySec * 1000 || this.#deps.transcriber.liveQueued > 0) return;
     const rate = this.#audio.format.sampleRate;
     if ((c.endpointer.received - open) / rate < 0.5) return;
     c.partialBusy = true;
@@ -287,7 +288,9 @@ export class LiveCall {
     const work = this.#deps.transcriber
       .decodeLive(this.#model!, pcm, { offsetSec: open / rate, vocab: this.input.options.vocab })
       .then(({ words }) => {
-        if (c.endpointer.openSpeech !== open) return; // the utterance ended meanwhile
+        // The utterance ended meanwhile (its start moves a little as the noise floor is re-estimated).
+        const now = c.endpointer.openSpeech;
+        if (now === undefined || Math.abs(now - open) > rate / 2) return;
         const stable = c.partial.add(words.map((w) => w.word));
         if (stable) this.#emit({ type: 'partial', channel: c.channel, text: partialText(stable, this.input.options) });
       })

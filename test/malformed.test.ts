@@ -61,7 +61,7 @@ const wavCorpus: Array<[string, Buffer, string, RegExp]> = [
   ['big-endian RIFX', Buffer.concat([Buffer.from('RIFX\x00\x00\x00\x00WAVE'), fmtChunk(), data]), 'UNSUPPORTED_AUDIO', /Big-endian RIFX/],
   ['RF64', Buffer.concat([Buffer.from('RF64\xff\xff\xff\xffWAVE', 'latin1'), fmtChunk(), data]), 'UNSUPPORTED_AUDIO', /RF64 WAVE is not supported/],
   ['257 channels', riffWave([fmtChunk({ channels: 257, bits: 8, tag: 7 }), data]), 'UNSUPPORTED_AUDIO', /^WAV with 257 channels; at most 256 are supported\.$/],
-  ['32 kHz', riffWave([fmtChunk({ rate: 32000 }), data]), 'BAD_SAMPLE_RATE', /Sample rate 32000 Hz is outside 8000–16000 Hz/],
+  ['96 kHz', riffWave([fmtChunk({ rate: 96000 }), data]), 'BAD_SAMPLE_RATE', /Sample rate 96000 Hz is outside 8000–48000 Hz/],
 ];
 
 for (const [what, bytes, code, message] of wavCorpus) {
@@ -105,7 +105,9 @@ bad('never throws anything but a VoxdexError on 3000 mutated WAV headers', () =>
 
 // ---------------------------------------------------------------- uploads that are not WAV/zip/7z
 
-bad('rejects uploads that are not RIFF/WAVE, zip or 7z with UNSUPPORTED_AUDIO naming what they are', async () => {
+bad('with transcoding off, rejects uploads that are not RIFF/WAVE, zip or 7z with UNSUPPORTED_AUDIO naming what they are', async () => {
+  const off = loadConfig({ VOXDEX_TRANSCODE: 'off' });
+  const offCtx = { ...ctx, config: off };
   const flac = path.join(dir, 'x.flac');
   await run('sox', [wav, flac]);
   const ogg = path.join(dir, 'x.ogg');
@@ -114,10 +116,10 @@ bad('rejects uploads that are not RIFF/WAVE, zip or 7z with UNSUPPORTED_AUDIO na
   await run('sh', ['-c', `gzip -c "${wav}" > "${gz}"`]);
   const avi = riffWave([chunk('LIST', Buffer.from('hdrl'))], 'AVI ');
   const cases: Array<[string, Uint8Array | string, RegExp]> = [
-    ['mp3-id3.wav', Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x0a', 'latin1'), Buffer.alloc(20)]), /^Found MPEG audio \(MP3 with an ID3 tag\); transcoding is not enabled\./],
-    ['mp3-frame.wav', Buffer.from([0xff, 0xfb, 0x90, 0x64, 0, 0, 0, 0]), /^Found MPEG audio; transcoding is not enabled\./],
-    ['ogg.wav', readFileSync(ogg), /^Found Ogg Vorbis audio; transcoding is not enabled/],
-    ['flac.wav', readFileSync(flac), /^Found FLAC audio; transcoding is not enabled/],
+    ['mp3-id3.wav', Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x0a', 'latin1'), Buffer.alloc(20)]), /^Found MPEG audio \(MP3 with an ID3 tag\); transcoding is turned off on this installation \(VOXDEX_TRANSCODE=off\)/],
+    ['mp3-frame.wav', Buffer.from([0xff, 0xfb, 0x90, 0x64, 0, 0, 0, 0]), /^Found MPEG audio; transcoding is turned off/],
+    ['ogg.wav', readFileSync(ogg), /^Found Ogg Vorbis audio; transcoding is turned off/],
+    ['flac.wav', readFileSync(flac), /^Found FLAC audio; transcoding is turned off/],
     ['avi.wav', avi, /^Found RIFF AVI video, which is not audio voxdex accepts/],
     ['gz.wav', readFileSync(gz), /^Found a gzip archive, which is not audio/],
     ['rar.zip', Buffer.from('Rar!\x1a\x07\x01\x00junk', 'latin1'), /^Found a RAR archive, which/],
@@ -127,9 +129,12 @@ bad('rejects uploads that are not RIFF/WAVE, zip or 7z with UNSUPPORTED_AUDIO na
   ];
   for (const [name, bytes, message] of cases) {
     const file = writeFile(dir, name, bytes);
-    await rejects(() => probeUpload(file, {}, config.archive), 'UNSUPPORTED_AUDIO', message);
-    await rejects(() => unpack({ ...upload(file), workDir: workDir() }, ctx), 'UNSUPPORTED_AUDIO', message);
+    await rejects(() => probeUpload(file, { transcode: off.transcode }, config.archive), 'UNSUPPORTED_AUDIO', message);
+    await rejects(() => unpack({ ...upload(file), workDir: workDir() }, offCtx), 'UNSUPPORTED_AUDIO', message);
   }
+  // With transcoding on, the same audio formats are read by ffmpeg: garbage behind their headers is BAD_AUDIO.
+  for (const name of ['mp3-id3.wav', 'mp3-frame.wav']) await rejects(() => probeUpload(path.join(dir, name), {}, config.archive), 'BAD_AUDIO', /^The MPEG audio/);
+  assert.equal(await probeUpload(path.join(dir, 'flac.wav'), {}, config.archive), { kind: 'coded' });
 });
 
 // ---------------------------------------------------------------- hostile archives

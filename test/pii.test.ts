@@ -6,6 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { normalizeNumbers } from '../src/numbers/normalize.js';
+import { fieldKind, findPersonalText, maskPersonalText } from '../src/redact/pii/client-text.js';
 import { abaValid } from '../src/redact/pii/numbers.js';
 import { redactUtterances } from '../src/redact/redact.js';
 import { redactDocument } from '../src/redact/stage.js';
@@ -115,7 +116,7 @@ p('scrubtext=tag marks the spans with pii and keeps every word; scrubaudio gets 
   assert.equal(later, { word: '[NAME]', start: 7.5, end: 7.9, confidence: 0.9, redacted: 'name' });
 });
 
-p('as the ASR writes real answers: a misheard cue, a correction, an email without its dot, an answer with no readable email, an address before a new sentence', () => {
+p('as the ASR writes real answers: a misheard cue, a correction, an email without its dot, an answer with no readable email (its "dot com" heard as "not come"), an address before a new sentence', () => {
   assert.equal(redact([
     [1, 'i my name in'],
     [1, 'patriot cards'],
@@ -141,12 +142,38 @@ p('as the ASR writes real answers: a misheard cue, a correction, an email withou
     '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
     '0: and your email address please',
     '1: yes it is',
-    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> not come',
+    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
     '0: and what is the address on the account',
     '1: sure it is',
     '1: [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address>',
     '1: had he married a more amiable woman he might have been made still more respectable',
   ]);
+});
+
+p('a full date with a birth year is a date of birth even when its question was not heard; a due date is kept', () => {
+  assert.equal(redact([
+    [0, 'for security can you confirm your data toughpurf'],
+    [1, 'the seventh of april nineteen fifty'],
+    [1, 'and the bill is due on march third twenty twenty five'],
+  ]), [
+    '0: for security can you confirm your data toughpurf',
+    '1: [DOB]<dob> #<dob> [DOB]<dob> [DOB]<dob> ####<dob>',
+    '1: and the bill is due on march 3rd 2025',
+  ]);
+});
+
+p('client text (file names, metadata): a field named for its kind is that kind whole; emails, phones and people by shape', () => {
+  const all = new Set(REDACT_KINDS);
+  const mask = (text: string, field = '') => maskPersonalText(text, findPersonalText(text, all, field));
+  assert.equal(['customer_name', 'DOB', 'zip', 'Email', 'passport_no', 'agent', 'queue'].map(fieldKind), ['name', 'dob', 'address', 'email', 'id', undefined, undefined]);
+  assert.is(mask('Jane Nowak', 'customer_name'), '[NAME]');
+  assert.is(mask('1985-03-15', 'date_of_birth'), '####-##-##');
+  assert.is(mask('62704', 'zip'), '#####');
+  assert.is(mask('call back jane.nowak@example.com or (555) 234-9876 today', 'note'), 'call back [EMAIL] or (###) ###-#### today');
+  assert.is(mask('spoke with Mrs Jane Nowak about the refund', 'note'), 'spoke with [NAME] about the refund');
+  assert.is(mask('call-john-smith-2024.wav'), 'call-[NAME]-2024.wav');
+  assert.is(mask('billing queue, priority 2', 'queue'), 'billing queue, priority 2');
+  assert.equal(findPersonalText('jane@example.com', new Set(['card'])), [], 'only the kinds asked for');
 });
 
 p('a call so far gives the spans found so far (live calls run it again as words arrive)', () => {

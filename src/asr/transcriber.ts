@@ -50,6 +50,8 @@ export interface Transcriber {
    * ahead of batch work; its words timed from `offsetSec`.
    */
   decodeLive(model: LiveModel, samples: Int16Array, o: { offsetSec: number; vocab?: string[]; abort?: Int32Array }): Promise<{ words: WordEvent[]; notes: string[] }>;
+  /** Live utterances waiting for an ASR thread (partial results wait while there are any). */
+  readonly liveQueued: number;
   /** Resolves once the models `auto` picks are loaded in every ASR thread. Rejects with MODEL_LOAD_FAILED. */
   ready(): Promise<void>;
   transcribe(audio: DecodedAudio, opts: TranscribeOptions): Promise<TranscribeResult>;
@@ -90,6 +92,9 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       const spec = registry.resolve(model, sampleRate);
       const aligner = spec.engine === 'moonshine' ? registry.aligner(spec, sampleRate) : undefined;
       return { spec, aligner, sampleRate: spec.sampleRate, maxUtteranceSec: Math.min(config.segment.maxUtteranceSec, spec.maxUtteranceSec ?? Infinity) };
+    },
+    get liveQueued() {
+      return pool.liveQueued;
     },
     async decodeLive(model, samples, o) {
       const abort = o.abort ?? new Int32Array(new SharedArrayBuffer(4));

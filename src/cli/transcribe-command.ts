@@ -96,7 +96,7 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
       let source: ByteSource | undefined;
       try {
         source = fileSource(file);
-        await probeUpload(source, {}, config.archive);
+        await probeUpload(source, { transcode: config.transcode }, config.archive);
         const workDir = path.join(work, String(n));
         mkdirSync(workDir);
         items = (await unpack({ source, name: path.basename(file), workDir, seal }, ctx)).items;

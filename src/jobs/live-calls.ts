@@ -50,7 +50,7 @@ export interface LiveCallsDeps {
   runner: Pick<JobRunner, 'enqueue'>;
   store: Pick<JobStore, 'get' | 'items'>;
   blobs: Pick<BlobStore, 'get'>;
-  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive'>;
+  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive' | 'liveQueued'>;
   categorize?: (destination: Destination, document: TranscriptDocument) => Promise<string[]>;
   /** The installation's key for audio at rest: the recording is sealed as it is written. */
   seal: AudioSeal;

@@ -12,6 +12,9 @@ export function recordedTranscriber(recorded: TranscribeResult, asr: Transcriber
     ready: () => asr.ready(),
     liveModel: (model, rate) => asr.liveModel(model, rate),
     decodeLive: (model, samples, o) => asr.decodeLive(model, samples, o),
+    get liveQueued() {
+      return asr.liveQueued;
+    },
     async transcribe(audio, opts) {
       if (audio.channels.length !== recorded.nchannels) return asr.transcribe(audio, opts);
       opts.onProgress?.(1);

@@ -138,6 +138,8 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     if (version === 1) rebuildFts(db);
     else db.exec(FTS_TABLES);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    // Sorts, GROUP BYs and the dashboard's temporary table (sqlite-aggregate.ts) stay in memory, never in temp files.
+    db.pragma('temp_store = MEMORY');
     this.#db = db;
     // Wildcards stand for written words: the word columns' vocabulary (c0…c15), not the stems'.
     this.#vocab = db.prepare(`SELECT DISTINCT term FROM fts_vocab WHERE term GLOB ? AND col GLOB 'c*' ORDER BY term LIMIT ?`).pluck();

@@ -1,8 +1,10 @@
 /**
- * Decode stage: RIFF/WAVE bytes (a ByteSource: a sealed upload or member, a plain file, memory) →
- * DecodedAudio (one Float32Array per channel, samples in [-1, 1)). The source is read in blocks of
- * whole frames into one reusable, aligned buffer and deinterleaved through typed-array views, so a
- * 250 MiB file never sits in memory twice.
+ * Decode stage: an audio file's bytes (a ByteSource: a sealed upload or member, a plain file,
+ * memory) → DecodedAudio (one Float32Array per channel, samples in [-1, 1)). RIFF/WAVE PCM and G.711
+ * are decoded here: the source is read in blocks of whole frames into one reusable, aligned buffer and
+ * deinterleaved through typed-array views, so a 250 MiB file never sits in memory twice. The formats
+ * ffmpeg transcodes (src/audio/media.ts) are streamed to it through a pipe and come back as 16-bit PCM
+ * at 8–16 kHz, deinterleaved the same way.
  */
 import { endianness } from 'node:os';
 import { readFully, withSource, type ByteSource } from '../audio/byte-source.js';
@@ -10,6 +12,10 @@ import { voxdexError } from '../errors.js';
 import type { AudioFormat, DecodedAudio, Stage } from '../types.js';
 import { parseWavHeader, sourceReader, type WavHeader } from '../audio/wav-header.js';
 import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from '../audio/g711.js';
+import { mediaOfFile, type Media } from '../audio/media.js';
+import { transcode, type TranscodedPcm } from '../audio/transcode.js';
+import { MAX_CHANNELS } from '../audio/wav-header.js';
+import type { Config } from '../config.js';
 
 export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from '../audio/wav-header.js';
 
@@ -53,8 +59,37 @@ async function decodeSource(src: ByteSource, signal?: AbortSignal): Promise<Deco
   return result(header, out);
 }
 
-/** The pipeline stage: the recording's bytes → samples. */
-export const decode: Stage<{ source: ByteSource }, DecodedAudio> = (input, ctx) => decodeWav(input.source, ctx.signal);
+/** The pipeline stage: the recording's bytes → samples; voxdex's decoder for WAV PCM and G.711, ffmpeg for the formats it transcodes. */
+export const decode: Stage<{ source: ByteSource }, DecodedAudio> = async (input, ctx) => {
+  const media = mediaOfFile(input.source, ctx.config.transcode);
+  if (media.kind === 'coded') return decodeCoded(input.source, media, ctx.config, { signal: ctx.signal });
+  return decodeWav(input.source, ctx.signal);
+};
+
+/**
+ * A transcoded file (a path: read as a plain file, or a source) as DecodedAudio. The file may decode to at most the
+ * smaller of VOXDEX_TRANSCODE_MAX_AUDIO_SEC and the request's VOXDEX_MAX_REQUEST_AUDIO_SEC;
+ * `probeSec` decodes only the beginning (the acceptance check).
+ */
+export async function decodeCoded(
+  source: string | ByteSource,
+  media: Extract<Media, { kind: 'coded' }>,
+  config: Pick<Config, 'transcode' | 'archive'>,
+  opts: { signal?: AbortSignal; probeSec?: number } = {},
+): Promise<DecodedAudio> {
+  const cfg = { ...config.transcode, maxAudioSec: Math.min(config.transcode.maxAudioSec, config.archive.maxAudioSec) };
+  return pcmAudio(await transcode(source, media.demuxer, cfg, { what: media.what, ...opts }), media.what);
+}
+
+function pcmAudio(t: TranscodedPcm, what: string): DecodedAudio {
+  if (t.channels === 0 || t.channels > MAX_CHANNELS) throw voxdexError('UNSUPPORTED_AUDIO', `The ${what} has ${t.channels} channels; 1 to ${MAX_CHANNELS} are supported.`);
+  const format: AudioFormat = { encoding: 'pcm_s16', sampleRate: t.sampleRate, channels: t.channels, bitsPerSample: 16, transcodedFrom: what };
+  const frames = t.pcm.length / (2 * t.channels);
+  const out = Array.from({ length: t.channels }, () => new Float32Array(frames));
+  const data = t.pcm.byteOffset % 4 === 0 ? t.pcm : new Uint8Array(t.pcm);
+  decodeFrames(data, format, out, 0, frames);
+  return { format, channels: out, durationSec: frames / t.sampleRate, warnings: t.warnings };
+}
 
 function allocate(h: WavHeader): Float32Array[] {
   return Array.from({ length: h.format.channels }, () => new Float32Array(h.frames));

@@ -8,16 +8,23 @@ import { voxdexError } from '../errors.js';
 import { withArchiveInput, type ArchiveInput } from '../audio/archive-input.js';
 import { withSource, type ByteSource } from '../audio/byte-source.js';
 import { readWavHeader } from '../audio/wav-header.js';
-import { describeUnsupported, sniff, sniffFile, SNIFF_BYTES } from '../audio/sniff.js';
+import { sniff, SNIFF_BYTES } from '../audio/sniff.js';
+import { mediaOfFile } from '../audio/media.js';
+import { transcoding } from '../audio/transcode.js';
+import { defaultTranscodeConfig, type TranscodeConfig } from '../config.js';
+import { decodeCoded } from './decode.js';
 import { listArchive, readMemberHead, type ArchiveEntry, type ArchiveType } from '../audio/seven-zip.js';
 import { checkAudioSeconds, checkDiskSpace, checkEntries, classifyMembers, formatDuration, type ArchiveLimits } from '../audio/archive-policy.js';
 
 /** Members the probe decompresses at most while looking for one WAV. */
 const PROBE_READS = 3;
+/** Seconds of a transcoded file the acceptance check decodes (it proves ffmpeg reads the file). */
+export const PROBE_TRANSCODE_SEC = 1;
 
 /** What the acceptance check found: the container, and for archives how many members may be audio. */
 export interface ProbedUpload {
-  kind: 'wav' | 'zip' | '7z';
+  /** `coded`: one file in a format ffmpeg transcodes. */
+  kind: 'wav' | 'coded' | 'zip' | '7z';
   /** Archives: members that may be audio (files other than .json sidecars). */
   members?: number;
 }
@@ -27,6 +34,8 @@ export interface ProbeOptions {
   signal?: AbortSignal;
   /** Where an archive will be unpacked (its file system must have room) and the bytes to keep free there. */
   disk?: { dir: string; reserveBytes: number };
+  /** The installation's transcoding settings (default: on, ffmpeg from PATH). */
+  transcode?: TranscodeConfig;
 }
 
 /** The upload (a sealed file's source, or a plain file's path) checked before it is acknowledged. */
@@ -35,8 +44,13 @@ export function probeUpload(input: string | ByteSource, opts: ProbeOptions, limi
 }
 
 async function probeSource(src: ByteSource, opts: ProbeOptions, limits: ArchiveLimits): Promise<ProbedUpload> {
-  const s = sniffFile(src);
-  if (s.kind === 'other') throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s));
+  const transcode = opts.transcode ?? defaultTranscodeConfig();
+  const s = mediaOfFile(src, transcode);
+  if (s.kind === 'coded') {
+    // The length is known only once decoded: the job's decode enforces the limits (transcode.ts).
+    await decodeCoded(src, s, { transcode, archive: limits }, { signal: opts.signal, probeSec: PROBE_TRANSCODE_SEC });
+    return { kind: 'coded' };
+  }
   if (s.kind === 'wav') {
     const h = readWavHeader(src);
     const { channels, sampleRate } = h.format;
@@ -63,11 +77,12 @@ async function probeArchive(archive: ArchiveInput, kind: ArchiveType, size: numb
   const seen: string[] = [];
   for (const entry of ordered.slice(0, PROBE_READS)) {
     const what = sniff(await readMemberHead(archive, kind, entry, opts.zpass, SNIFF_BYTES, opts.signal));
-    if (what.kind === 'wav') return { kind, members: candidates.length };
+    const accepted = what.kind === 'wav' || (what.kind === 'other' && what.demuxer !== undefined && transcoding(opts.transcode ?? defaultTranscodeConfig()) === 'on');
+    if (accepted) return { kind, members: candidates.length };
     seen.push(`${JSON.stringify(entry.name)} is ${what.kind === 'other' ? what.what : `a nested ${what.kind} archive`}`);
   }
   if (ordered.length > PROBE_READS) return { kind, members: candidates.length }; // unpack decides
-  throw voxdexError('NO_AUDIO_MEMBERS', `The archive holds no audio: ${seen.join('; ')}. Send WAV files in the archive.`);
+  throw voxdexError('NO_AUDIO_MEMBERS', `The archive holds no audio: ${seen.join('; ')}. Send audio files in the archive.`);
 }
 
 export function noAudio(files: ArchiveEntry[]) {

@@ -9,11 +9,13 @@
 import { rmSync } from 'node:fs';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { voxdexError, type ErrorInfo } from '../errors.js';
+import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
+import type { TranscodeConfig } from '../config.js';
 import type { Stage } from '../types.js';
 import { withArchiveInput } from '../audio/archive-input.js';
 import type { ByteSource } from '../audio/byte-source.js';
-import { describeUnsupported, sniffFile } from '../audio/sniff.js';
+import { sniffFile } from '../audio/sniff.js';
+import { mediaOfFile } from '../audio/media.js';
 import { extractMembers, listArchive, type ArchiveEntry } from '../audio/seven-zip.js';
 import { checkDiskSpace, checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
 import { placeEntries } from '../audio/duplicate-members.js';
@@ -66,9 +68,8 @@ function fail(name: string, code: ErrorInfo['code'], message: string): FailedIte
 }
 
 export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
-  const s = sniffFile(input.source);
-  if (s.kind === 'other') throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s));
-  if (s.kind === 'wav') return { kind: 'wav', items: [{ name: input.name ?? 'upload', source: input.source }] };
+  const s = mediaOfFile(input.source, ctx.config.transcode);
+  if (s.kind === 'wav' || s.kind === 'coded') return { kind: 'wav', items: [{ name: input.name ?? 'upload', source: input.source }] };
 
   const { items } = await withArchiveInput(input.source, async (archive) => {
     const entries = await listArchive(archive, s.kind, input.zpass, ctx.signal);
@@ -77,7 +78,7 @@ export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
     if (candidates.length === 0) throw noAudio(files);
     // Room was checked at acceptance; other jobs may have used it since (OVERLOADED is retried later).
     checkDiskSpace(files.reduce((sum, e) => sum + e.size, 0), input.workDir, ctx.config.queue.minFreeDiskBytes);
-    return { items: await extractItems(archive, s.kind, files, { candidates, sidecars, orphanJson }, input, ctx.signal) };
+    return { items: await extractItems(archive, s.kind, files, { candidates, sidecars, orphanJson }, input, ctx.config.transcode, ctx.signal) };
   });
   if (!items.some((i) => !isFailedItem(i))) {
     const reasons = items.slice(0, 3).map((i) => `${i.name}: ${isFailedItem(i) ? i.error.message : 'audio'}`);
@@ -105,6 +106,7 @@ async function extractItems(
   files: ArchiveEntry[],
   classes: ReturnType<typeof classifyMembers>,
   input: UnpackInput,
+  transcode: TranscodeConfig,
   signal: AbortSignal,
 ): Promise<UnpackItem[]> {
   const { candidates, sidecars, orphanJson } = classes;
@@ -132,7 +134,7 @@ async function extractItems(
       continue;
     }
     const sidecar = sidecarFor(entry.name, sidecars);
-    items.push(member(name, sealedPath(index), input.seal, sidecar && { entry: sidecar, bytes: collected.get(sidecar), error: failed.get(sidecar.name) }));
+    items.push(member(name, sealedPath(index), input.seal, transcode, sidecar && { entry: sidecar, bytes: collected.get(sidecar), error: failed.get(sidecar.name) }));
   }
   for (const e of orphanJson) {
     items.push(fail(e.name, 'NOT_AUDIO', 'A .json file without an audio file of the same name beside it; metadata must sit beside name.wav as name.json.'));
@@ -140,16 +142,16 @@ async function extractItems(
   return items;
 }
 
-function member(name: string, file: string, seal: AudioSeal, sidecar: { entry: ArchiveEntry; bytes?: Collector; error?: string } | undefined): UnpackItem {
+function member(name: string, file: string, seal: AudioSeal, transcode: TranscodeConfig, sidecar: { entry: ArchiveEntry; bytes?: Collector; error?: string } | undefined): UnpackItem {
   const source = seal.open(file);
   const s = sniffFile(source);
+  const media = accepted(s, source, transcode);
   void source.close(); // reopened when the member is decoded: an archive of 2000 members holds no 2000 descriptors
   if (s.kind === 'zip' || s.kind === '7z' || (s.kind === 'other' && s.archive)) {
     return fail(name, 'NESTED_ARCHIVE', `Archive member is ${s.kind === 'other' ? s.what : `a ${s.kind} archive`}; nested archives are not expanded. Put the audio files directly into one archive.`);
   }
-  if (s.kind === 'other') {
-    return s.audio ? fail(name, 'UNSUPPORTED_AUDIO', describeUnsupported(s)) : fail(name, 'NOT_AUDIO', `Archive member is ${s.what}, not audio.`);
-  }
+  if (s.kind === 'other' && !s.audio) return fail(name, 'NOT_AUDIO', `Archive member is ${s.what}, not audio.`);
+  if (media) return fail(name, media.code, media.message); // an audio format not accepted here
   const item: AudioItem = { name, source, sealedPath: file };
   if (sidecar !== undefined) {
     const json = sidecar.entry.name;
@@ -167,4 +169,15 @@ function member(name: string, file: string, seal: AudioSeal, sidecar: { entry: A
     item.metadata = parsed as Record<string, unknown>;
   }
   return item;
+}
+
+/** Why an audio member is not accepted in this installation (UNSUPPORTED_AUDIO), or undefined. */
+function accepted(s: ReturnType<typeof sniffFile>, source: ByteSource, transcode: TranscodeConfig): ErrorInfo | undefined {
+  if (s.kind === 'zip' || s.kind === '7z' || (s.kind === 'other' && !s.audio)) return undefined;
+  try {
+    mediaOfFile(source, transcode);
+    return undefined;
+  } catch (err) {
+    return toVoxdexError(err).toJSON();
+  }
 }

@@ -44,14 +44,14 @@ t('a missing file is one line naming it and the problem, exit 1', async () => {
   assert.equal(await voxdex(['transcribe', 'notes.txt']), {
     code: 1,
     stdout: '',
-    stderr: 'voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send RIFF/WAVE (PCM, mu-law or A-law) or a zip/7z archive of such files.\n',
+    stderr: 'voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send WAV, MP3, FLAC, Ogg (Vorbis, Opus), M4A/AAC, AMR, WebM, or a zip/7z archive of such files.\n',
   });
 });
 
 t('bad files among good ones: one line each, the good one transcribed, exit 1; piped, nothing else on stderr', async () => {
   const r = await voxdex(['transcribe', 'missing.wav', 'hold.wav', 'notes.txt']);
   assert.is(r.code, 1);
-  assert.equal(r.stderr.split('\n'), ['voxdex: missing.wav: no such file', `voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send RIFF/WAVE (PCM, mu-law or A-law) or a zip/7z archive of such files.`, '']);
+  assert.equal(r.stderr.split('\n'), ['voxdex: missing.wav: no such file', `voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send WAV, MP3, FLAC, Ogg (Vorbis, Opus), M4A/AAC, AMR, WebM, or a zip/7z archive of such files.`, '']);
   assert.match(r.stdout, /hold/);
   const piped = await voxdex(['transcribe', 'hold.wav']);
   assert.equal([piped.code, piped.stderr], [0, '']);

@@ -224,7 +224,7 @@ ui('a call\u2019s scorecard: categories with their words, metrics, sentiment, ge
   await page.goto(`${svc.url}/ui/#/call?org=sales&tid=m01&file=four-speakers.wav`);
   await page.locator('.scorecard').waitFor();
   assert.equal(await page.locator('.score-cats > li .chip').allTextContents(), ['cancel']);
-  assert.match(await text('.cat-hits li'), /i want to cancel my account/);
+  assert.match(await text('.cat-hits li'), /I want to cancel my account\./);
   assert.match(await text('.scorecard .facts'), /Silence3\.5 s \(longest 2\.0 s\)/);
   assert.match(await text('.redactions'), /^1 card word redacted$/);
   const parties = await page.locator('.scorecard table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));

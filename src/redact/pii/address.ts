@@ -67,6 +67,21 @@ export function recognizeAddresses(view: PiiView): PiiSpan[] {
       i = end;
     }
   }
+  // A city and state followed by a ZIP ("portland oregon nine seven two oh one"), street or no street.
+  for (const stream of view.streams) {
+    const t = stream.tokens;
+    for (let i = 1; i < t.length; i++) {
+      const pair = STATE_PAIRS.has(`${t[i - 1]!.key}_${t[i]!.key}`);
+      if (!STATES.has(t[i]!.key) && !pair) continue;
+      let z = i + 1;
+      let digits = '';
+      while (z < t.length && isNumber(t[z]) && continues(t, z, ADDRESS_PAUSE_SEC)) digits += t[z++]!.digits || t[z - 1]!.key.replace(/\D/g, '');
+      if (digits.length < 5) continue;
+      const city = pair ? i - 2 : i - 1;
+      const from = city >= 0 && nameLike(t[city]) && t[city]!.u === t[i]!.u ? city : i - (pair ? 1 : 0);
+      out.push({ kind: 'address', stream, from, to: z - 1, score: 0.8 });
+    }
+  }
   // The answer to an address question, misheard words and all ("for seventeen april wey austin texas").
   for (const w of view.windows) {
     if (w.topic !== 'address') continue;

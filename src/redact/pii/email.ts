@@ -11,6 +11,9 @@ import { EMAIL_SYMBOLS, FILLERS, LETTER_WORDS, MAIL_DOMAINS, NOT_A_NAME, TLDS } 
 import type { Window } from './context.js';
 import { answerSpan, gap, isLetter, isNumber, rawWord, type PiiSpan, type PiiView } from './spans.js';
 
+/** How the ASR hears "dot com" said fast: "not come", "dot calm". */
+const DOT_HEARD = new Set(['not', 'dog', 'dart', 'dock']);
+const COM_HEARD = new Set(['come', 'calm', 'comb', 'cam']);
 const WRITTEN = /@|^[\w.+-]+\.(com|net|org|edu|gov|co|uk|us|io|ca|info|biz)$/i;
 /** Most tokens of a spoken email's local part and domain. */
 const MAX_EMAIL_TOKENS = 30;
@@ -19,7 +22,7 @@ const EMAIL_PAUSE_SEC = 2;
 /** The index of the last token of a top-level domain said at i ("com", "c o m", "co dot uk"), else -1. */
 function tldEnd(t: readonly StreamToken[], i: number): number {
   let end = -1;
-  if (TLDS.has(t[i]?.key ?? '')) end = i;
+  if (TLDS.has(t[i]?.key ?? '') || COM_HEARD.has(t[i]?.key ?? '')) end = i;
   else {
     // Spelled: "c o m", "n e t" (the longest that is a domain: "c o m a f" → "com").
     let s = '';
@@ -71,7 +74,7 @@ export function recognizeEmails(view: PiiView): PiiSpan[] {
       const written = WRITTEN.test(rawWord(view, t[i]!));
       let end = -1;
       if (written) end = i;
-      else if ((t[i]!.key === 'dot' || t[i]!.key === 'period') && i > 0) end = tldEnd(t, i + 1);
+      else if (i > 0 && (t[i]!.key === 'dot' || t[i]!.key === 'period' || (DOT_HEARD.has(t[i]!.key) && COM_HEARD.has(t[i + 1]?.key ?? '')))) end = tldEnd(t, i + 1);
       else if (t[i]!.key === 'dotcom') end = i;
       // "at icloud com": the "dot" lost between a mail provider and its domain.
       else if (MAIL_DOMAINS.has(t[i]!.key) && TLDS.has(t[i + 1]?.key ?? '')) end = i + 1;
@@ -83,7 +86,8 @@ export function recognizeEmails(view: PiiView): PiiSpan[] {
       const from = answer && answer[0] < walked ? answer[0] : walked;
       const words = t.slice(from, end + 1).map((x) => x.key);
       const spelled = t.slice(from, end + 1).filter((x) => isLetter(x)).length >= 3;
-      const evidence = written || spelled || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || w !== undefined;
+      const dots = words.filter((k) => k === 'dot').length >= 2;
+      const evidence = written || spelled || dots || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || w !== undefined;
       if (!evidence) continue;
       out.push({ kind: 'email', stream, from, to: end, score: written ? 1 : 0.9 });
       i = end;

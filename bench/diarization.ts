@@ -24,6 +24,7 @@ import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { diarizeRecording, type DiarizeResult } from '../src/speakers/diarize.js';
 import { loadSpeakerEncoder } from '../src/speakers/encoder.js';
+import { loadSileroVad } from '../src/vad/silero.js';
 import { median, voicedF0 } from '../src/speakers/pitch.js';
 import { speechRegions } from '../src/speakers/regions.js';
 import { buildCall, utterancesOf, type Call } from '../test/fixtures/speaker-calls.js';
@@ -125,7 +126,7 @@ function truthGenderAt(call: Call, u: { start: number; end: number }): string | 
   return top ? call.genders[top[0]] : undefined;
 }
 
-const enc = await loadSpeakerEncoder();
+const enc = { encoder: await loadSpeakerEncoder(), vad: await loadSileroVad() };
 const rows: Row[] = [];
 let firstTwo: Call | undefined;
 for (const telephone of [false, true]) {
@@ -207,7 +208,7 @@ if (!argv.includes('--no-asr') && firstTwo) {
   realAsr = `${r.channels[0]!.speakers} speakers; ${(wordAttribution(scored, lookup(asrWords)) * 100).toFixed(1)} % of ${asrWords.length} recognised words (of ${hypWords(r).length}) right`;
 }
 const rss0 = process.memoryUsage().rss;
-const enc2 = await loadSpeakerEncoder();
+const enc2 = { encoder: await loadSpeakerEncoder(), vad: enc.vad };
 const probe = rows.length ? buildCall({ voices: ['allison', 'june'], seconds: 600, seed: 1, filter }) : undefined;
 if (probe) await diarizeRecording(enc2, [{ channel: 0, sampleRate: probe.sampleRate, samples: probe.samples, utterances: utterancesOf(probe.words) }], { diarize: true, gender: true });
 const encoderMiB = (process.memoryUsage().rss - rss0) / 2 ** 20;
@@ -218,5 +219,6 @@ console.log(`all calls: speakers counted right ${rows.filter((r) => r.countRight
 console.log(`CPU: diarization + gender ${cpu.toFixed(4)} CPU s per audio s${asrCpuPerSec ? `; ASR (Moonshine, auto, 1 thread) ${asrCpuPerSec.toFixed(3)} on a ${firstTwo!.seconds.toFixed(0)} s call: ${pct(cpu / asrCpuPerSec)} of ASR` : ''}`);
 if (realAsr) console.log(`real ASR words (the first 16 kHz two-speaker call through Moonshine, then diarized): ${realAsr}`);
 console.log(`memory: the encoder (two ONNX Runtime sessions) and a 10-minute call's diarization add ${encoderMiB.toFixed(0)} MiB RSS to a thread`);
-await enc.release();
-await enc2.release();
+await enc.encoder.release();
+await enc2.encoder.release();
+await enc.vad.release();

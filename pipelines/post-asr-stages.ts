@@ -6,6 +6,7 @@
  */
 import { analyticsStage } from '../src/analytics/stage.js';
 import { numbersStage } from '../src/numbers/stage.js';
+import { rolesStage } from '../src/speakers/roles.js';
 import { speakers } from '../src/speakers/stage.js';
 import { redactStage } from '../src/redact/stage.js';
 import type { FileWork, Stage } from '../src/types.js';
@@ -14,9 +15,10 @@ import type { FileWork, Stage } from '../src/types.js';
 export type PostAsrStage = Stage<FileWork, FileWork>;
 
 export const POST_ASR_STAGES: readonly PostAsrStage[] = [
-  // In this order: numbers (numtrans) → speakers (diarize, gender) → redact (scrubtext) → analytics (sentiment, metrics).
+  // In this order: numbers (numtrans) → speakers (crosstalk, diarize, gender) → roles (agent, customer) → redact (scrubtext) → analytics (sentiment, metrics, roles).
   numbersStage,
   speakers,
+  rolesStage,
   redactStage,
   analyticsStage,
 ];

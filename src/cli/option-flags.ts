@@ -7,13 +7,15 @@ import type { RequestOptionValues } from '../jobs/request-options.js';
 
 /** `--name` alone is true; `--name=false` (or 0) turns it off. */
 export const OPTION_BOOLEANS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment'] as const;
-export const OPTION_VALUED = ['speakers', 'vocab', 'redact'] as const;
+export const OPTION_VALUED = ['speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
 
 export const OPTION_HELP: Array<[string, string]> = [
   ['--numtrans[=false]', 'numbers as numerals (default on)'],
   ['--scrubtext, --scrubaudio', 'redact sensitive numbers in the transcript / the kept audio'],
   ['--redact KINDS', 'kinds to redact: card, cvv, expiry, ssn, digits (default all)'],
   ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many)'],
+  ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found'],
+  ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],
   ['--gender, --sentiment', 'gender and sentiment per utterance'],
   ['--vocab LIST', 'comma-separated words or phrases recognition favours'],
 ];

@@ -2,7 +2,8 @@
 // Runs the compiled CLI (dist/src/cli/voxdex.js) when the package is built and the build is not
 // older than the TypeScript sources. Otherwise runs the sources in a child `node --import tsx`
 // (worker threads, such as the ASR pool, inherit the loader only from the command line), passing
-// signals on and exiting with its status.
+// signals on and exiting with its status — and SIGTERM when the process that started this one is
+// gone (npx through a shell that dies of the SIGTERM meant for us: src/cli/voxdex.ts, watchParent).
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
@@ -34,4 +35,11 @@ if (useCompiled) {
   const child = spawn(process.execPath, [`--import=${import.meta.resolve('tsx')}`, source, ...process.argv.slice(2)], { stdio: 'inherit' });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) process.on(signal, () => child.kill(signal));
   child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+  const parent = process.ppid;
+  const orphaned = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(orphaned);
+    child.kill('SIGTERM');
+  }, 1000);
+  orphaned.unref();
 }

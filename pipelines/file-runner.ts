@@ -7,8 +7,10 @@
  * of a file is persisted before its post-ASR stages have run.
  */
 import { rmSync } from 'node:fs';
-import type { Transcriber } from '../src/asr/transcriber.js';
+import type { TranscribeResult, Transcriber } from '../src/asr/transcriber.js';
+import { recordedTranscriber } from '../src/live/recorded-transcriber.js';
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
+import type { AudioSeal } from '../src/audio/sealed-file.js';
 import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
 import type { Metrics } from '../src/metrics.js';
 import type { TranscriptIndex } from '../src/search/transcript-index.js';
@@ -18,6 +20,7 @@ import { isFailedItem, type AudioItem, type UnpackItem } from '../src/stages/unp
 import type { Job, JobItem, JobStore } from '../src/store/job-store.js';
 import { playableWav } from '../src/redact/silence-audio.js';
 import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
+import { clientTextOf, uniqueNames, type ClientText } from '../src/redact/client-policy.js';
 import { processFile, type FileProgress } from './process-file.js';
 import type { PostAsrStage } from './post-asr-stages.js';
 
@@ -27,10 +30,17 @@ export interface FileRunnerDeps {
   transcriber: Transcriber;
   /** The transcripts (the checkpoint) and an archive member's audio. */
   blobs: BlobStore;
+  /** The installation's key for audio at rest: the audio kept for playback is stored sealed. */
+  seal: AudioSeal;
   /** Each file transcribed is counted as it finishes. */
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
   /** Default POST_ASR_STAGES. */
   postAsr?: readonly PostAsrStage[];
+  /**
+   * A live call's utterances, decoded while it was going on (src/live/): its job's file is not
+   * transcribed again. Absent, or undefined for the job (after a restart): the file is transcribed.
+   */
+  liveTranscript?: (jobId: string) => TranscribeResult | undefined;
   /** The company's categories the document matches (src/analytics/categories.ts `categorizer`), set as its `categories` before it is persisted. */
   categorize?: (destination: Job['destination'], document: TranscriptDocument) => Promise<string[]>;
 }
@@ -41,8 +51,10 @@ export type PipelineJob = Job & { options: RequestOptions };
 /** Progress is written at most this often while a file is transcribed. */
 const PROGRESS_MS = 500;
 
-/** What became of every member of the job, in order. */
-export async function runFiles(job: PipelineJob, members: UnpackItem[], deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome[]> {
+/** What became of every member of the job, in order (under redaction, named as clientMembers names them). */
+export async function runFiles(job: PipelineJob, unpacked: UnpackItem[], deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome[]> {
+  const client = clientTextOf(job.options);
+  const members = clientMembers(unpacked, client);
   const items = await deps.store.setItems(job.id, members.map((m) => m.name));
   const outcomes: MemberOutcome[] = [];
   for (const [n, item] of items.entries()) {
@@ -51,9 +63,29 @@ export async function runFiles(job: PipelineJob, members: UnpackItem[], deps: Fi
     const document = await checkpoint(item, deps.blobs);
     if (document) outcomes.push({ member: item.member, document });
     else if (item.state === 'failed' || !member || isFailedItem(member)) outcomes.push(await failedBefore(job, item, member, deps.store));
-    else outcomes.push(await runFile(job, item, member, { n, of: items.length }, deps, ctx));
+    else {
+      try {
+        outcomes.push(await runFile(job, item, member, { n, of: items.length }, deps, ctx));
+      } finally {
+        await member.source.close();
+      }
+    }
   }
   return outcomes;
+}
+
+/**
+ * Under redaction, the members as the job's records name them: names, sidecar metadata and error
+ * messages redacted before any is written (job items, index, result zip, errors.json), names kept
+ * unique (`cc-################~2.wav`).
+ */
+function clientMembers(members: UnpackItem[], client: ClientText): UnpackItem[] {
+  if (!client.active) return members;
+  const names = uniqueNames(members.map((m) => client.text(m.name)));
+  return members.map((m, i): UnpackItem => {
+    if (isFailedItem(m)) return { name: names[i]!, error: client.error(m.error) };
+    return { ...m, name: names[i]!, ...(m.metadata ? { metadata: client.metadata(m.metadata) } : {}) };
+  });
 }
 
 function throwIfAborted(signal: AbortSignal): void {
@@ -80,7 +112,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
     const { document, work } = await processFile(
       {
         requestid: job.id,
-        path: member.path,
+        audio: member.source,
         source: member.name,
         model: job.model,
         options: job.options,
@@ -89,7 +121,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
         warnings: job.warning ? [job.warning] : [],
         progress: storeProgress(job, at, deps.store, ctx),
       },
-      deps,
+      { ...deps, transcriber: transcriberFor(job.id, deps) },
       ctx,
     );
     await persistFile(job, item, member, { document, audio: work.audio }, deps, ctx);
@@ -100,30 +132,38 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
     if (ctx.signal.aborted) throw err;
     const e = toVoxdexError(err);
     if (e.code === 'INDEX_UNAVAILABLE') throw e; // the index is down: retry the job later, do not fail the file
-    if (e.code === 'INTERNAL') ctx.log.error({ err, member: item.member }, 'file failed');
-    const error: ErrorInfo = { code: e.code, message: e.message };
+    const client = clientTextOf(job.options);
+    const error: ErrorInfo = client.error({ code: e.code, message: e.message });
+    if (e.code === 'INTERNAL') ctx.log.error({ err: client.active ? error : err, member: item.member }, 'file failed');
     await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
     return { member: item.member, error };
   }
 }
 
+/** The live call's recorded utterances where this process holds them, else the ASR. */
+function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
+  const recorded = deps.liveTranscript?.(jobId);
+  return recorded ? recordedTranscriber(recorded, deps.transcriber) : deps.transcriber;
+}
+
 /**
- * The checkpoint (transcript blob), the audio kept for playback, the index entry, then the item done
- * with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single file too
- * (the upload is deleted once the job's result is written, pipelines/upload.ts), and the extracted
- * member is removed at once.
+ * The checkpoint (transcript blob), the audio kept for playback (sealed), the index entry, then the
+ * item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
+ * file too (the upload is deleted once the job ends, pipelines/upload.ts), and the extracted member
+ * is removed at once; otherwise an archive member's sealed file itself is kept. A transcoded file
+ * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves.
  */
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const { document } = out;
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
   if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
-  if (job.options.scrubaudio) {
-    await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), playableWav(out.audio));
-    if (job.kind === 'archive') rmSync(member.path, { force: true });
-  } else if (job.kind === 'archive') {
+  if (job.options.scrubaudio || out.audio.format.transcodedFrom) {
+    await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(out.audio)));
+    if (member.sealedPath) rmSync(member.sealedPath, { force: true });
+  } else if (member.sealedPath) {
     // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
-    await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.path);
+    await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.sealedPath);
   }
   const { tid } = await indexStage(deps.index)({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
   await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });

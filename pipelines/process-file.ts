@@ -5,6 +5,7 @@
  * file is transcribed the same way wherever it came from. Nothing here persists anything.
  */
 import type { Transcriber } from '../src/asr/transcriber.js';
+import { withSource, type ByteSource } from '../src/audio/byte-source.js';
 import { decode } from '../src/stages/decode.js';
 import { documentStage } from '../src/stages/document.js';
 import { renumberChannels, selectChannels } from '../src/stages/select-channels.js';
@@ -14,8 +15,8 @@ import { POST_ASR_STAGES, type PostAsrStage } from './post-asr-stages.js';
 
 export interface FileInput {
   requestid: string;
-  /** The audio file on local disk. */
-  path: string;
+  /** The recording's bytes (a sealed upload or member), or a plain file's path (`voxdex transcribe`). */
+  audio: ByteSource | string;
   /** Its name in the request (the upload's or the archive member's). */
   source: string;
   /** Registry name/alias or 'auto'. */
@@ -53,7 +54,7 @@ export interface ProcessedFile {
 }
 
 export async function processFile(input: FileInput, deps: FileDeps, ctx: StageContext): Promise<ProcessedFile> {
-  const recording = await decode({ path: input.path }, ctx);
+  const recording = await withSource(input.audio, (source) => decode({ source }, ctx));
   const audio = input.channels ? selectChannels(recording, input.channels, input.source) : recording;
   const started = new Date().toISOString();
   input.progress?.decoded?.(audio);

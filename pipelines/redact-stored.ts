@@ -10,6 +10,7 @@
  * Once anything changed, the index purges what it deleted (`TranscriptIndex.purgeDeleted`).
  */
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
+import type { AudioSeal } from '../src/audio/sealed-file.js';
 import type { RedactionKind } from '../src/redact/recognizers.js';
 import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
 import { redactedWav, type TimeSpan } from '../src/redact/silence-audio.js';
@@ -22,6 +23,8 @@ import type { TranscriptDocument, Utterance } from '../src/types.js';
 export interface RedactStoredDeps {
   store: JobStore;
   blobs: BlobStore;
+  /** The installation's key for audio at rest: the kept audio is read and rewritten sealed. */
+  seal: AudioSeal;
   index: TranscriptIndex;
   /** Where audio from object storage is copied to be read. */
   scratchDir: string;
@@ -52,9 +55,11 @@ async function rewriteAudio(job: Job, idx: number, spans: readonly TimeSpan[], d
       if ((err as { code?: string }).code === 'NOT_FOUND') continue;
       throw err;
     }
+    const source = d.seal.openStored(copy.path);
     try {
-      await d.blobs.put(kept, redactedWav(await decodeWav(copy.path), spans));
+      await d.blobs.put(kept, d.seal.sealBuffer(redactedWav(await decodeWav(source), spans)));
     } finally {
+      await source.close();
       await copy.release();
     }
     return;

@@ -5,6 +5,7 @@
  */
 import { mkdirSync, rmSync } from 'node:fs';
 import { blobKeys, type BlobStore, type LocalCopy } from '../src/blobs/blob-store.js';
+import { voxdexError } from '../src/errors.js';
 import { renderResultFile, resultExtension, type MemberOutcome } from '../src/stages/result-file.js';
 import { unpack } from '../src/stages/unpack.js';
 import type { JobPaths } from '../src/store/paths.js';
@@ -35,10 +36,12 @@ export async function runUpload(job: PipelineJob, deps: UploadDeps, ctx: StageCo
   const upload = await localUpload(job, deps, workDir);
   if (!upload) return finish(job, await finishedBefore(job, deps), deps, workDir);
   let files: MemberOutcome[];
+  const source = deps.seal.openStored(upload.path);
   try {
-    const { items } = await unpack({ path: upload.path, name: job.source, zpass: job.zpass, workDir }, ctx);
+    const { items } = await unpack({ source, name: job.source, zpass: job.zpass, workDir, seal: deps.seal }, ctx);
     files = await runFiles(job, items, deps, ctx);
   } finally {
+    await source.close();
     await upload.release();
   }
   return finish(job, files, deps, workDir);
@@ -63,13 +66,18 @@ async function finish(job: PipelineJob, files: MemberOutcome[], deps: UploadDeps
   return resultPath ? { files, resultPath } : { files };
 }
 
-/** The upload as a local file; undefined when a scrubaudio job already deleted it (then every file is finished). */
+/**
+ * The upload (sealed) as a local file; undefined when a scrubaudio job already deleted it (then every
+ * file is finished). A scrubaudio job whose upload went before any file was listed (it was ending
+ * failed or cancelled when the process stopped) fails without naming the file.
+ */
 async function localUpload(job: PipelineJob, deps: UploadDeps, workDir: string): Promise<LocalCopy | undefined> {
   try {
     return await deps.blobs.localCopy(job.uploadPath, workDir);
   } catch (err) {
-    if (job.options.scrubaudio && (err as { code?: string }).code === 'NOT_FOUND' && (await deps.store.items(job.id)).length > 0) return undefined;
-    throw err;
+    if (!job.options.scrubaudio || (err as { code?: string }).code !== 'NOT_FOUND') throw err;
+    if ((await deps.store.items(job.id)).length > 0) return undefined;
+    throw voxdexError('REQUEST_FAILED', 'The request ended while the service stopped, and its recording was removed (scrubaudio keeps no unredacted upload); send it again.');
   }
 }
 

@@ -57,6 +57,40 @@ export interface Config {
   s3: S3Config | undefined;
   /** How long a worker's claim on a running job lasts without a heartbeat (distributed mode). */
   leaseMs: number;
+  /** Other audio formats (MP3, FLAC, Ogg, M4A, AMR, GSM WAV, WebM) through ffmpeg (src/audio/transcode.ts). */
+  transcode: TranscodeConfig;
+  /** Live calls (docs/live.md): limits, and how they are run. */
+  live: LiveConfig;
+}
+
+export interface LiveConfig {
+  /** Live calls at once on this node (OVERLOADED, 503, beyond). */
+  maxCalls: number;
+  /** Live calls at once per company on this node (RATE_LIMITED, 429, beyond); 0 = only the node's limit. */
+  maxCallsPerCompany: number;
+  /** Longest call, seconds of audio. */
+  maxCallSec: number;
+  /** A call with no message for this long is ended, seconds. */
+  idleSec: number;
+  /** Audio received but not yet decoded beyond which the server stops reading (back-pressure), seconds. */
+  maxBacklogSec: number;
+  /** Least time between two partial decodes of one channel, seconds. */
+  partialEverySec: number;
+  /** Largest binary message, bytes. */
+  maxMessageBytes: number;
+}
+
+export interface TranscodeConfig {
+  /** VOXDEX_TRANSCODE=off turns transcoding off; on (the default) uses ffmpeg when it is installed. */
+  enabled: boolean;
+  /** The ffmpeg program (a name looked up in PATH, or a path). */
+  ffmpeg: string;
+  /** Audio one file may decode to, every channel counted (the decoded samples are held in memory). */
+  maxAudioSec: number;
+  /** CPU seconds one ffmpeg run may use (RLIMIT_CPU); its wall-clock limit is three times this. */
+  cpuSec: number;
+  /** Address space of one ffmpeg run (RLIMIT_AS), bytes. */
+  memoryBytes: number;
 }
 
 export type Role = 'all' | 'api' | 'worker';
@@ -118,6 +152,17 @@ const SETTINGS = {
   awsSecretAccessKey: { env: 'AWS_SECRET_ACCESS_KEY', def: '', read: str },
   awsSessionToken: { env: 'AWS_SESSION_TOKEN', def: '', read: str },
   leaseSec: { env: 'VOXDEX_LEASE_SEC', def: 30, read: int(2, 3600) },
+  transcode: { env: 'VOXDEX_TRANSCODE', def: 'on', read: oneOf('on', 'off') },
+  ffmpeg: { env: 'VOXDEX_FFMPEG', def: 'ffmpeg', read: str },
+  transcodeMaxAudioSec: { env: 'VOXDEX_TRANSCODE_MAX_AUDIO_SEC', def: 14_400, read: int(1, 100 * 86_400) },
+  transcodeCpuSec: { env: 'VOXDEX_TRANSCODE_CPU_SEC', def: 300, read: int(1, 86_400) },
+  transcodeMemoryMiB: { env: 'VOXDEX_TRANSCODE_MEMORY_MIB', def: 1024, read: int(64, 1 << 20) },
+  liveMaxCalls: { env: 'VOXDEX_LIVE_MAX_CALLS', def: 8, read: int(0, 100_000) },
+  liveMaxCallsPerCompany: { env: 'VOXDEX_LIVE_MAX_CALLS_PER_COMPANY', def: 0, read: int(0, 100_000) },
+  liveMaxCallSec: { env: 'VOXDEX_LIVE_MAX_CALL_SEC', def: 4 * 3600, read: int(1, 7 * 86_400) },
+  liveIdleSec: { env: 'VOXDEX_LIVE_IDLE_SEC', def: 30, read: int(1, 86_400) },
+  liveMaxBacklogSec: { env: 'VOXDEX_LIVE_MAX_BACKLOG_SEC', def: 20, read: int(2, 3600) },
+  livePartialMs: { env: 'VOXDEX_LIVE_PARTIAL_MS', def: 1000, read: int(100, 60_000) },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -172,6 +217,22 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     databaseUrl: x.databaseUrl || undefined,
     s3: s3Config(x),
     leaseMs: x.leaseSec * 1000,
+    transcode: {
+      enabled: x.transcode === 'on',
+      ffmpeg: x.ffmpeg,
+      maxAudioSec: x.transcodeMaxAudioSec,
+      cpuSec: x.transcodeCpuSec,
+      memoryBytes: x.transcodeMemoryMiB * 1024 * 1024,
+    },
+    live: {
+      maxCalls: x.liveMaxCalls,
+      maxCallsPerCompany: x.liveMaxCallsPerCompany,
+      maxCallSec: x.liveMaxCallSec,
+      idleSec: x.liveIdleSec,
+      maxBacklogSec: x.liveMaxBacklogSec,
+      partialEverySec: x.livePartialMs / 1000,
+      maxMessageBytes: 1 << 20,
+    },
   };
   if (config.role !== 'all' && !config.databaseUrl) {
     throw invalidParameter('VOXDEX_DATABASE_URL', `a postgres:// URL (role ${config.role} shares its jobs with other nodes; only role all runs on the embedded store)`, '');
@@ -183,6 +244,11 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     throw invalidParameter('VOXDEX_S3_URL', 'an http:// or https:// URL with VOXDEX_DATABASE_URL (every node must reach the uploads and results)', '');
   }
   return deepFreeze(config);
+}
+
+/** The transcoding settings of an empty environment (on, ffmpeg from PATH): for callers without a Config. */
+export function defaultTranscodeConfig(): TranscodeConfig {
+  return loadConfig({}).transcode;
 }
 
 function s3Config(x: Values): S3Config | undefined {

@@ -19,6 +19,7 @@ export const ERRORS = {
   NESTED_ARCHIVE: { status: 400, retryable: false },
   NOT_AUDIO: { status: 415, retryable: false },
   BAD_QUERY: { status: 400, retryable: false },
+  IDLE_TIMEOUT: { status: 400, retryable: false },
   // 401 / 403 — who is asking
   BAD_TOKEN: { status: 401, retryable: false },
   FORBIDDEN: { status: 403, retryable: false },
@@ -26,6 +27,8 @@ export const ERRORS = {
   // 404 / 405 / 413 / 415 / 416
   NOT_FOUND: { status: 404, retryable: false },
   UNKNOWN_MODEL: { status: 400, retryable: false },
+  /** A search's `category=` names no category of the company. */
+  UNKNOWN_CATEGORY: { status: 400, retryable: false },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false },
   ALREADY_FINISHED: { status: 409, retryable: false },
   TOO_LARGE: { status: 413, retryable: false },
@@ -67,6 +70,12 @@ export interface HttpHints {
   closeConnection?: boolean;
   /** The Content-Range header of a 416 (`bytes *\/<size>`). */
   contentRange?: string;
+  /**
+   * A status other than the table's, where the contract gives one code two meanings: NOT_READY is 503
+   * for the service (`/health` while models load) and 409 for a resource not made yet (the redacted
+   * recording of a running scrubaudio job).
+   */
+  status?: 409;
 }
 
 export interface VoxdexErrorOptions extends HttpHints {
@@ -86,7 +95,7 @@ export class VoxdexError extends Error {
     super(message, 'cause' in options ? { cause: options.cause } : undefined);
     this.name = 'VoxdexError';
     this.code = code;
-    this.status = ERRORS[code].status;
+    this.status = options.status ?? ERRORS[code].status;
     this.retryable = ERRORS[code].retryable;
     this.retryAfterSec = options.retryAfterSec;
     this.allow = options.allow;

@@ -25,13 +25,17 @@ import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
+import { AudioSeal } from './audio/sealed-file.js';
 import { tenancyAccess } from './http/auth.js';
 import { COMPAT_PARAMS } from './http/upload-form.js';
 import { mountSearchRoutes } from './http/search-routes.js';
 import { createHttpApp, sendJson, sendText, type Req, type Res, type RouteTable } from './http/server.js';
 import { mountTranscribeRoutes } from './http/transcribe-routes.js';
 import { mountUiRoutes } from './http/ui-routes.js';
+import { liveUpgrade, mountLiveRoutes, realtimePost, type LiveRouteDeps } from './http/live-routes.js';
+import { LiveCalls } from './jobs/live-calls.js';
 import { mountCategoryRoutes } from './http/category-routes.js';
+import { mountAnalyticsRoutes } from './http/analytics-routes.js';
 import { CategoryBackfill } from './analytics/backfill.js';
 import { categorizer } from './analytics/categories.js';
 import type { CategoryStore } from './store/category-store.js';
@@ -69,6 +73,8 @@ export interface Service {
   transcriber: Transcriber | undefined;
   /** Absent on a worker node. */
   intake: JobIntake | undefined;
+  /** Live calls: on a node with role all only. */
+  live: LiveCalls | undefined;
   runner: JobRunner;
   metrics: Metrics;
   outbox: CallbackOutbox;
@@ -132,23 +138,30 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const models = modelReadiness(transcriber, log);
   const metrics = createMetrics({ queueDepth: () => ports.work.queueDepth(() => runner.queued), jobsByState: () => ports.jobs.countByState() });
   const { jobs: store, outbox, tenancy, index, blobs } = ports;
-  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize: categorizer(ports.categories) });
+  const seal = AudioSeal.of(tenancy);
+  const categorize = categorizer(ports.categories);
+  let live: LiveCalls | undefined;
+  const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, seal, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize, liveTranscript: (id) => live?.liveTranscript(id) });
   // Categories: rules beside tenancy, backfilled over the index by one node per company (a lease in the category store).
   const backfill = new CategoryBackfill({ store: ports.categories, index, log, owner: node });
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
-  const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
+  const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, seal, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
+  // Live calls run where the ASR is and are accepted where requests are: on a node with role all (docs/live.md).
+  if (intake && transcriber) live = new LiveCalls({ config, log: log.child({ live: true }), intake, runner, store, blobs, transcriber, categorize, seal });
   const disconnect = ports.work.connect(runner);
   const dispatcher = runsJobs ? callbackDispatcher(config, log, ports, metrics) : undefined;
-  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, paths, urlSecret, backfill }));
+  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, live, paths, urlSecret, backfill }));
   const server = httpServer(config, app.handler, metrics);
+  if (intake) server.on('upgrade', liveUpgrade(liveRouteDeps({ log, ports, intake, live, config })));
 
+  await live?.recover();
   if (runsJobs) await runner.start();
   await dispatcher?.start();
   backfill.start();
   const drop = intake ? await watchDropFolder(config, intake, ports, log) : undefined;
   const port = listen ? await startListening(server, config, log, { node, storage: ports.storage, blobs: blobs.kind }) : config.port;
 
-  const close = gracefulStop({ config, log, server, models, drop, intake, disconnect, runner, dispatcher, transcriber, backfill, ports });
+  const close = gracefulStop({ config, log, server, models, drop, intake, live, disconnect, runner, dispatcher, transcriber, backfill, ports });
 
   return {
     config,
@@ -164,6 +177,7 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
     index,
     transcriber,
     intake,
+    live,
     runner,
     metrics,
     outbox,
@@ -180,6 +194,7 @@ interface Running {
   models: { stopping: boolean };
   drop: DropFolderWatcher | undefined;
   intake: JobIntake | undefined;
+  live: LiveCalls | undefined;
   disconnect: () => void;
   runner: JobRunner;
   dispatcher: CallbackDispatcher | undefined;
@@ -205,6 +220,7 @@ function gracefulStop(r: Running): () => Promise<void> {
       r.server.closeIdleConnections();
       await r.drop?.close();
       r.intake?.stopAccepting();
+      await r.live?.stop();
       r.disconnect();
       await r.runner.stop(Math.max(0, config.shutdownGraceMs - 3_000));
       await r.dispatcher?.stop(Math.max(500, Math.min(3_000, config.shutdownGraceMs - (Date.now() - t0))));
@@ -253,9 +269,16 @@ interface RouteDeps {
   metrics: Metrics;
   runner: JobRunner;
   intake: JobIntake | undefined;
+  live: LiveCalls | undefined;
   paths: JobPaths;
   urlSecret: string;
   backfill: CategoryBackfill;
+}
+
+/** What the live-call routes need (the WebSocket upgrade, realtime=true, the web page's API). */
+function liveRouteDeps(d: { log: Logger; ports: Ports; intake: JobIntake; live: LiveCalls | undefined; config: Readonly<Config> }): LiveRouteDeps {
+  const { tenancy } = d.ports;
+  return { access: tenancyAccess(tenancy), tenancy, live: d.live, intake: d.intake, rateLimit: d.ports.rateLimiter('POST /transcribe'), log: d.log };
 }
 
 /** Every node: /status, /health, /openapi.json, /metrics; a node that accepts jobs: the API and the web UI. */
@@ -294,15 +317,19 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     resultUrlTtlSec: config.resultUrlTtlSec,
     maxUploadBytes: config.maxUploadBytes,
     incomingDir: paths.incoming,
+    seal: AudioSeal.of(tenancy),
     rateLimit: ports.rateLimiter('POST /transcribe'),
     uploadSlots: new UploadSlots(config.maxConcurrentUploads),
+    realtime: realtimePost(liveRouteDeps({ log: d.log, ports, intake, live: d.live, config })),
   });
-  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log });
+  mountLiveRoutes(routes, liveRouteDeps({ log: d.log, ports, intake, live: d.live, config }));
+  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log, categories: ports.categories });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
-  mountAudioRoutes(routes, { access, store, blobs, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
+  mountAudioRoutes(routes, { access, store, blobs, seal: AudioSeal.of(ports.tenancy), tenancy: ports.tenancy, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
   mountCategoryRoutes(routes, { access, store: ports.categories, index, onChange: () => d.backfill.kick() });
+  mountAnalyticsRoutes(routes, { index, access, categories: ports.categories, rateLimit: ports.rateLimiter('/search'), log: d.log });
 }
 
 /**
@@ -346,7 +373,7 @@ async function startListening(server: Server, config: Readonly<Config>, log: Log
   return port;
 }
 
-const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories']);
+const KNOWN_ROUTES = new Set(['transcribe', 'search', 'status', 'health', 'metrics', 'openapi.json', 'account', 'ui', 'categories', 'live', 'analytics']);
 
 /** The OpenAPI 3.1 document of the HTTP API (docs/openapi.json), read once. */
 let openApiText: string | undefined;
@@ -364,10 +391,12 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
         move: false,
         metadata: input.metadata,
         options: input.options,
+        ...(input.sha256 ? { sha256: input.sha256 } : {}),
         ignored: Object.keys(input.options ?? {}).filter((n) => (COMPAT_PARAMS as readonly string[]).includes(n)),
       });
       return { requestid };
     },
+    clientText: (company, fields) => intake.clientText(company, fields),
   };
 }
 

@@ -21,6 +21,8 @@ export interface AudioFormat {
   sampleRate: number;
   channels: number;
   bitsPerSample: number;
+  /** The recording's own format when ffmpeg transcoded it ("MPEG audio"); this format is then ffmpeg's output. */
+  transcodedFrom?: string;
 }
 
 /** Decoded audio: one Float32Array per channel, samples in [-1, 1). */
@@ -42,8 +44,17 @@ export interface ChannelPcm {
 
 // ---------------------------------------------------------------- request options (docs/service.md, "Request options")
 
-/** What redaction replaces: card numbers, card security codes, expiry dates, social security numbers, other runs of 6+ digits. */
-export type RedactKind = 'card' | 'cvv' | 'expiry' | 'ssn' | 'digits';
+/**
+ * What redaction replaces (docs/redaction.md), in the order they are listed to users: card numbers,
+ * card security codes, expiry dates, social security numbers, other runs of 6+ digits (the default
+ * kinds), and those asked for by name: PINs, and the personal data of docs/pii.md — bank account and
+ * routing numbers, phone numbers, emails, people's names, street addresses, dates of birth, ID numbers.
+ * The one list every edge checks `redact=` against (request, company settings, CLI).
+ */
+export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
+export type RedactKind = (typeof REDACT_KINDS)[number];
+/** What `scrubtext=true` (or a policy without `--redact`) redacts when no kinds are asked for (the established service's kinds). */
+export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**
  * A request's options after validation and company policy (src/jobs/request-options.ts): stored
@@ -58,6 +69,8 @@ export interface RequestOptions {
   scrubaudio: boolean;
   /** The kinds scrubtext/scrubaudio redact. */
   redact: RedactKind[];
+  /** `scrubtext=tag`: spans of the kinds are marked (`pii` on each event), not replaced; scrubtext is then false. */
+  tag?: boolean;
   /** Utterances split where the speaker changes; `metadata.speaker`. */
   diarize: boolean;
   /** Number of speakers hinted by the request (1..10); absent: estimated. */
@@ -106,8 +119,16 @@ export interface WordEvent {
   start: number;
   end: number;
   confidence: number;
-  /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise). */
+  /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise, `[NAME]`… for the personal-data kinds). */
   redacted?: RedactKind;
+  /** `scrubtext=tag`: the event lies in a span of this kind; its word is kept. */
+  pii?: RedactKind;
+  /**
+   * In the pipeline only, between the ASR and the readable-text stage (src/readable/stage.ts), which
+   * removes it: the written form of the written word this event begins ("$25."), '' on the later
+   * events of that word. Never in a document, a checkpoint, the index, a log or a message.
+   */
+  written?: string;
 }
 
 export type SentimentLabel = 'Positive' | 'Mostly Positive' | 'Neutral' | 'Mostly Negative' | 'Negative';
@@ -134,6 +155,11 @@ export interface Utterance {
     /** `agent` or `customer` (calls with several channels or speakers whose roles are known, docs/speakers.md). */
     role?: 'agent' | 'customer';
   };
+  /**
+   * The utterance as written: capitals, punctuation, numerals (src/readable/utterance-text.ts), the
+   * same words as `events`, redacted the same way. Set by the readable-text stage.
+   */
+  text?: string;
   events: WordEvent[];
 }
 

@@ -4,12 +4,14 @@
  * backfill runs in the background as in the service.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
+import { request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CategoryBackfill } from '../src/analytics/backfill.js';
+import { checkCategoryName } from '../src/analytics/categories.js';
 import { tenancyAccess } from '../src/http/auth.js';
 import { mountCategoryRoutes } from '../src/http/category-routes.js';
 import { mountSearchRoutes } from '../src/http/search-routes.js';
@@ -31,7 +33,7 @@ test.before(async (ctx) => {
   ctx.backfill = backfill;
   const access = tenancyAccess(tenancy);
   const app = createHttpApp(silentLogger, (routes) => {
-    mountSearchRoutes(routes, { index, access, log: silentLogger });
+    mountSearchRoutes(routes, { index, access, log: silentLogger, categories: store });
     mountCategoryRoutes(routes, { access, store, index, onChange: () => backfill.kick() });
   });
   await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
@@ -112,6 +114,52 @@ test('tokens: none is 401, another company\'s is 403, root may', async ({ base, 
   void acme;
 });
 
+/** A request with its path sent as it is (fetch would resolve `.` and `..` segments, also %2E%2E). */
+function rawRequest(base: string, method: string, rawPath: string, body?: string): Promise<{ status: number; body: string }> {
+  const url = new URL(base);
+  return new Promise((resolve, reject) => {
+    const r = request({ host: url.hostname, port: url.port, method, path: rawPath, headers: body ? { 'content-type': 'application/json' } : {} }, (res) => {
+      let text = '';
+      res.on('data', (c: Buffer) => (text += c.toString()));
+      res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+    });
+    r.on('error', reject);
+    r.end(body);
+  });
+}
+
+test('the token is checked before the rule: a bad rule without a token is 401, with another company\'s 403 (issue 24)', async ({ base, other }) => {
+  let r = await put(base, '/categories/acme/bad', { terms: 'refund (cancel' });
+  assert.is(r.status, 401, await r.text());
+  r = await put(base, '/categories/acme/bad', { terms: 'refund (cancel' }, other);
+  assert.is(r.status, 403);
+  r = await fetch(`${base}/categories/acme/bad`, { method: 'PUT', body: '{', headers: { 'content-type': 'application/json' } });
+  assert.is(r.status, 401, 'a body that is not JSON is read only for a known token');
+  r = await put(base, '/categories/acme/b%20ad', { terms: 'x' });
+  assert.is(r.status, 401);
+});
+
+test('the root token cannot make categories for a company that does not exist: 404 (issue 24)', async ({ base }) => {
+  const r = await put(base, '/categories/nosuchco/x', { terms: 'refund' }, ROOT);
+  assert.is(r.status, 404);
+  assert.equal(await r.json(), { error: { code: 'NOT_FOUND', message: 'Company nosuchco does not exist; voxdex company list shows those that do' } });
+  assert.is((await fetch(`${base}/categories/nosuchco?token=${ROOT}`)).status, 404);
+  assert.is((await fetch(`${base}/categories/nosuchco/x?token=${ROOT}`, { method: 'DELETE' })).status, 404);
+  assert.is((await fetch(`${base}/categories/nosuchco?token=${ROOT}`)).status, 404, 'nothing was made');
+});
+
+test('category names ".", "..", "-" and others without a letter or digit, or starting with "-" or ".", are 400 BAD_NAME (issue 24)', async ({ base, acme }) => {
+  for (const name of ['.', '..', '-', '_', '--', '.hidden', '-x']) {
+    const r = await rawRequest(base, 'PUT', `/categories/acme/${name}?token=${acme}`, JSON.stringify({ terms: 'refund' }));
+    assert.is(r.status, 400, `${name}: ${r.body}`);
+    assert.is(JSON.parse(r.body).error.code, 'BAD_NAME', name);
+    assert.throws(() => checkCategoryName(name), /starts with a letter, a digit or _ and holds a letter or digit/);
+  }
+  for (const name of ['a', '_x', 'x.y', 'a-b', 'refund-2']) assert.is(checkCategoryName(name), name);
+  const list = await (await fetch(`${base}/categories/acme?token=${acme}`)).json();
+  assert.not.ok(list.categories.some((c: { name: string }) => /^[-.]|^_$|^--$/.test(c.name)), 'none was made');
+});
+
 test('DELETE removes it (404 after); its name goes from the calls', async ({ base, acme, backfill }) => {
   let r = await fetch(`${base}/categories/acme/refund?token=${acme}`, { method: 'DELETE' });
   assert.is(r.status, 200);
@@ -119,7 +167,27 @@ test('DELETE removes it (404 after); its name goes from the calls', async ({ bas
   await backfill.idle();
   assert.is((await fetch(`${base}/categories/acme/refund?token=${acme}`)).status, 404);
   assert.is((await fetch(`${base}/categories/acme/refund?token=${acme}`, { method: 'DELETE' })).status, 404);
-  assert.is(await (await fetch(`${base}/search/acme/sales?token=${acme}&output=count&category=refund`)).text(), '0');
+  r = await fetch(`${base}/search/acme/sales?token=${acme}&output=count&category=refund`, { headers: { accept: 'application/json' } });
+  assert.is(r.status, 400);
+  assert.equal((await r.json()).error.code, 'UNKNOWN_CATEGORY');
+});
+
+test('search: an unknown category= is 400 UNKNOWN_CATEGORY naming it and the known ones; sentiment labels in any case', async ({ base, acme, other }) => {
+  let r = await fetch(`${base}/search/acme/sales?token=${acme}&category=cancel,Cancel,nope`, { headers: { accept: 'application/json' } });
+  assert.is(r.status, 400);
+  assert.equal(await r.json(), {
+    error: { code: 'UNKNOWN_CATEGORY', message: 'Unknown categories "Cancel", "nope": the categories of acme are cancel (names are case-sensitive; GET /categories/acme lists them).' },
+  });
+  r = await fetch(`${base}/search/other/sales?token=${other}&category=cancel`, { headers: { accept: 'application/json' } });
+  assert.equal((await r.json()).error.message, 'Unknown category "cancel": other has no categories yet (names are case-sensitive; GET /categories/other lists them).');
+  for (const label of ['mostly negative', 'MOSTLY_NEGATIVE', 'Mostly Negative']) {
+    r = await fetch(`${base}/search/acme/sales?token=${acme}&output=count&sentiment=${encodeURIComponent(label)}`);
+    assert.is(r.status, 200, label);
+  }
+  r = await fetch(`${base}/search/acme/sales?token=${acme}&sentiment=angry`, { headers: { accept: 'application/json' } });
+  assert.equal(await r.json(), {
+    error: { code: 'BAD_ARGUMENT', message: 'Expected one of Positive, Mostly Positive, Neutral, Mostly Negative, Negative (any case; a comma list for any of them; any: every label) for sentiment but received "angry"' },
+  });
 });
 
 test.run();

@@ -6,7 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { loadModelRegistry } from '../src/asr/models.js';
 import { main } from '../src/cli/voxdex.js';
+import { loadConfig } from '../src/config.js';
 import { tenancyDbPath } from '../src/tenancy/tenancy.js';
 import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 
@@ -131,6 +133,14 @@ cli('every command and subcommand takes --help (exit 0) and refuses unknown opti
   assert.match((await inProcess('help', 'org', 'add')).stdout, /^Usage: voxdex org add CO_SHORT ORG_SHORT\n/);
 });
 
+cli('transcribe --help names the model auto picks at telephone and wide-band rates, and the exit status (issue 29)', async () => {
+  const help = (await inProcess('transcribe', '--help')).stdout;
+  const registry = loadModelRegistry(loadConfig({}).modelsFile);
+  const model = /--model NAME\s+(.*)/.exec(help)![1]!;
+  for (const rate of [8000, 16000]) assert.ok(model.includes(`default auto: ${registry.resolve('auto', rate).name}`), model);
+  assert.match(help, /Exit status 0 when every file was\s+transcribed \(speech or not\), 1 if a file failed/);
+});
+
 cli('org add, folder add and company alias say what they did; folder add names an organization it had to create', () => {
   assert.is(voxdex('company', 'add', 'initech', '--org', 'hq', '--folder', 'inbox').code, 0);
   assert.equal(voxdex('org', 'add', 'initech', 'sales'), { code: 0, stdout: 'created organization initech/sales\n', stderr: '' });
@@ -179,12 +189,16 @@ cli('company set and vocab say what they did; an unknown kind names the accepted
     stderr: '',
   });
   assert.is((await inProcess('company', 'set', 'hooli', '--scrub', 'none', '--sentiment', 'on')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
-  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,pin')).error, 'Unknown redaction kind "pin"; accepted: card, cvv, expiry, ssn, digits');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,iban')).error, 'Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'name,email,address,card')).stdout, 'hooli: redact=card,email,name,address diarize=on sentiment=on numtrans=off\n');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'all')).stdout, 'hooli: redact=card,cvv,expiry,ssn,digits,pin,bank,phone,email,name,address,dob,id diarize=on sentiment=on numtrans=off\n');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,ssn')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--gender', 'maybe')).error, '--gender takes on or off, not "maybe"');
   assert.match((await inProcess('company', 'set', 'hooli')).error ?? '', /^company set needs at least one of --scrub, --redact/);
   assert.is((await inProcess('vocab', 'add', 'hooli', 'Pied Piper', 'middle out')).stdout, 'hooli: added 2 phrases\n');
   assert.is((await inProcess('vocab', 'add', 'hooli', 'middle out')).stdout, 'hooli: added 0 phrases (1 already there)\n');
   assert.is((await inProcess('vocab', 'list', 'hooli')).stdout, 'Pied Piper\nmiddle out\n');
+  assert.match((await inProcess('vocab', 'add', 'hooli', 'card 4539148803436467')).error ?? '', /^A vocabulary phrase "card ################" holds digits; the vocabulary never writes numbers/);
   assert.is((await inProcess('vocab', 'remove', 'hooli', 'Pied Piper', 'nucleus')).stdout, 'hooli: removed 1 phrase (1 not in the vocabulary)\n');
   assert.match(voxdex('company', 'list').stdout, /\nhooli\thq\/inbox\t\*\t\tredact=card,ssn diarize=on sentiment=on numtrans=off vocab=1 phrase\n/);
 });

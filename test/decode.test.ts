@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { readWavHeader } from '../src/audio/wav-header.js';
 import { decode, decodeWav, decodeWavBuffer } from '../src/stages/decode.js';
+import { fileSource } from '../src/audio/byte-source.js';
 import { silentLogger } from '../src/log.js';
 import { loadConfig } from '../src/config.js';
 import type { DecodedAudio, SampleEncoding } from '../src/types.js';
@@ -123,21 +124,22 @@ dec('drops a trailing partial frame with a warning', () => {
   assert.equal(audio.warnings, ['2 trailing bytes of a partial frame ignored']);
 });
 
-dec('accepts 8000 and 16000 Hz and rejects 7999, 16001 and 22050 Hz with BAD_SAMPLE_RATE', async () => {
+dec('accepts 8000 to 48000 Hz and rejects 7999, 48001 and 96000 Hz with BAD_SAMPLE_RATE', async () => {
   const data = chunk('data', Buffer.alloc(8));
-  assert.is(decodeWavBuffer(riffWave([fmtChunk({ rate: 8000 }), data])).format.sampleRate, 8000);
-  assert.is(decodeWavBuffer(riffWave([fmtChunk({ rate: 16000 }), data])).format.sampleRate, 16000);
-  await rejects(() => decodeWavBuffer(riffWave([fmtChunk({ rate: 7999 }), data])), 'BAD_SAMPLE_RATE', /^Sample rate 7999 Hz is outside 8000–16000 Hz/);
-  await rejects(() => decodeWavBuffer(riffWave([fmtChunk({ rate: 16001 }), data])), 'BAD_SAMPLE_RATE', /16001 Hz/);
+  for (const rate of [8000, 16000, 22050, 44100, 48000]) assert.is(decodeWavBuffer(riffWave([fmtChunk({ rate }), data])).format.sampleRate, rate);
+  await rejects(() => decodeWavBuffer(riffWave([fmtChunk({ rate: 7999 }), data])), 'BAD_SAMPLE_RATE', /^Sample rate 7999 Hz is outside 8000–48000 Hz; resample the recording to a rate in that range/);
+  await rejects(() => decodeWavBuffer(riffWave([fmtChunk({ rate: 48001 }), data])), 'BAD_SAMPLE_RATE', /48001 Hz/);
+  const hi = await makeWav(dir, { rate: 96000, seconds: 0.1 });
+  await rejects(() => decodeWav(hi), 'BAD_SAMPLE_RATE', /96000 Hz/);
+  await rejects(() => readWavHeader(hi), 'BAD_SAMPLE_RATE', /96000 Hz/);
   const cd = await makeWav(dir, { rate: 22050, seconds: 0.1 });
-  await rejects(() => decodeWav(cd), 'BAD_SAMPLE_RATE', /22050 Hz/);
-  await rejects(() => readWavHeader(cd), 'BAD_SAMPLE_RATE', /22050 Hz/);
+  assert.is((await decodeWav(cd)).format.sampleRate, 22050);
 });
 
-dec('names compressed WAV codecs it does not decode with UNSUPPORTED_AUDIO', async () => {
+dec('names compressed WAV codecs it does not decode itself with UNSUPPORTED_AUDIO (the decode stage transcodes them)', async () => {
   const adpcm = path.join(dir, 'adpcm.wav');
   await run('sox', ['-n', '-r', '8000', '-e', 'ms-adpcm', adpcm, 'synth', '0.2', 'sine', '300']);
-  await rejects(() => decodeWav(adpcm), 'UNSUPPORTED_AUDIO', /^WAV with Microsoft ADPCM \(format tag 0x0002\); transcoding is not enabled/);
+  await rejects(() => decodeWav(adpcm), 'UNSUPPORTED_AUDIO', /^WAV with Microsoft ADPCM \(format tag 0x0002\) is not supported\. Send PCM, mu-law or A-law\.$/);
   const gsm = path.join(dir, 'gsm.wav');
   await run('sox', ['-n', '-r', '8000', '-e', 'gsm-full-rate', gsm, 'synth', '0.2', 'sine', '300']);
   await rejects(() => readWavHeader(gsm), 'UNSUPPORTED_AUDIO', /GSM 6\.10 \(format tag 0x0031\)/);
@@ -158,8 +160,8 @@ dec('the stage stops with CANCELLED when the job is cancelled', async () => {
   const ac = new AbortController();
   ac.abort();
   const ctx = { jobId: 'j', signal: ac.signal, log: silentLogger, config: loadConfig({}) };
-  await rejects(() => decode({ path: wav }, ctx), 'CANCELLED');
-  const ok = await decode({ path: wav }, { ...ctx, signal: new AbortController().signal });
+  await rejects(() => decode({ source: fileSource(wav) }, ctx), 'CANCELLED');
+  const ok = await decode({ source: fileSource(wav) }, { ...ctx, signal: new AbortController().signal });
   assert.is(ok.channels[0]!.length, 1600);
 });
 

@@ -10,7 +10,8 @@ import { Client } from '@elastic/elasticsearch';
 import { loadConfig } from '../src/config.js';
 import { VoxdexError } from '../src/errors.js';
 import { ElasticsearchIndex, elasticsearchIndexFromConfig } from '../src/search/elasticsearch-index.js';
-import { decodeRow, encodeRow } from '../src/search/elasticsearch-mapping.js';
+import { decodeRow, encodeRow, INDEX_SETTINGS, MAPPINGS, toEsTranscript } from '../src/search/elasticsearch-mapping.js';
+import { CORPUS } from './conformance/transcript-corpus.js';
 import { channelWords } from '../src/search/match.js';
 import { parseTerms } from '../src/search/query.js';
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
@@ -120,7 +121,37 @@ if (url) {
     await client().indices.create({ index: name, mappings: { _meta: { voxdex_mapping_version: 0 }, properties: { tid: { type: 'keyword' } } } });
     const err = await catchAsync(() => new ElasticsearchIndex({ client: client(), index: name }).init());
     assert.is(err.code, 'INDEX_UNAVAILABLE');
-    assert.match(err.message, `Elasticsearch index ${name} has mapping version 0, this voxdex needs 1; reindex`);
+    assert.match(err.message, `Elasticsearch index ${name} has mapping version 0, this voxdex needs 2; reindex`);
+  });
+
+  es('an index of mapping version 1 (no word stems) is migrated at init: word forms match, categories kept', async () => {
+    const name = `${run}-v1`;
+    created.push(name);
+    const { words, place, ...properties } = MAPPINGS.properties!;
+    const v1Words = { type: 'nested' as const, properties: { channel: { type: 'integer' as const }, text: { type: 'text' as const, analyzer: 'whitespace', index_options: 'positions' as const, norms: false } } };
+    await client().indices.create({
+      index: name,
+      settings: INDEX_SETTINGS,
+      mappings: { ...MAPPINGS, _meta: { voxdex_mapping_version: 1 }, _source: { excludes: ['words.text'] }, properties: { ...properties, words: v1Words } },
+    });
+    assert.ok(words && place);
+    const docs = CORPUS.map((t) => {
+      const es = toEsTranscript(t, Date.parse(t.datetime), '2024-01-01T00:00:00.000Z');
+      const { place: _, ...v1 } = es;
+      return { ...v1, words: es.words.map(({ channel, text }) => ({ channel, text })), categories: t.tid === 't01' ? ['kept'] : [] };
+    });
+    await client().bulk({ refresh: true, operations: docs.flatMap((d) => [{ index: { _index: name, _id: d.tid } }, d]) });
+    const index = new ElasticsearchIndex({ client: client(), index: name, bulkSize: 3 });
+    await index.init();
+    const scope = { company: 'acme', org: 'sales', folder: 'f1' };
+    assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('subscriptions') })), 3);
+    assert.is(await index.count(scope, defaultQuery({ terms: parseTerms('"canceled"') })), 1);
+    assert.equal(await index.categoryCounts('acme'), { kept: 1 });
+    const byFolder = await index.aggregate({ company: 'acme' }, defaultQuery(), { tzOffsetMin: 0, by: { kind: 'folder' } });
+    assert.equal(byFolder.groups!.map((g) => [g.key, g.calls]), [['sales/f1', 7], ['sales/f2', 1], ['support/f1', 1]]);
+    const mapping = await client().indices.getMapping({ index: name });
+    assert.is(mapping[name]!.mappings._meta?.voxdex_mapping_version, 2);
+    await index.init();
   });
 
   es('reports an unreachable Elasticsearch as INDEX_UNAVAILABLE (retryable), without the URL\'s password', async () => {
@@ -272,10 +303,12 @@ type Rnd = ReturnType<typeof random>;
 
 // Case, apostrophes, diacritics and fillers exercise normalization; a small vocabulary makes queries hit.
 const VOCAB = ['hello', 'Hello', 'yes', 'no', 'cancel', 'my', 'account', 'please', "don't", 'café', 'CAFE', 'refund',
-  'order', 'number', 'thank', 'thanks', 'you', 'agent', 'call', 'back', 'credit', 'card', 'ok', 'okay', '2024', 'a', 'the'];
+  'order', 'number', 'thank', 'thanks', 'you', 'agent', 'call', 'back', 'credit', 'card', 'ok', 'okay', '2024', 'a', 'the',
+  'calls', 'called', 'Orders', 'ordered', 'refunds', 'cancelled', 'cards'];
 const FILLERS = ['<sil>', '[noise]', '++breath++', '-', "'"];
 const QWORDS = ['hello', 'yes', 'no', 'cancel', 'account', 'please', 'dont', 'cafe', 'café', 'refund', 'order', 'thank', 'you',
-  'agent', 'call', 'back', 'credit', 'card', 'ok', '2024', 'the', 'zebra', 'th*', '*ank*', 'ca?d', 'o?', '*e', 'c*l', 'you*', '?k'];
+  'agent', 'call', 'back', 'credit', 'card', 'ok', '2024', 'the', 'zebra', 'th*', '*ank*', 'ca?d', 'o?', '*e', 'c*l', 'you*', '?k',
+  'calling', 'orders', 'refunded', 'called', 'cards'];
 const COMPANIES = ['acme', 'globex'];
 const ORGS = ['sales', 'support'];
 const FOLDERS = ['calls', 'vip', 'Folder.2'];
@@ -329,7 +362,9 @@ function randomTerms(rnd: Rnd, depth = 0): string {
   if (depth > 0 && r < 0.4) return `-${randomTerms(rnd, 2)}`;
   if (r < 0.55) return `"${Array.from({ length: 2 + rnd.int(2) }, () => rnd.pick(QWORDS)).join(' ')}"`;
   if (r < 0.7) return `"${Array.from({ length: 2 + rnd.int(2) }, () => rnd.pick(QWORDS)).join(' ')}"~${rnd.int(6)}`;
-  return rnd.pick(QWORDS);
+  const word = rnd.pick(QWORDS);
+  // A quoted word matches exactly; without quotes its word forms match too.
+  return r < 0.78 ? `"${word}"` : word;
 }
 
 function randomSearch(rnd: Rnd): { scope: SearchScope; query: SearchQuery; text: string } {

@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { decideRetry, JOB_RETRY, startsExhausted } from '../src/jobs/retry.js';
-import { callbackOf, settlementOf } from '../src/jobs/runner.js';
+import { callbackOf, resultFileName, settlementOf } from '../src/jobs/runner.js';
 
 const retry = suite('job retry decision');
 
@@ -39,7 +39,7 @@ retry('a job is given up when it is about to start a ninth time', () => {
 retry.run();
 
 const settle = suite('job settlement');
-const job = { id: 'r1', kind: 'archive' as const, destination: { company: 'acme', org: 'sales', folder: 'calls' }, callback: 'https://hooks.example.com/r', callbackError: undefined };
+const job = { id: 'r1', kind: 'archive' as const, source: 'calls.zip', destination: { company: 'acme', org: 'sales', folder: 'calls' }, callback: 'https://hooks.example.com/r', callbackError: undefined };
 
 settle('done when a result file was written; the result callback carries it', () => {
   const s = settlementOf(job, { files: [{ member: 'a.wav', document: {} as never }, { member: 'b.wav', error: { code: 'BAD_AUDIO', message: 'bad' } }], resultPath: '/d/jobs/r1/result.zip' });
@@ -54,6 +54,19 @@ settle('done when a result file was written; the result callback carries it', ()
     filename: 'r1.zip',
     secret: 'sec',
   });
+});
+
+settle('a transcript that does not carry its recording\'s name (text, srt, vtt) is sent under that name (issue 29)', () => {
+  const one = { ...job, kind: 'audio' as const, source: 'call-0042.wav' };
+  const sent = (ext: string) => callbackOf(one, { state: 'done', resultPath: `/d/jobs/r1/result.${ext}` }, 'sec')!;
+  assert.equal(['srt', 'vtt', 'txt', 'json'].map((ext) => [sent(ext).filename, sent(ext).contentType]), [
+    ['call-0042.srt', 'application/x-subrip; charset=utf-8'],
+    ['call-0042.vtt', 'text/vtt; charset=utf-8'],
+    ['call-0042.txt', 'text/plain; charset=utf-8'],
+    ['r1.json', 'application/json; charset=utf-8'],
+  ]);
+  assert.is(resultFileName({ id: 'r1', kind: 'audio', source: 'dir/rec.MP3' }, 'srt'), 'rec.srt');
+  assert.is(resultFileName({ id: 'r1', kind: 'audio', source: '.wav' }, 'srt'), 'r1.srt');
 });
 
 settle('failed with a summary when no file has a transcript; the error goes to callbackerror, else callback', () => {

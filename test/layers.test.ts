@@ -1,9 +1,9 @@
 /**
  * The run path reads straight down: every import of src/ and pipelines/ goes to a lower layer (or
  * stays in its folder), so there are no folder cycles. Layers, top to bottom:
- *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipelines → stages
- *   → analytics → asr, search, tenancy, callbacks, metrics → audio, render, store, blobs, scheduler, text
- *   → config, errors, is, log, types
+ *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipelines → live → stages
+ *   → analytics → asr, search, tenancy, callbacks, metrics → audio, render, store, blobs, scheduler, text, vad
+ *   → readable → config, errors, is, log, types
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -18,10 +18,12 @@ const LAYERS: string[][] = [
   ['http', 'drop', 'ports'],
   ['jobs', 'rate-limit'],
   ['pipelines'],
+  ['live'],
   ['stages'],
   ['analytics'],
   ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact', 'speakers'],
-  ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers'],
+  ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers', 'vad'],
+  ['readable'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];
 /** Within the bottom layer these go one way only. */

@@ -26,6 +26,29 @@ n('groups said as pairs and cardinals join into one digit string', () => {
   assert.is(say('two point five'), '2.5');
 });
 
+n('a unit claims only the short number before it, never the digit string said before that (issue 24)', () => {
+  assert.is(say('my social is five three seven two one eight eight four six two people live here'), 'my social is 537218846 two people live here');
+  assert.is(say('four one one one one one one one forty two dollars'), '41111111 $42');
+  assert.is(say('five four two five three percent'), '5425 3%');
+  assert.is(say('one two three four five six twenty five minutes'), '123456 25 minutes');
+  // Short runs stay one amount, as prices are said.
+  assert.is(say('nineteen ninety five dollars'), '$1,995');
+  assert.is(say('twelve fifty dollars'), '$1,250');
+  assert.is(say('one oh five dollars'), '$105');
+});
+
+n('hyphenated numbers ("forty-two", as writers and Moonshine spell them) read as their words', () => {
+  assert.is(say('forty-two'), '42');
+  assert.is(say('Forty-two,'), '42');
+  assert.is(say('forty-five thirty-nine'), '4539');
+  assert.is(say('forty-two dollars'), '$42');
+  assert.is(say('the twenty-first of may'), 'the 21st of may');
+  assert.is(say('at eight forty-five pm'), 'at 8:45 pm');
+  const [e] = normalizeNumbers(events('forty-two'));
+  assert.equal([e!.start, e!.end], [0, 0.4]);
+  assert.is(say('e-mail check-in'), 'e-mail check-in');
+});
+
 n('amounts and percentages', () => {
   assert.is(say('forty two dollars and fifty cents'), '$42.50');
   assert.is(say('it costs forty two dollars fifty'), 'it costs $42.50');

@@ -59,7 +59,7 @@ pf('runs the post-ASR stages in order on the ASR words with the request options;
   const { document, work } = await processFile(
     {
       requestid: 'r1',
-      path: ASTERISK_PROMPT,
+      audio: ASTERISK_PROMPT,
       source: 'activated.wav',
       options: { ...defaultRequestOptions(), diarize: true },
       metadata: { agent: 'Ana' },
@@ -84,7 +84,7 @@ pf('with channels picked, the ASR gets only those and the document keeps the rec
   const seen: DecodedAudio[] = [];
   // The prompt is mono: channel 0 is the only one; asking for 1 is refused naming the file.
   const { document, work } = await processFile(
-    { requestid: 'r2', path: ASTERISK_PROMPT, source: 'activated.wav', options: defaultRequestOptions(), channels: [0] },
+    { requestid: 'r2', audio: ASTERISK_PROMPT, source: 'activated.wav', options: defaultRequestOptions(), channels: [0] },
     { transcriber: fakeTranscriber(seen), postAsr: [] },
     ctx,
   );
@@ -92,7 +92,7 @@ pf('with channels picked, the ASR gets only those and the document keeps the rec
   assert.is(document.nchannels, 1);
   assert.is(work.audio.channels.length, 1);
   try {
-    await processFile({ requestid: 'r3', path: ASTERISK_PROMPT, source: 'activated.wav', options: defaultRequestOptions(), channels: [1] }, { transcriber: fakeTranscriber() }, ctx);
+    await processFile({ requestid: 'r3', audio: ASTERISK_PROMPT, source: 'activated.wav', options: defaultRequestOptions(), channels: [1] }, { transcriber: fakeTranscriber() }, ctx);
     assert.unreachable('channel 1 of a mono file');
   } catch (err) {
     assert.is((err as { code: string }).code, 'BAD_ARGUMENT');

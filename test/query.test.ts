@@ -52,9 +52,12 @@ test('- before a word, phrase or group is NOT; inside a word it is part of the w
   assert.equal(parseTerms('e-mail'), { type: 'word', word: 'email' });
 });
 
-test('quoted phrases, and a one-word phrase is a word', () => {
+test('quoted phrases, and a one-word phrase is a word matched exactly (no word forms)', () => {
   assert.equal(parseTerms('"Cancel my  Subscription"'), { type: 'phrase', words: ['cancel', 'my', 'subscription'] });
-  assert.equal(parseTerms('"hello"'), { type: 'word', word: 'hello' });
+  assert.equal(parseTerms('"hello"'), { type: 'word', word: 'hello', exact: true });
+  assert.equal(parseTerms('hello'), { type: 'word', word: 'hello' });
+  assert.equal(parseTerms('"hel*"'), { type: 'word', word: 'hel*' });
+  assert.is(fmt('"Weasels" weasels'), '("weasels" & weasels)');
 });
 
 test('"words"~N is proximity', () => {

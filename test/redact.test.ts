@@ -96,6 +96,14 @@ r('digits misheard as homophones and "double" are redacted with the digits aroun
   ]);
 });
 
+r('hyphenated numbers ("forty-two", numtrans=false) are read as digits and redacted', () => {
+  const res = redact([[0, 'what is the account number'], [1, 'it is forty-two fifty-five sixty-one ninety']]);
+  assert.equal(res.text[1], 'it is ##<digits> ##<digits> ##<digits> ##<digits>');
+  assert.equal(res.spans, ['digits C1 4.5-6.4 8']);
+  // "twenty-first" is a date, not digits.
+  assert.equal(redact([[1, 'on the twenty-first of march']]).text, ['on the twenty-first of march']);
+});
+
 r('social security and phone numbers; ordinary "for" and "to" stay', () => {
   assert.equal(redact([
     [1, 'my social security number is one two three four five six seven eight nine'],
@@ -112,7 +120,8 @@ r('only the requested kinds are redacted; a card still counts as a run of digits
   // Asked for digits only, the expiry and code still go: 3+ digits answering a question count.
   assert.equal(redact(PAYMENT, true, ['digits']).spans, ['digits C1 6-18.4 16', 'digits C1 22.5-24.4 4', 'digits C1 30-31.4 3']);
   assert.equal(parseKinds('card, CVV,card'), { kinds: ['card', 'cvv'] });
-  assert.equal(parseKinds('card,pin'), { bad: 'pin' });
+  assert.equal(parseKinds('card,pin'), { kinds: ['card', 'pin'] });
+  assert.equal(parseKinds('card,iban'), { bad: 'iban' });
 });
 
 r('misheard digits answering a question are redacted with the answer', () => {

@@ -10,6 +10,12 @@ import { silentLogger } from '../src/log.js';
 import type { StageContext } from '../src/types.js';
 import { ASTERISK_PROMPT, make7z, makeSilenceZip, makeTempDir, makeWav, makeZip, makeZipRaw, removeDir, run, writeFile } from './fixtures/make-audio.js';
 import { rejects } from './fixtures/assert-error.js';
+import { fileSource } from '../src/audio/byte-source.js';
+import { AudioSeal } from '../src/audio/sealed-file.js';
+
+/** An upload as the unpack stage gets it: its bytes, and the key its members are sealed with. */
+const seal = AudioSeal.ephemeral();
+const upload = (file: string) => ({ source: fileSource(file), seal });
 
 const up = suite('unpack');
 let dir = '';
@@ -45,39 +51,41 @@ up.after(() => removeDir(dir));
 up('passes a single WAV upload through as one item, detected by content whatever its name', async () => {
   const named = writeFile(dir, 'upload.bin', readFileSync(wavA));
   assert.equal(await probeUpload(named, {}, limits), { kind: 'wav' });
-  const out = await unpack({ path: named, name: 'call.wav', workDir: workDir() }, ctx());
-  assert.equal(out, { kind: 'wav', items: [{ name: 'call.wav', path: named }] });
+  const source = fileSource(named);
+  const out = await unpack({ source, seal, name: 'call.wav', workDir: workDir() }, ctx());
+  assert.equal(out, { kind: 'wav', items: [{ name: 'call.wav', source }] });
 });
 
 up('unpacks a deflate zip with a name.json sidecar as that member’s metadata', async () => {
   const zip = await makeZip(dir, 'calls.zip', [wavA, path.join(dir, 'a.json'), wavB]);
   assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 2 });
   const wd = workDir();
-  const out = await unpack({ path: zip, workDir: wd }, ctx());
+  const out = await unpack({ ...upload(zip), workDir: wd }, ctx());
   assert.is(out.kind, 'zip');
   assert.equal(summary(out.items), [
     { name: 'a.wav', metadata: { agent: 'Ann', call: 7 } },
     { name: 'b.wav', metadata: undefined },
   ]);
   const a = out.items[0]!;
-  assert.ok(!isFailedItem(a) && a.path.startsWith(wd));
-  if (!isFailedItem(a)) assert.is((await decodeWav(a.path)).format.channels, 2);
+  assert.ok(!isFailedItem(a) && a.sealedPath!.startsWith(wd));
+  if (!isFailedItem(a)) assert.is((await decodeWav(a.source)).format.channels, 2);
+  assert.ok(!isFailedItem(a) && readFileSync(a.sealedPath!).indexOf('RIFF') < 0, 'the member waits sealed');
 });
 
 up('unpacks a stored zip with members in a subfolder, and a real Asterisk prompt inside it', async () => {
   const zip = await makeZip(dir, 'stored.zip', [{ path: ASTERISK_PROMPT, name: 'prompts/activated.wav' }, { path: wavB, name: 'prompts/b.wav' }], { store: true });
-  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  const out = await unpack({ ...upload(zip), workDir: workDir() }, ctx());
   assert.equal(summary(out.items).map((i) => i.name), ['prompts/activated.wav', 'prompts/b.wav']);
   const item = out.items[0]!;
   assert.ok(!isFailedItem(item));
-  if (!isFailedItem(item)) assert.is((await decodeWav(item.path)).format.sampleRate, 8000);
+  if (!isFailedItem(item)) assert.is((await decodeWav(item.source)).format.sampleRate, 8000);
 });
 
 for (const method of ['LZMA', 'LZMA2']) {
   up(`unpacks a 7z archive compressed with ${method}`, async () => {
     const sz = await make7z(dir, `calls-${method}.7z`, [wavA, path.join(dir, 'a.json'), wavB], { method });
     assert.equal(await probeUpload(sz, {}, limits), { kind: '7z', members: 2 });
-    const out = await unpack({ path: sz, workDir: workDir() }, ctx());
+    const out = await unpack({ ...upload(sz), workDir: workDir() }, ctx());
     assert.equal(summary(out.items), [
       { name: 'a.wav', metadata: { agent: 'Ann', call: 7 } },
       { name: 'b.wav', metadata: undefined },
@@ -94,13 +102,13 @@ for (const [label, make] of [
   up(`unpacks a ${label} archive with the right zpass`, async () => {
     const file = await make();
     assert.is((await probeUpload(file, { zpass: 's3cret pass' }, limits)).members, 2);
-    const out = await unpack({ path: file, zpass: 's3cret pass', workDir: workDir() }, ctx());
+    const out = await unpack({ ...upload(file), zpass: 's3cret pass', workDir: workDir() }, ctx());
     assert.equal(summary(out.items).map((i) => i.name), ['a.wav', 'b.wav']);
     assert.ok(out.items.every((i) => !isFailedItem(i)));
   });
 }
 
-up('reports nested archives, non-audio, unsupported audio, bad metadata and lone .json as per-file errors', async () => {
+up('reports nested archives, non-audio, bad metadata and lone .json as per-file errors', async () => {
   const inner = await makeZip(dir, 'inner.zip', [wavB]);
   const flac = path.join(dir, 'song.flac');
   await run('sox', ['-n', '-r', '8000', flac, 'synth', '0.2', 'sine', '300']);
@@ -122,11 +130,11 @@ up('reports nested archives, non-audio, unsupported audio, bad metadata and lone
     arrMeta,
     lone,
   ]);
-  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  const out = await unpack({ ...upload(zip), workDir: workDir() }, ctx());
   assert.equal(summary(out.items), [
     { name: 'a.wav', metadata: undefined },
     { name: 'inner.zip', code: 'NESTED_ARCHIVE' },
-    { name: 'song.wav', code: 'UNSUPPORTED_AUDIO' },
+    { name: 'song.wav', metadata: undefined },
     { name: 'x.gz', code: 'NESTED_ARCHIVE' },
     { name: 'notes.txt', code: 'NOT_AUDIO' },
     { name: 'bad.wav', code: 'BAD_ARGUMENT' },
@@ -134,7 +142,7 @@ up('reports nested archives, non-audio, unsupported audio, bad metadata and lone
     { name: 'lone.json', code: 'NOT_AUDIO' },
   ]);
   const song = out.items[2]!;
-  assert.ok(isFailedItem(song) && /^Found FLAC audio; transcoding is not enabled/.test(song.error.message));
+  assert.not.ok(isFailedItem(song), 'FLAC (named .wav) is transcoded');
   const nested = out.items[1]!;
   assert.ok(isFailedItem(nested) && /nested archives are not expanded/.test(nested.error.message));
   const bad = out.items[5]!;
@@ -152,7 +160,7 @@ up('skips directory entries of recursively made zip and 7z archives', async () =
   await run('7z', ['a', '-bd', sz, 'calls'], { cwd: src });
   for (const file of [zip, sz]) {
     assert.is((await probeUpload(file, {}, limits)).members, 1);
-    const out = await unpack({ path: file, workDir: workDir() }, ctx());
+    const out = await unpack({ ...upload(file), workDir: workDir() }, ctx());
     assert.equal(summary(out.items), [{ name: 'calls/deep/b.wav', metadata: { deep: true } }]);
   }
 });
@@ -163,7 +171,7 @@ up('treats member names with wildcard characters and a leading @ literally', asy
     { name: '@call?.wav', file: wavB },
   ]);
   assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 2 });
-  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  const out = await unpack({ ...upload(zip), workDir: workDir() }, ctx());
   assert.equal(summary(out.items), [
     { name: 'notes [1] *.txt', code: 'NOT_AUDIO' },
     { name: '@call?.wav', metadata: undefined },
@@ -174,7 +182,7 @@ up('stops with CANCELLED when the job is cancelled while 7z would run', async ()
   const zip = await makeZip(dir, 'cancel.zip', [wavA]);
   const ac = new AbortController();
   ac.abort();
-  await rejects(() => unpack({ path: zip, workDir: workDir() }, { ...ctx(), signal: ac.signal }), 'CANCELLED', /^Unpacking was cancelled\.$/);
+  await rejects(() => unpack({ ...upload(zip), workDir: workDir() }, { ...ctx(), signal: ac.signal }), 'CANCELLED', /^Unpacking was cancelled\.$/);
   await rejects(() => probeUpload(zip, { signal: ac.signal }, limits), 'CANCELLED');
 });
 
@@ -182,13 +190,13 @@ up('fails with NO_AUDIO_MEMBERS when an archive holds no audio', async () => {
   const notes = writeFile(dir, 'readme.txt', 'nothing here\n');
   const zip = await makeZip(dir, 'text.zip', [notes]);
   await rejects(() => probeUpload(zip, {}, limits), 'NO_AUDIO_MEMBERS', /"readme\.txt" is unknown content/);
-  await rejects(() => unpack({ path: zip, workDir: workDir() }, ctx()), 'NO_AUDIO_MEMBERS', /readme\.txt: Archive member is unknown content/);
+  await rejects(() => unpack({ ...upload(zip), workDir: workDir() }, ctx()), 'NO_AUDIO_MEMBERS', /readme\.txt: Archive member is unknown content/);
   const two = await makeZip(dir, 'two-texts.zip', [notes, writeFile(dir, 'page.pdf', '%PDF-1.4\n')]);
   await rejects(() => probeUpload(two, {}, limits), 'NO_AUDIO_MEMBERS', /^The archive holds no audio: "page\.pdf" is a PDF document; "readme\.txt" is unknown content\./);
   const onlyJson = await makeZip(dir, 'json.zip', [path.join(dir, 'a.json')]);
   await rejects(() => probeUpload(onlyJson, {}, limits), 'NO_AUDIO_MEMBERS', /only "a\.json"/);
   const nested = await makeZip(dir, 'nested-only.zip', [await makeZip(dir, 'in.zip', [wavA])]);
-  await rejects(() => unpack({ path: nested, workDir: workDir() }, ctx()), 'NO_AUDIO_MEMBERS', /nested archives are not expanded/);
+  await rejects(() => unpack({ ...upload(nested), workDir: workDir() }, ctx()), 'NO_AUDIO_MEMBERS', /nested archives are not expanded/);
 });
 
 up('enforces the member-count and total-size limits from the listing, before extracting', async () => {
@@ -196,7 +204,7 @@ up('enforces the member-count and total-size limits from the listing, before ext
   await rejects(() => probeUpload(zip, {}, { ...limits, maxMembers: 2 }), 'ARCHIVE_LIMIT', /^The archive has 3 members; at most 2 are accepted \(VOXDEX_ARCHIVE_MAX_MEMBERS=2\)/);
   const wd = workDir();
   const total = statSync(wavA).size + 2 * statSync(wavB).size;
-  await rejects(() => unpack({ path: zip, workDir: wd }, ctx({ maxTotalBytes: total - 1 })), 'ARCHIVE_LIMIT', new RegExp(`unpacks to ${total} bytes; at most ${total - 1} are accepted \\(VOXDEX_ARCHIVE_MAX_TOTAL_MIB=${Number(((total - 1) / 1048576).toFixed(2))}\\)`));
+  await rejects(() => unpack({ ...upload(zip), workDir: wd }, ctx({ maxTotalBytes: total - 1 })), 'ARCHIVE_LIMIT', new RegExp(`unpacks to ${total} bytes; at most ${total - 1} are accepted \\(VOXDEX_ARCHIVE_MAX_TOTAL_MIB=${Number(((total - 1) / 1048576).toFixed(2))}\\)`));
   assert.is((await probeUpload(zip, {}, { ...limits, maxTotalBytes: total, maxMembers: 3 })).members, 3);
   assert.equal(readdirSync(wd), []);
 });
@@ -212,7 +220,7 @@ up('refuses an archive whose members, each under the per-member ratio threshold,
   const message = `The archive unpacks to ${total.toLocaleString('en-US')} bytes, ${times} times its own size of ${size.toLocaleString('en-US')} bytes; at most 200 times is accepted (VOXDEX_ARCHIVE_MAX_RATIO=200).`;
   await rejects(() => probeUpload(zip, {}, limits), 'ARCHIVE_LIMIT', new RegExp(`^${message.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`));
   const wd = workDir();
-  await rejects(() => unpack({ path: zip, workDir: wd }, ctx()), 'ARCHIVE_LIMIT', /VOXDEX_ARCHIVE_MAX_RATIO=200/);
+  await rejects(() => unpack({ ...upload(zip), workDir: wd }, ctx()), 'ARCHIVE_LIMIT', /VOXDEX_ARCHIVE_MAX_RATIO=200/);
   assert.equal(readdirSync(wd), [], 'nothing extracted');
 });
 
@@ -228,7 +236,7 @@ up('caps the audio of one request from the listing (sizes at 8000 bytes/s) and f
       `^The archive's 2 possible audio members may hold up to ${seconds.toFixed(1).replace(/\.0$/, '')} s of audio \\(${bytes.toLocaleString('en-US')} bytes at 8000 bytes per second per channel, the lowest rate accepted: before extraction only sizes are known\\); at most ${maxAudioSec} s per request is accepted \\(VOXDEX_MAX_REQUEST_AUDIO_SEC=${maxAudioSec}\\)\\. Split it into several requests\\.$`,
     ),
   );
-  await rejects(() => unpack({ path: zip, workDir: workDir() }, ctx({ maxAudioSec })), 'ARCHIVE_LIMIT', /VOXDEX_MAX_REQUEST_AUDIO_SEC/);
+  await rejects(() => unpack({ ...upload(zip), workDir: workDir() }, ctx({ maxAudioSec })), 'ARCHIVE_LIMIT', /VOXDEX_MAX_REQUEST_AUDIO_SEC/);
   assert.is((await probeUpload(zip, {}, { ...limits, maxAudioSec: maxAudioSec + 1 })).members, 2);
   // A single WAV: the exact length from its header, every channel counted (wavA: 0.5 s of stereo).
   await rejects(
@@ -253,7 +261,7 @@ up('refuses to unpack what would not leave the reserved free space on the data d
   assert.is((await probeUpload(zip, { disk: { dir, reserveBytes: 0 } }, limits)).members, 2);
   const wd = workDir();
   const c = ctx();
-  await rejects(() => unpack({ path: zip, workDir: wd }, { ...c, config: { ...c.config, queue: { ...c.config.queue, minFreeDiskBytes: reserveBytes } } }), 'OVERLOADED');
+  await rejects(() => unpack({ ...upload(zip), workDir: wd }, { ...c, config: { ...c.config, queue: { ...c.config.queue, minFreeDiskBytes: reserveBytes } } }), 'OVERLOADED');
   assert.equal(readdirSync(wd), []);
 });
 
@@ -286,10 +294,10 @@ up('a zip member whose name is not UTF-8 (CP437, no UTF-8 flag) is read under it
   // The raw name in the archive is the CP437 byte 0x82, not UTF-8.
   assert.ok(readFileSync(zip).includes(Buffer.from([0x63, 0x61, 0x66, 0x82, 0x2e])));
   assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 1 });
-  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  const out = await unpack({ ...upload(zip), workDir: workDir() }, ctx());
   assert.equal(summary(out.items), [{ name: 'café.wav', metadata: undefined }]);
   const item = out.items[0]!;
-  assert.ok(!isFailedItem(item) && statSync(item.path).size === statSync(wavA).size);
+  assert.ok(!isFailedItem(item) && item.source.size === statSync(wavA).size);
 });
 
 up('a name stored twice: every copy is an item under a name of its own, none lost (issue 21.6)', async () => {
@@ -300,11 +308,11 @@ up('a name stored twice: every copy is an item under a name of its own, none los
     { name: 'same.wav', file: wavA },
   ]);
   assert.equal(await probeUpload(zip, {}, limits), { kind: 'zip', members: 4 });
-  const out = await unpack({ path: zip, workDir: workDir() }, ctx());
+  const out = await unpack({ ...upload(zip), workDir: workDir() }, ctx());
   assert.equal(out.items.map((i) => i.name), ['same.wav', 'same_2.wav', 'same_1.wav', 'same_3.wav']);
-  const sizes = out.items.map((i) => (isFailedItem(i) ? i.error.code : statSync(i.path).size));
+  const sizes = out.items.map((i) => (isFailedItem(i) ? i.error.code : i.source.size));
   assert.equal(sizes, [statSync(wavA).size, statSync(wavB).size, statSync(wavB).size, statSync(wavA).size]);
-  assert.is(new Set(out.items.map((i) => !isFailedItem(i) && i.path)).size, 4);
+  assert.is(new Set(out.items.map((i) => !isFailedItem(i) && i.sealedPath)).size, 4);
 });
 
 up.run();

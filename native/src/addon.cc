@@ -7,11 +7,15 @@
 //   recognizer.align(samples: Int16Array, slots: string[][][], abort?: Int32Array)
 //     -> the same shape: the aligned path (slot -> alternatives -> dictionary words; [] = unknown word)
 //   engines() -> string[]
+//   memoryFile(name: string) -> number   a memfd descriptor (memory_file.h); throws an Error with the errno text
 #include <napi.h>
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
 
 #include "engine.h"
+#include "memory_file.h"
 
 namespace {
 
@@ -128,9 +132,16 @@ Napi::Value Engines(const Napi::CallbackInfo& info) {
   return out;
 }
 
+Napi::Value MemoryFile(const Napi::CallbackInfo& info) {
+  int fd = voxdex::CreateMemoryFile(info[0].As<Napi::String>().Utf8Value().c_str());
+  if (fd < 0) throw ToJsError(info.Env(), "INTERNAL", std::string("memfd_create: ") + std::strerror(errno));
+  return Napi::Number::New(info.Env(), fd);
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("Recognizer", Recognizer::Define(env));
   exports.Set("engines", Napi::Function::New<Engines>(env, "engines"));
+  exports.Set("memoryFile", Napi::Function::New<MemoryFile>(env, "memoryFile"));
   return exports;
 }
 

@@ -37,7 +37,7 @@ export interface CategoryCall {
 /** Throws BAD_NAME unless `name` is a category name (a short name). */
 export function checkCategoryName(name: unknown): string {
   if (typeof name !== 'string' || !CATEGORY_NAME.test(name)) {
-    throw invalidParameter('category name', 'a name of 1-64 characters A-Z a-z 0-9 _ . -', name, 'BAD_NAME');
+    throw invalidParameter('category name', 'a name of 1-64 characters A-Z a-z 0-9 _ . - that starts with a letter, a digit or _ and holds a letter or digit', name, 'BAD_NAME');
   }
   return name;
 }

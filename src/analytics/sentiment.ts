@@ -112,6 +112,14 @@ export function partyKey(u: { metadata: { channel: number; speaker?: string } })
   return u.metadata.speaker ?? String(u.metadata.channel);
 }
 
+/** Sets one utterance's `metadata.sentiment` and `metadata.sentimentscore` (in place; a live call's as it is decoded). */
+export function scoreUtterance(u: SentimentUtterance): Sentiment {
+  const s = scoreWords(u.events.map((e) => e.word));
+  u.metadata.sentiment = s.label;
+  u.metadata.sentimentscore = s.score;
+  return s;
+}
+
 /**
  * Sets `metadata.sentiment` and `metadata.sentimentscore` on every utterance (in place) and returns
  * the per channel/speaker summary: the mean score of that party's utterances that carry any words,
@@ -121,9 +129,7 @@ export function applySentiment(utterances: SentimentUtterance[]): Record<string,
   const sums = new Map<string, { weighted: number; words: number }>();
   for (const u of utterances) {
     const words = u.events.map((e) => e.word);
-    const s = scoreWords(words);
-    u.metadata.sentiment = s.label;
-    u.metadata.sentimentscore = s.score;
+    const s = scoreUtterance(u);
     const n = words.filter((w) => !FILLER.test(w)).length;
     if (n === 0) continue;
     const key = partyKey(u);

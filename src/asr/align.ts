@@ -18,6 +18,13 @@ export interface TimedWord {
   start: number;
   end: number;
   confidence: number;
+  /** The written word's written form on its first spoken word, '' on the others (NativeWord.written). */
+  written?: string;
+}
+
+/** `written` of the i-th spoken word of a written word (nothing when the written form is unknown). */
+function writtenOf(w: WrittenWord, i: number): { written?: string } {
+  return w.display === undefined ? {} : { written: i === 0 ? w.display : '' };
 }
 
 export interface AlignedWords {
@@ -41,9 +48,10 @@ export function placeWords(written: readonly WrittenWord[], path: readonly Nativ
   const matches = matchPath(written, path);
   const words: TimedWord[] = [];
   for (const m of matches) {
-    const { confidence: conf, spelled } = written[m.slot]!;
+    const ww = written[m.slot]!;
+    const { confidence: conf, spelled } = ww;
     const one = spelled !== undefined && m.words.length === 1;
-    m.words.forEach((w, i) => words.push({ word: one ? spelled : w, start: m.times[i]![0], end: m.times[i]![1], confidence: conf }));
+    m.words.forEach((w, i) => words.push({ word: one ? spelled : w, start: m.times[i]![0], end: m.times[i]![1], confidence: conf, ...writtenOf(ww, i) }));
   }
   const rest = written.slice(matches.length);
   if (rest.length > 0) {
@@ -56,7 +64,7 @@ export function placeWords(written: readonly WrittenWord[], path: readonly Nativ
     rest.forEach((w, i) => {
       spoken[i]!.forEach((word, j) => {
         const len = ((to - from) * weights[i]![j]!) / total;
-        words.push({ word: w.spelled !== undefined && spoken[i]!.length === 1 ? w.spelled : word, start: Math.round(at), end: Math.round(at + len), confidence: w.confidence });
+        words.push({ word: w.spelled !== undefined && spoken[i]!.length === 1 ? w.spelled : word, start: Math.round(at), end: Math.round(at + len), confidence: w.confidence, ...writtenOf(w, j) });
         at += len;
       });
     });

@@ -30,6 +30,12 @@ export interface NativeWord {
   start: number;
   end: number;
   confidence: number;
+  /**
+   * Text-only engines (Moonshine): the written form of the written word this spoken word begins
+   * ("$25."), '' on the later spoken words of the same written word. Carried to the readable-text
+   * stage only (WordEvent.written); never persisted.
+   */
+  written?: string;
 }
 
 export interface NativeTranscript {

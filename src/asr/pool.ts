@@ -4,10 +4,11 @@
  */
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { Piscina } from 'piscina';
+import { Piscina, queueOptionsSymbol } from 'piscina';
 import { toVoxdexError, voxdexError, type VoxdexError } from '../errors.js';
 import { toEngineDesc, toNativeDesc, vetModel, type NativeWord } from './binding.js';
 import type { ModelSpec } from './models.js';
+import { PriorityTaskQueue } from './priority-queue.js';
 import type { WorkerResult, WorkerTask } from './worker.js';
 
 export interface DecodedSegment {
@@ -26,7 +27,12 @@ export interface DecodeOptions {
   aligner?: ModelSpec;
   /** Custom vocabulary (phrases) to bias the decoder towards (Moonshine). */
   vocab?: string[];
+  /** A live call's utterance: queued ahead of batch work (priority-queue.ts). */
+  live?: boolean;
 }
+
+/** How long after a live task the pool counts as serving live calls (pool.liveRecently). */
+const LIVE_RECENT_MS = 10_000;
 
 export interface AsrPool {
   readonly threads: number;
@@ -44,6 +50,10 @@ export interface AsrPool {
   decodeBatch(model: ModelSpec, samples: Int16Array[], abort: Int32Array, opts?: DecodeOptions): Promise<DecodedSegment[]>;
   /** Tasks waiting for a thread. */
   readonly queued: number;
+  /** Live tasks waiting for a thread. */
+  readonly liveQueued: number;
+  /** A live task was submitted in the last few seconds: batch work keeps its tasks small (transcriber.ts). */
+  readonly liveRecently: boolean;
   close(): Promise<void>;
 }
 
@@ -55,7 +65,10 @@ function workerFile(): string {
 
 export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
   const threads = opts.threads ?? availableParallelism();
+  const queue = new PriorityTaskQueue();
+  let liveAt = -Infinity;
   const pool = new Piscina<WorkerTask, WorkerResult>({
+    taskQueue: queue,
     filename: workerFile(),
     minThreads: threads,
     maxThreads: threads,
@@ -93,6 +106,10 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
       aligner: o.aligner ? toNativeDesc(o.aligner) : undefined,
       vocab: o.vocab?.length ? o.vocab : undefined,
     };
+    if (o.live) {
+      (task as unknown as Record<symbol, unknown>)[queueOptionsSymbol] = { live: true };
+      liveAt = performance.now();
+    }
     const running = pool.run(task, { transferList: samples.map((s) => s.buffer as ArrayBuffer) });
     inflight.set(running, abort);
     let r: WorkerResult;
@@ -110,6 +127,12 @@ export function createAsrPool(opts: { threads?: number } = {}): AsrPool {
     threads,
     get queued() {
       return pool.queueSize;
+    },
+    get liveQueued() {
+      return queue.liveSize;
+    },
+    get liveRecently() {
+      return performance.now() - liveAt < LIVE_RECENT_MS;
     },
     async ready(models) {
       for (const m of models) await vetModel(m);

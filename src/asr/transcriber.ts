@@ -9,6 +9,7 @@ import type { Logger } from '../log.js';
 import { toChannelPcm } from '../audio/resample.js';
 import { segmentSamples, type Segment } from '../audio/segment.js';
 import type { ChannelInfo, DecodedAudio, TranscribeResult, Utterance, WordEvent } from '../types.js';
+import type { NativeWord } from './binding.js';
 import { createAsrPool, type AsrPool } from './pool.js';
 import { loadModelRegistry, type ModelRegistry, type ModelSpec } from './models.js';
 
@@ -29,8 +30,28 @@ export interface TranscribeOptions {
 
 export type { TranscribeResult };
 
+/** A model chosen for a live call (Transcriber.liveModel): what decodeLive needs. */
+export interface LiveModel {
+  spec: ModelSpec;
+  /** The aligner of a text-only engine. */
+  aligner: ModelSpec | undefined;
+  /** The rate the engine takes (the live call's audio is resampled to it). */
+  sampleRate: number;
+  /** Longest utterance the engine takes, seconds (the endpointer cuts longer speech). */
+  maxUtteranceSec: number;
+}
+
 export interface Transcriber {
   readonly registry: ModelRegistry;
+  /** The model for a live call at `sampleRate` (as `transcribe` resolves it for a file). */
+  liveModel(model: string | undefined, sampleRate: number): LiveModel;
+  /**
+   * Decodes one live utterance (16-bit PCM at `model.sampleRate`, owning its buffer: transferred)
+   * ahead of batch work; its words timed from `offsetSec`.
+   */
+  decodeLive(model: LiveModel, samples: Int16Array, o: { offsetSec: number; vocab?: string[]; abort?: Int32Array }): Promise<{ words: WordEvent[]; notes: string[] }>;
+  /** Live utterances waiting for an ASR thread (partial results wait while there are any). */
+  readonly liveQueued: number;
   /** Resolves once the models `auto` picks are loaded in every ASR thread. Rejects with MODEL_LOAD_FAILED. */
   ready(): Promise<void>;
   transcribe(audio: DecodedAudio, opts: TranscribeOptions): Promise<TranscribeResult>;
@@ -67,6 +88,19 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       log.info({ models: models.map((m) => m.name), threads: pool.threads, ms: Math.round(performance.now() - t0) }, 'ASR models loaded');
     },
     transcribe: (audio, opts) => transcribe(pool, registry, config.segment.maxUtteranceSec, audio, opts),
+    liveModel(model, sampleRate) {
+      const spec = registry.resolve(model, sampleRate);
+      const aligner = spec.engine === 'moonshine' ? registry.aligner(spec, sampleRate) : undefined;
+      return { spec, aligner, sampleRate: spec.sampleRate, maxUtteranceSec: Math.min(config.segment.maxUtteranceSec, spec.maxUtteranceSec ?? Infinity) };
+    },
+    get liveQueued() {
+      return pool.liveQueued;
+    },
+    async decodeLive(model, samples, o) {
+      const abort = o.abort ?? new Int32Array(new SharedArrayBuffer(4));
+      const out = await pool.decode(model.spec, samples, abort, { aligner: model.aligner, vocab: o.vocab, live: true });
+      return { words: timedWords(out.words, o.offsetSec), notes: out.notes };
+    },
     async close() {
       if (ownPool) await pool.close();
     },
@@ -134,7 +168,8 @@ async function transcribe(
   // together; other jobs' tasks queue in between.
   const lanes = Array.from({ length: Math.min(tasks.length, Math.max(1, pool.threads)) }, async () => {
     while (next < tasks.length && firstError === undefined && Atomics.load(abort, 0) === 0) {
-      const size = spec.engine === 'moonshine' ? Math.min(MAX_BATCH, Math.ceil((tasks.length - next) / pool.threads)) : 1;
+      // While live calls run, batch tasks are single utterances so that a live one waits little for a thread.
+      const size = spec.engine === 'moonshine' && !pool.liveRecently ? Math.min(MAX_BATCH, Math.ceil((tasks.length - next) / pool.threads)) : 1;
       const batch = tasks.slice(next, next + size);
       next += batch.length;
       // Each PCM owns its buffer, so it can be transferred.
@@ -145,15 +180,7 @@ async function transcribe(
           const out = outs[k]!;
           const { start, end } = task.segment;
           const offset = start / task.sampleRate;
-          found.push({
-            channel: task.channel,
-            words: out.words.map((w) => ({
-              word: w.word,
-              start: round3(offset + w.start / 1000),
-              end: round3(offset + w.end / 1000),
-              confidence: round3(w.confidence),
-            })),
-          });
+          found.push({ channel: task.channel, words: timedWords(out.words, offset) });
           notes.push(...out.notes);
           doneSamples += end - start;
         }
@@ -174,6 +201,17 @@ async function transcribe(
   if (tasks.length === 0) opts.onProgress?.(1);
 
   return { ...assemble(spec.name, opts.source, found, chaninfo, audio), notes };
+}
+
+/** The engine's words (ms from the utterance's start) as events timed from `offsetSec` in the recording. */
+function timedWords(words: readonly NativeWord[], offsetSec: number): WordEvent[] {
+  return words.map((w) => ({
+    word: w.word,
+    start: round3(offsetSec + w.start / 1000),
+    end: round3(offsetSec + w.end / 1000),
+    confidence: round3(w.confidence),
+    ...(w.written !== undefined ? { written: w.written } : {}),
+  }));
 }
 
 function assemble(

@@ -2,11 +2,8 @@
  * Archive member names that are not UTF-8. A zip member without the UTF-8 flag has its name in the
  * legacy DOS code page (CP437, what zip tools without the flag write); 7z prints such a name as its
  * raw bytes and extracts it under them. voxdex reads each name as UTF-8 when its bytes are valid
- * UTF-8, else as CP437 (`caf\x82.wav` → `café.wav`), renames the extracted files to match, and names
- * the member to the 7z CLI by a pattern (`caf*.wav`) that its raw bytes match.
+ * UTF-8, else as CP437 (`caf\x82.wav` → `café.wav`), and names the member to the 7z CLI by a pattern (`caf*.wav`) that its raw bytes match.
  */
-import { readdir, rename } from 'node:fs/promises';
-import path from 'node:path';
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const CP437_HIGH =
@@ -66,18 +63,4 @@ export function decodeOutput(raw: Buffer): DecodedOutput {
     } else lines.push(decodeName(line));
   }
   return { text: lines.join('\n'), patterns };
-}
-
-/** Renames files and folders under `dir` whose names are not UTF-8 to their decodeName (as listed). */
-export async function renameLegacyNames(dir: string): Promise<void> {
-  const entries = await readdir(dir, { withFileTypes: true, encoding: 'buffer' });
-  for (const e of entries) {
-    const raw = e.name as unknown as Buffer;
-    let name = raw.toString('utf8');
-    if (!isUtf8(raw)) {
-      name = decodeName(raw);
-      await rename(Buffer.concat([Buffer.from(`${dir}/`), raw]), path.join(dir, name));
-    }
-    if (e.isDirectory()) await renameLegacyNames(path.join(dir, name));
-  }
 }

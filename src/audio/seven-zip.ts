@@ -1,11 +1,15 @@
 /**
  * The Debian `7z` CLI (p7zip-full / 7-Zip 26) as a child process: list, read the head of one
- * member, extract. Arguments are an array (no shell), `-p<zpass>` is always passed (empty when
- * none, so 7z never prompts) and stdin is closed, so it can never wait for input.
+ * member, stream the members out. Arguments are an array (no shell), `-p<zpass>` is always passed
+ * (empty when none, so 7z never prompts) and stdin is closed, so it can never wait for input. The
+ * archive is the child's descriptor 3 (archive-input.ts: an in-memory copy of a sealed upload), and
+ * members come out on its stdout (`-so`): 7z never writes a member to disk.
  */
 import { spawn } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { voxdexError } from '../errors.js';
-import { decodeOutput, renameLegacyNames } from './member-names.js';
+import { ARCHIVE_FD_PATH, type ArchiveInput } from './archive-input.js';
+import { decodeOutput } from './member-names.js';
 
 export type ArchiveType = 'zip' | '7z';
 
@@ -36,9 +40,9 @@ interface RunResult {
 const SEVEN_ZIP = '7z';
 const OUTPUT_LIMIT = 64 << 20;
 
-function run7z(args: string[], signal?: AbortSignal): Promise<RunResult> {
+function run7z(args: string[], input: ArchiveInput, signal?: AbortSignal): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(SEVEN_ZIP, args, { stdio: ['ignore', 'pipe', 'pipe'], signal });
+    const child = spawn(SEVEN_ZIP, args, { stdio: ['ignore', 'pipe', 'pipe', input.fd], signal });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let bytes = 0;
@@ -46,8 +50,8 @@ function run7z(args: string[], signal?: AbortSignal): Promise<RunResult> {
       bytes += b.length;
       if (bytes <= OUTPUT_LIMIT) into.push(b);
     };
-    child.stdout.on('data', collect(out));
-    child.stderr.on('data', collect(err));
+    child.stdout!.on('data', collect(out));
+    child.stderr!.on('data', collect(err));
     child.on('error', (e) => {
       if ((e as { name?: string }).name === 'AbortError') reject(voxdexError('CANCELLED', 'Unpacking was cancelled.'));
       else reject(voxdexError('INTERNAL', `cannot run ${SEVEN_ZIP}: ${e.message}; install p7zip-full`, e));
@@ -88,8 +92,9 @@ function hidePaths(line: string, paths: string[]): string {
 }
 
 /** Lists an archive's members. Encrypted headers are opened with zpass (BAD_ZPASS when it does not open). */
-export async function listArchive(path: string, type: ArchiveType, zpass: string | undefined, signal?: AbortSignal): Promise<ArchiveEntry[]> {
-  const r = await run7z(['l', '-slt', '-bd', `-t${type}`, `-p${zpass ?? ''}`, '--', path], signal);
+export async function listArchive(input: ArchiveInput, type: ArchiveType, zpass: string | undefined, signal?: AbortSignal): Promise<ArchiveEntry[]> {
+  const path = ARCHIVE_FD_PATH;
+  const r = await run7z(['l', '-slt', '-bd', `-t${type}`, `-p${zpass ?? ''}`, '--', path], input, signal);
   const all = `${r.stderr}\n${r.stdout}`;
   if (WRONG_PASSWORD.test(all)) throw passwordError(zpass);
   if (r.truncated) throw voxdexError('ARCHIVE_LIMIT', `The archive's listing is over ${OUTPUT_LIMIT >> 20} MiB: too many members. Split it into smaller archives.`);
@@ -125,47 +130,154 @@ export async function listArchive(path: string, type: ArchiveType, zpass: string
  * Decompresses one member and returns its first `bytes` bytes (the rest is read and discarded, so
  * 7z verifies the whole member: a wrong ZipCrypto password is caught by the CRC at its end).
  */
-export function readMemberHead(path: string, type: ArchiveType, entry: string | ArchiveEntry, zpass: string | undefined, bytes: number, signal?: AbortSignal): Promise<Buffer> {
-  const member = typeof entry === 'string' ? entry : entry.name;
+export async function readMemberHead(input: ArchiveInput, type: ArchiveType, entry: string | ArchiveEntry, zpass: string | undefined, bytes: number, signal?: AbortSignal): Promise<Buffer> {
+  const head: Buffer[] = [];
+  let got = 0;
+  await streamOut(input, type, zpass, [entry], (b) => {
+    if (got < bytes) head.push(b.subarray(0, bytes - got));
+    got += b.length;
+  }, signal);
+  return Buffer.concat(head);
+}
+
+/**
+ * Runs `7z x -so` on the archive (every member, or `only` those), handing each block of its stdout
+ * to `onData` (backpressure: a returned promise pauses the output until it settles). Rejects with
+ * BAD_ZPASS for a wrong password and BAD_ARCHIVE for any other failure.
+ */
+function streamOut(
+  input: ArchiveInput,
+  type: ArchiveType,
+  zpass: string | undefined,
+  only: Array<string | ArchiveEntry> | undefined,
+  onData: (b: Buffer) => void | Promise<void>,
+  signal?: AbortSignal,
+): Promise<void> {
+  const names = (only ?? []).map((e) => (typeof e === 'string' ? e : (e.pattern ?? e.name)));
   // A name that is not UTF-8 is matched by its pattern (wildcards on); any other name literally (-spd).
-  const pattern = typeof entry === 'string' ? undefined : entry.pattern;
-  const args = ['x', '-so', '-bd', ...(pattern === undefined ? ['-spd'] : []), `-t${type}`, `-p${zpass ?? ''}`, '--', path, pattern ?? member];
+  const literal = (only ?? []).every((e) => typeof e === 'string' || e.pattern === undefined);
+  const args = ['x', '-so', '-bd', ...(literal ? ['-spd'] : []), `-t${type}`, `-p${zpass ?? ''}`, '--', ARCHIVE_FD_PATH, ...names];
+  const what = only?.length === 1 ? `Member ${JSON.stringify(typeof only[0] === 'string' ? only[0] : only[0]!.name)}` : `The ${type} archive`;
   return new Promise((resolve, reject) => {
-    const child = spawn(SEVEN_ZIP, args, { stdio: ['ignore', 'pipe', 'pipe'], signal });
-    const head: Buffer[] = [];
-    let got = 0;
+    const child = spawn(SEVEN_ZIP, args, { stdio: ['ignore', 'pipe', 'pipe', input.fd], signal });
+    const stdout = child.stdout!;
     let stderr = '';
-    child.stdout.on('data', (b: Buffer) => {
-      if (got < bytes) head.push(b.subarray(0, bytes - got));
-      got += b.length;
+    let failed: unknown;
+    // Blocks are handed on one at a time: the output pauses while one is written.
+    let handed: Promise<void> = Promise.resolve();
+    stdout.on('data', (b: Buffer) => {
+      if (failed !== undefined) return;
+      stdout.pause();
+      handed = handed
+        .then(() => onData(b))
+        .then(
+          () => void stdout.resume(),
+          (err: unknown) => {
+            failed ??= err;
+            child.kill();
+            stdout.resume(); // drain what is left
+          },
+        );
     });
-    child.stderr.on('data', (b: Buffer) => {
+    child.stderr!.on('data', (b: Buffer) => {
       if (stderr.length < 65536) stderr += b.toString('utf8');
     });
     child.on('error', (e) => reject((e as { name?: string }).name === 'AbortError' ? voxdexError('CANCELLED', 'Unpacking was cancelled.') : voxdexError('INTERNAL', `cannot run ${SEVEN_ZIP}: ${e.message}`, e)));
     child.on('close', (code) => {
-      if (WRONG_PASSWORD.test(stderr)) reject(passwordError(zpass));
-      else if (code !== 0) reject(voxdexError('BAD_ARCHIVE', `Member ${JSON.stringify(member)} cannot be read (${errorLines({ code, stdout: '', stderr, patterns: new Map() }, [path]) || `7z exit code ${code}`}). Send a complete, valid archive.`));
-      else resolve(Buffer.concat(head));
+      void handed.then(() => {
+        if (failed !== undefined) reject(failed);
+        else if (WRONG_PASSWORD.test(stderr)) reject(passwordError(zpass));
+        else if (code !== 0) reject(voxdexError('BAD_ARCHIVE', `${what} cannot be read (${errorLines({ code, stdout: '', stderr, patterns: new Map() }, [ARCHIVE_FD_PATH]) || `7z exit code ${code}`}). Send a complete, valid archive.`));
+        else resolve();
+      });
     });
   });
 }
 
+/** Where the bytes of one member go: a stream that takes them, or undefined to skip the member. */
+export type MemberSink = (entry: ArchiveEntry, index: number) => Writable | undefined;
+
 /**
- * Extracts members into `dir` (7z streams them to disk; a name stored twice is written as `stem_1.ext`, …:
- * duplicate-members.ts). Returns member names 7z reported errors for.
- * Throws BAD_ZPASS when the password is wrong, BAD_ARCHIVE when nothing could be extracted.
+ * Streams the file members `files` (the listing's file entries, in its order: the order of 7z's
+ * output) into the streams `sink` gives. One 7z run splits its output by the listed sizes; when that
+ * run fails (a damaged member, one with another password), each wanted member is extracted alone,
+ * so the good ones are kept. Resolves to the members that could not be extracted → why.
+ * Throws BAD_ZPASS when the password is wrong for the first member tried.
  */
-export async function extractArchive(path: string, type: ArchiveType, zpass: string | undefined, dir: string, signal?: AbortSignal): Promise<Map<string, string>> {
-  const r = await run7z(['x', '-bd', '-y', '-aou', `-t${type}`, `-p${zpass ?? ''}`, `-o${dir}`, '--', path], signal);
+export async function extractMembers(input: ArchiveInput, type: ArchiveType, zpass: string | undefined, files: readonly ArchiveEntry[], sink: MemberSink, signal?: AbortSignal): Promise<Map<string, string>> {
   const failed = new Map<string, string>();
-  await renameLegacyNames(dir);
-  if (r.code === 0) return failed;
-  if (WRONG_PASSWORD.test(`${r.stderr}\n${r.stdout}`)) throw passwordError(zpass);
-  for (const line of `${r.stderr}\n${r.stdout}`.split('\n')) {
-    const m = /^ERROR: (.+?) : (.+)$/.exec(line.trim());
-    if (m && m[2] !== path) failed.set(m[2]!, hidePaths(m[1]!, [path, dir]));
+  try {
+    await splitOutput(input, type, zpass, files, sink, signal);
+    return failed;
+  } catch (err) {
+    if ((err as { code?: string }).code !== 'BAD_ARCHIVE') throw err;
   }
-  if (failed.size === 0) throw voxdexError('BAD_ARCHIVE', `The ${type} archive cannot be extracted (${errorLines(r, [path, dir]) || `7z exit code ${r.code}`}). Send a complete, valid archive.`);
+  for (const [index, entry] of files.entries()) {
+    const out = sink(entry, index);
+    if (!out) continue;
+    try {
+      await splitOutput(input, type, zpass, [entry], () => out, signal, [entry]);
+    } catch (err) {
+      if ((err as { code?: string }).code !== 'BAD_ARCHIVE') throw err;
+      failed.set(entry.name, (err as Error).message.replace(/^Member .*? cannot be read \((.*)\)\. Send a complete, valid archive\.$/s, '$1'));
+    }
+  }
   return failed;
+}
+
+/** One 7z run whose output is `files`' bytes one after the other, each written to its sink (or dropped). */
+async function splitOutput(
+  input: ArchiveInput,
+  type: ArchiveType,
+  zpass: string | undefined,
+  files: readonly ArchiveEntry[],
+  sink: MemberSink,
+  signal: AbortSignal | undefined,
+  only?: ArchiveEntry[],
+): Promise<void> {
+  const opened: Writable[] = [];
+  let k = -1;
+  let left = 0;
+  let out: Writable | undefined;
+  /** Ends the current member's stream and opens the next one's (members of 0 bytes are opened and ended at once). */
+  const advance = async () => {
+    do {
+      if (out) await endStream(out);
+      k++;
+      left = files[k]?.size ?? 0;
+      out = k < files.length ? sink(files[k]!, k) : undefined;
+      if (out) opened.push(out.on('error', () => undefined)); // errors reach the write and end callbacks
+    } while (k < files.length && left === 0);
+  };
+  try {
+    await advance();
+    await streamOut(input, type, zpass, only, async (b) => {
+      for (let at = 0; at < b.length; ) {
+        if (k >= files.length) throw voxdexError('BAD_ARCHIVE', `The ${type} archive holds more bytes than its listing says. Send a complete, valid archive.`);
+        const n = Math.min(left, b.length - at);
+        if (out) await writeTo(out, b.subarray(at, at + n));
+        at += n;
+        left -= n;
+        if (left === 0) await advance();
+      }
+    }, signal);
+    if (k < files.length) throw voxdexError('BAD_ARCHIVE', `The ${type} archive ended before its member ${JSON.stringify(files[k]!.name)} was complete. Send a complete, valid archive.`);
+  } catch (err) {
+    // Unfinished members' files are removed before anyone writes them again (a retry member by member).
+    await Promise.all(opened.map((s) => (s.closed ? undefined : new Promise<void>((resolve) => (s.once('close', () => resolve()), s.destroy())))));
+    throw err;
+  }
+}
+
+function writeTo(out: Writable, b: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.write(b, (err) => (err ? reject(err) : resolve()));
+  });
+}
+
+function endStream(out: Writable): Promise<void> {
+  return new Promise((resolve, reject) => {
+    out.once('error', reject);
+    out.end(() => resolve());
+  });
 }

@@ -1,12 +1,15 @@
 /** What a file is, by its first bytes (never by its name). */
-import { openSync, readSync, closeSync } from 'node:fs';
+import { readAtSync, withSourceSync, type ByteSource } from './byte-source.js';
 
 export type Sniffed =
   | { kind: 'wav' }
   | { kind: 'zip' }
   | { kind: '7z' }
-  /** Not something voxdex accepts; `what` names it, `audio` says whether it is an audio format. */
-  | { kind: 'other'; what: string; audio: boolean; archive: boolean };
+  /**
+   * Not RIFF/WAVE or an archive; `what` names it, `audio` says whether it is an audio format, and
+   * `demuxer` is the ffmpeg demuxer that reads it when voxdex transcodes it (src/audio/transcode.ts).
+   */
+  | { kind: 'other'; what: string; audio: boolean; archive: boolean; demuxer?: string };
 
 /** Bytes needed by sniff() (tar's magic sits at 257). */
 export const SNIFF_BYTES = 264;
@@ -17,6 +20,11 @@ function ascii(b: Uint8Array, at: number, len: number): string {
 
 function other(what: string, audio = false, archive = false): Sniffed {
   return { kind: 'other', what, audio, archive };
+}
+
+/** An audio format ffmpeg reads with `demuxer` (forced: ffmpeg never guesses the container). */
+function coded(what: string, demuxer: string): Sniffed {
+  return { kind: 'other', what, audio: true, archive: false, demuxer };
 }
 
 export function sniff(head: Uint8Array): Sniffed {
@@ -32,23 +40,25 @@ export function sniff(head: Uint8Array): Sniffed {
   }
   if (s4 === 'PK\x03\x04' || s4 === 'PK\x05\x06' || s4 === 'PK\x07\x08') return { kind: 'zip' };
   if (ascii(head, 0, 6) === '7z\xbc\xaf\x27\x1c') return { kind: '7z' };
-  if (ascii(head, 0, 3) === 'ID3') return other('MPEG audio (MP3 with an ID3 tag)', true);
-  if (head[0] === 0xff && head.length > 1 && (head[1]! & 0xf6) === 0xf0) return other('AAC audio (ADTS)', true);
-  if (head[0] === 0xff && head.length > 1 && (head[1]! & 0xe0) === 0xe0) return other('MPEG audio', true);
+  if (ascii(head, 0, 3) === 'ID3') return coded('MPEG audio (MP3 with an ID3 tag)', 'mp3');
+  if (head[0] === 0xff && head.length > 1 && (head[1]! & 0xf6) === 0xf0) return coded('AAC audio (ADTS)', 'aac');
+  if (head[0] === 0xff && head.length > 1 && (head[1]! & 0xe0) === 0xe0) return coded('MPEG audio', 'mp3');
   if (s4 === 'OggS') {
     const codec = ascii(head, 28, 8);
-    if (codec.startsWith('OpusHead')) return other('Ogg Opus audio', true);
-    if (codec.startsWith('\x01vorbis')) return other('Ogg Vorbis audio', true);
-    if (codec.startsWith('\x7fFLAC')) return other('Ogg FLAC audio', true);
-    return other('an Ogg file', true);
+    if (codec.startsWith('OpusHead')) return coded('Ogg Opus audio', 'ogg');
+    if (codec.startsWith('\x01vorbis')) return coded('Ogg Vorbis audio', 'ogg');
+    if (codec.startsWith('\x7fFLAC')) return coded('Ogg FLAC audio', 'ogg');
+    return coded('an Ogg file', 'ogg');
   }
-  if (s4 === 'fLaC') return other('FLAC audio', true);
-  if (s4 === 'FORM' && /^AIF[FC]$/.test(ascii(head, 8, 4))) return other('AIFF audio', true);
-  if (s4 === '.snd') return other('Sun/NeXT AU audio', true);
-  if (ascii(head, 0, 5) === '#!AMR') return other('AMR audio', true);
-  if (s4 === 'caff') return other('Core Audio (CAF) audio', true);
-  if (ascii(head, 4, 4) === 'ftyp') return other('an MP4/M4A file', true);
-  if (s4 === '\x1a\x45\xdf\xa3') return other('a Matroska/WebM file', true);
+  if (s4 === 'fLaC') return coded('FLAC audio', 'flac');
+  if (s4 === 'FORM' && /^AIF[FC]$/.test(ascii(head, 8, 4))) return coded('AIFF audio', 'aiff');
+  if (s4 === '.snd') return coded('Sun/NeXT AU audio', 'au');
+  if (ascii(head, 0, 9) === '#!AMR-WB\n') return coded('AMR-WB audio', 'amr');
+  if (ascii(head, 0, 6) === '#!AMR\n') return coded('AMR-NB audio', 'amr');
+  if (ascii(head, 0, 5) === '#!AMR') return other('AMR audio (multichannel)', true);
+  if (s4 === 'caff') return coded('Core Audio (CAF) audio', 'caf');
+  if (ascii(head, 4, 4) === 'ftyp') return coded('an MP4/M4A file', 'mov');
+  if (s4 === '\x1a\x45\xdf\xa3') return coded('a Matroska/WebM file', 'matroska');
   if (s4 === 'MThd') return other('a MIDI file', true);
   if (head[0] === 0x1f && head[1] === 0x8b) return other('a gzip archive', false, true);
   if (ascii(head, 0, 6) === 'Rar!\x1a\x07') return other('a RAR archive', false, true);
@@ -61,20 +71,28 @@ export function sniff(head: Uint8Array): Sniffed {
   return other('unknown content');
 }
 
-/** Reads the first SNIFF_BYTES of a file and sniffs them. */
-export function sniffFile(path: string): Sniffed {
-  const fd = openSync(path, 'r');
-  try {
-    const buf = Buffer.alloc(SNIFF_BYTES);
-    const n = readSync(fd, buf, 0, SNIFF_BYTES, 0);
-    return sniff(buf.subarray(0, n));
-  } finally {
-    closeSync(fd);
-  }
+/** Reads the first SNIFF_BYTES of a file or source and sniffs them. */
+export function sniffFile(input: string | ByteSource): Sniffed {
+  return withSourceSync(input, (src) => sniff(readAtSync(src, 0, SNIFF_BYTES)));
 }
 
-/** The UNSUPPORTED_AUDIO / NOT_AUDIO message for something sniff() did not accept. */
-export function describeUnsupported(s: Extract<Sniffed, { kind: 'other' }>): string {
-  const send = 'Send RIFF/WAVE (PCM, mu-law or A-law) or a zip/7z archive of such files.';
-  return s.audio ? `Found ${s.what}; transcoding is not enabled. ${send}` : `Found ${s.what}, which is not audio voxdex accepts. ${send}`;
+/** Whether this installation transcodes (src/audio/transcode.ts `transcoding`), and if not, why. */
+export type TranscodeState = 'on' | 'off' | 'missing';
+
+const SEND_WAV = 'Send RIFF/WAVE (PCM, mu-law or A-law) or a zip/7z archive of such files.';
+const SEND_ANY = 'Send WAV, MP3, FLAC, Ogg (Vorbis, Opus), M4A/AAC, AMR, WebM, or a zip/7z archive of such files.';
+
+/** Why a format that needs transcoding is refused here, and how the operator enables it. */
+export function transcodingRefusal(state: Exclude<TranscodeState, 'on'>): string {
+  return state === 'off'
+    ? 'transcoding is turned off on this installation (VOXDEX_TRANSCODE=off); the operator enables it by removing that setting'
+    : 'transcoding needs ffmpeg, which is not installed on this installation; the operator enables it by installing it (scripts/install.sh, or apt-get install ffmpeg)';
+}
+
+/** The UNSUPPORTED_AUDIO / NOT_AUDIO message for something that is not accepted in this state. */
+export function describeUnsupported(s: Extract<Sniffed, { kind: 'other' }>, state: TranscodeState): string {
+  const send = state === 'on' ? SEND_ANY : SEND_WAV;
+  if (!s.audio) return `Found ${s.what}, which is not audio voxdex accepts. ${send}`;
+  if (!s.demuxer || state === 'on') return `Found ${s.what}, which voxdex does not transcode. ${send}`;
+  return `Found ${s.what}; ${transcodingRefusal(state)}. Or ${send.charAt(0).toLowerCase()}${send.slice(1)}`;
 }

@@ -1,14 +1,16 @@
 /**
  * RIFF/WAVE header parsing (no sample data): chunk walk, fmt (also WAVE_FORMAT_EXTENSIBLE), data.
  * Every malformed header becomes BAD_AUDIO saying what is wrong; formats we do not decode become
- * UNSUPPORTED_AUDIO naming them; a rate outside 8000–16000 Hz becomes BAD_SAMPLE_RATE.
+ * UNSUPPORTED_AUDIO naming them; a rate outside 8000–48000 Hz becomes BAD_SAMPLE_RATE. WAV files
+ * with a compressed codec that ffmpeg decodes (GSM 6.10, ADPCM, MP3…) are found by wavCodec() and
+ * transcoded (src/audio/media.ts); parseWavHeader itself reads only what voxdex decodes.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { readAtSync, withSourceSync, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import type { AudioFormat, SampleEncoding } from '../types.js';
 
 export const MIN_SAMPLE_RATE = 8000;
-export const MAX_SAMPLE_RATE = 16000;
+export const MAX_SAMPLE_RATE = 48000;
 /** More channels than this is refused: each channel becomes its own transcription. */
 export const MAX_CHANNELS = 256;
 /** Larger fmt chunks are treated as corrupt (a real one is 16, 18 or 40 bytes). */
@@ -44,6 +46,33 @@ const FORMAT_TAG_NAMES: Record<number, string> = {
   0x1610: 'HE-AAC',
   0xf1ac: 'FLAC',
 };
+
+/** Compressed WAV codecs voxdex transcodes through ffmpeg's wav demuxer (src/audio/transcode.ts). */
+export const TRANSCODED_WAV_TAGS: ReadonlySet<number> = new Set([0x0002, 0x0011, 0x0031, 0x0040, 0x0045, 0x0050, 0x0055, 0x0064]);
+
+/**
+ * The codec of a WAV whose format tag (WAVE_FORMAT_EXTENSIBLE's sub-format included) is one voxdex
+ * transcodes, e.g. { tag: 0x31, name: 'GSM 6.10' }; undefined for PCM/G.711, other codecs and
+ * malformed headers (parseWavHeader reports those).
+ */
+export function wavCodec(read: ReadAt, fileSize: number): { tag: number; name: string } | undefined {
+  const head = read(0, 12);
+  if (head.length < 12 || fourcc(head, 0) !== 'RIFF' || fourcc(head, 8) !== 'WAVE') return undefined;
+  for (let pos = 12, chunks = 0; pos + 8 <= fileSize && chunks < 64; chunks++) {
+    const ch = read(pos, 8);
+    if (ch.length < 8) return undefined;
+    const size = u32(ch, 4);
+    if (fourcc(ch, 0) === 'fmt ') {
+      const fmt = read(pos + 8, Math.min(size, 40));
+      if (fmt.length < 16) return undefined;
+      const tag = u16(fmt, 0) === 0xfffe && fmt.length >= 26 ? u16(fmt, 24) : u16(fmt, 0);
+      return TRANSCODED_WAV_TAGS.has(tag) ? { tag, name: FORMAT_TAG_NAMES[tag]! } : undefined;
+    }
+    if (fourcc(ch, 0) === 'data') return undefined;
+    pos += 8 + size + (size & 1);
+  }
+  return undefined;
+}
 
 function bad(message: string) {
   return voxdexError('BAD_AUDIO', `Corrupt WAV file: ${message}. Send a complete RIFF/WAVE file.`);
@@ -133,7 +162,7 @@ function parseFmt(fmt: Uint8Array): { format: AudioFormat; blockAlign: number } 
     const name = FORMAT_TAG_NAMES[tag] ?? 'an unknown codec';
     throw voxdexError(
       'UNSUPPORTED_AUDIO',
-      `WAV with ${name} (format tag 0x${tag.toString(16).padStart(4, '0')}); transcoding is not enabled. Send PCM, mu-law or A-law.`,
+      `WAV with ${name} (format tag 0x${tag.toString(16).padStart(4, '0')}) is not supported. Send PCM, mu-law or A-law.`,
     );
   }
   if (channels === 0) throw bad('fmt chunk says zero channels');
@@ -142,27 +171,17 @@ function parseFmt(fmt: Uint8Array): { format: AudioFormat; blockAlign: number } 
   const expected = channels * (bitsPerSample / 8);
   if (blockAlign !== expected) throw bad(`block align ${blockAlign} does not match ${channels} channel(s) × ${bitsPerSample / 8} byte(s) = ${expected}`);
   if (sampleRate < MIN_SAMPLE_RATE || sampleRate > MAX_SAMPLE_RATE) {
-    throw voxdexError('BAD_SAMPLE_RATE', `Sample rate ${sampleRate} Hz is outside ${MIN_SAMPLE_RATE}–${MAX_SAMPLE_RATE} Hz; resample the recording first.`);
+    throw voxdexError('BAD_SAMPLE_RATE', `Sample rate ${sampleRate} Hz is outside ${MIN_SAMPLE_RATE}–${MAX_SAMPLE_RATE} Hz; resample the recording to a rate in that range (8000 or 16000 Hz for calls).`);
   }
   return { format: { encoding, sampleRate, channels, bitsPerSample }, blockAlign };
 }
 
-/** Positional reads of an open file of `size` bytes (header chunks are small; sync reads are fine). */
-export function fdReader(fd: number, size: number): ReadAt {
-  return (position, length) => {
-    const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
-    const n = buf.length ? readSync(fd, buf, 0, buf.length, position) : 0;
-    return buf.subarray(0, n);
-  };
+/** Positional reads of a source (header chunks are small; sync reads are fine). */
+export function sourceReader(src: ByteSource): ReadAt {
+  return (position, length) => readAtSync(src, position, length);
 }
 
-/** Reads and checks only the header of a WAV file (for the upload acceptance check). */
-export function readWavHeader(path: string): WavHeader {
-  const fd = openSync(path, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    return parseWavHeader(fdReader(fd, size), size);
-  } finally {
-    closeSync(fd);
-  }
+/** Reads and checks only the header of a WAV file or source (for the upload acceptance check). */
+export function readWavHeader(input: string | ByteSource): WavHeader {
+  return withSourceSync(input, (src) => parseWavHeader(sourceReader(src), src.size));
 }

@@ -9,13 +9,12 @@
  * rounds half away from zero, and the 32 → 16 bit step adds half a step and shifts (clipping at the
  * top). test/wav-stream.test.ts compares every encoding with SoX.
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
-import { open } from 'node:fs/promises';
 import { Readable } from 'node:stream';
+import { asSource, readFully, withSourceSync, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import { ALAW_TO_INT16, MULAW_TO_INT16 } from './g711.js';
 import type { AudioFormat } from '../types.js';
-import { parseWavHeader, type WavHeader } from './wav-header.js';
+import { parseWavHeader, sourceReader, type WavHeader } from './wav-header.js';
 
 /** `all`: the channels as recorded; `mix`: one channel, the mean of all; a number: that channel alone. */
 export type ChannelSelection = 'all' | 'mix' | number;
@@ -38,9 +37,12 @@ export interface PlayableWav {
   stream(start: number, end: number): Readable;
 }
 
-/** Reads the header of `file` and describes its playable conversion; BAD_ARGUMENT for a channel it lacks. */
-export function openPlayableWav(file: string, selection: ChannelSelection): PlayableWav {
-  const header = readHeader(file);
+/**
+ * Reads the header of `file` (a stored recording's source, which must stay open while its streams
+ * run, or a plain file's path) and describes its playable conversion; BAD_ARGUMENT for a channel it lacks.
+ */
+export function openPlayableWav(file: string | ByteSource, selection: ChannelSelection): PlayableWav {
+  const header = withSourceSync(file, (src) => parseWavHeader(sourceReader(src), src.size));
   const { format, frames } = header;
   if (typeof selection === 'number' && (selection < 0 || selection >= format.channels)) {
     throw voxdexError('BAD_ARGUMENT', `The recording has ${format.channels} channel(s), numbered from 0; channel ${selection} does not exist. Use all, mix or 0 to ${format.channels - 1}.`);
@@ -66,20 +68,6 @@ export function openPlayableWav(file: string, selection: ChannelSelection): Play
   };
 }
 
-function readHeader(file: string): WavHeader {
-  const fd = openSync(file, 'r');
-  try {
-    const size = fstatSync(fd).size;
-    return parseWavHeader((position, length) => {
-      const buf = Buffer.alloc(Math.max(0, Math.min(length, size - position)));
-      const n = buf.length > 0 ? readSync(fd, buf, 0, buf.length, position) : 0;
-      return buf.subarray(0, n);
-    }, size);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** A canonical 44-byte RIFF/WAVE header for 16-bit PCM. */
 export function playableHeader(sampleRate: number, channels: number, frames: number): Buffer {
   const data = frames * channels * 2;
@@ -100,7 +88,7 @@ export function playableHeader(sampleRate: number, channels: number, frames: num
   return b;
 }
 
-async function* chunks(file: string, h: WavHeader, selection: ChannelSelection, header: Buffer, start: number, end: number): AsyncGenerator<Buffer> {
+async function* chunks(file: string | ByteSource, h: WavHeader, selection: ChannelSelection, header: Buffer, start: number, end: number): AsyncGenerator<Buffer> {
   if (start < PLAYABLE_HEADER_BYTES) yield header.subarray(start, Math.min(end + 1, PLAYABLE_HEADER_BYTES));
   if (end < PLAYABLE_HEADER_BYTES) return;
   const outChannels = selection === 'all' ? h.format.channels : 1;
@@ -109,18 +97,13 @@ async function* chunks(file: string, h: WavHeader, selection: ChannelSelection, 
   const to = end + 1 - PLAYABLE_HEADER_BYTES; // exclusive
   const firstFrame = Math.floor(from / frameBytes);
   const lastFrame = Math.ceil(to / frameBytes); // exclusive
-  const fh = await open(file, 'r');
+  const { src, owned } = asSource(file);
   try {
     const input = Buffer.alloc(CHUNK_FRAMES * h.blockAlign);
     for (let f = firstFrame; f < lastFrame; f += CHUNK_FRAMES) {
       const n = Math.min(CHUNK_FRAMES, lastFrame - f);
       const want = n * h.blockAlign;
-      let got = 0;
-      while (got < want) {
-        const { bytesRead } = await fh.read(input, got, want - got, h.dataOffset + f * h.blockAlign + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
+      const got = await readFully(src, input.subarray(0, want), h.dataOffset + f * h.blockAlign);
       if (got < want) input.fill(0, got, want); // the file shrank under us: silence rather than garbage
       const out = convertFrames(input.subarray(0, want), h.format, selection, n);
       const bytes = Buffer.from(out.buffer, out.byteOffset, out.byteLength);
@@ -129,7 +112,7 @@ async function* chunks(file: string, h: WavHeader, selection: ChannelSelection, 
       yield Buffer.from(bytes.subarray(lo, hi));
     }
   } finally {
-    await fh.close();
+    if (owned) await src.close();
   }
 }
 

@@ -5,7 +5,9 @@
  * models before the first progress bar; piped, it writes nothing but the problems.
  */
 import { closeSync, fstatSync, openSync } from 'node:fs';
-import { describeUnsupported, sniffFile } from '../audio/sniff.js';
+import { mediaOfFile } from '../audio/media.js';
+import type { TranscodeConfig } from '../config.js';
+import { toVoxdexError } from '../errors.js';
 
 const ERRNO: Record<string, string> = {
   ENOENT: 'no such file',
@@ -18,7 +20,7 @@ const ERRNO: Record<string, string> = {
 };
 
 /** What is wrong with `file` as an input, in a few words; undefined when it can be transcribed. */
-export function inputFileProblem(file: string): string | undefined {
+export function inputFileProblem(file: string, transcode: TranscodeConfig): string | undefined {
   let fd: number;
   try {
     fd = openSync(file, 'r');
@@ -31,14 +33,18 @@ export function inputFileProblem(file: string): string | undefined {
   } finally {
     closeSync(fd);
   }
-  const s = sniffFile(file);
-  return s.kind === 'other' ? describeUnsupported(s) : undefined;
+  try {
+    mediaOfFile(file, transcode);
+    return undefined;
+  } catch (err) {
+    return toVoxdexError(err).message;
+  }
 }
 
 /** The files that can be transcribed; one `voxdex: FILE: problem` line on `err` for each of the others. */
-export function checkInputFiles(files: string[], err: (text: string) => void): string[] {
+export function checkInputFiles(files: string[], transcode: TranscodeConfig, err: (text: string) => void): string[] {
   return files.filter((file) => {
-    const problem = inputFileProblem(file);
+    const problem = inputFileProblem(file, transcode);
     if (problem !== undefined) err(`voxdex: ${file}: ${problem}\n`);
     return problem === undefined;
   });

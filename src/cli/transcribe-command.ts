@@ -10,7 +10,8 @@
  * archive members) → json/jsontop one document per line (JSON Lines), text/srt/vtt each preceded by a
  * `==> NAME <==` line (as `tail` does) and separated by a blank line. Progress goes to stderr: a bar
  * for each recording when stderr is a terminal (voxdex.ts says the models are loading first). A file that fails is reported on
- * stderr and the others still run; the exit status is then 1.
+ * stderr and the others still run; the exit status is then 1. A recording without speech is no failure
+ * (exit 0): its empty transcript is printed as the output renders it, and stderr says there was no speech.
  */
 import cliProgress from 'cli-progress';
 import { randomUUID } from 'node:crypto';
@@ -20,6 +21,8 @@ import path from 'node:path';
 import { processFile, type FileProgress } from '../../pipelines/process-file.js';
 import { createTranscriber, type Transcriber } from '../asr/transcriber.js';
 import { formatDuration } from '../audio/archive-policy.js';
+import { fileSource, type ByteSource } from '../audio/byte-source.js';
+import { AudioSeal } from '../audio/sealed-file.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { resolveRequestOptions } from '../jobs/request-options.js';
@@ -70,6 +73,8 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
   const transcriber: Transcriber = createTranscriber({ config, log: silentLogger });
   const requestid = randomUUID();
   const work = mkdtempSync(path.join(tmpdir(), 'voxdex-transcribe-'));
+  // Archive members wait in `work` sealed under a key that ends with this process.
+  const seal = AudioSeal.ephemeral();
   const ctx: StageContext = { jobId: requestid, signal: new AbortController().signal, log: silentLogger, config };
   let emitted = 0;
   let failed = 0;
@@ -88,12 +93,15 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
     await transcriber.ready();
     for (const [n, file] of cmd.files.entries()) {
       let items: UnpackItem[];
+      let source: ByteSource | undefined;
       try {
-        await probeUpload(file, {}, config.archive);
+        source = fileSource(file);
+        await probeUpload(source, { transcode: config.transcode }, config.archive);
         const workDir = path.join(work, String(n));
         mkdirSync(workDir);
-        items = (await unpack({ path: file, name: path.basename(file), workDir }, ctx)).items;
+        items = (await unpack({ source, name: path.basename(file), workDir, seal }, ctx)).items;
       } catch (err) {
+        await source?.close();
         fail(file, err);
         continue;
       }
@@ -107,7 +115,7 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
           const { document } = await processFile(
             {
               requestid,
-              path: item.path,
+              audio: item.source,
               source: item.name,
               model: cmd.model,
               options: cmd.options,
@@ -119,10 +127,14 @@ export async function runTranscribe(cmd: TranscribeCommand, config: Readonly<Con
             ctx,
           );
           emit(document, name, cmd.files.length > 1 || items.length > 1);
+          if (document.utterances.length === 0) io.err(`voxdex: ${name}: no speech found in ${formatDuration(document.audiosecs)} of audio; nothing to transcribe\n`);
         } catch (err) {
           fail(name, err);
+        } finally {
+          await item.source.close();
         }
       }
+      await source.close();
     }
   } finally {
     await transcriber.close();

@@ -16,6 +16,7 @@
  * Admin commands work while the service runs (same data dir; SQLite WAL).
  */
 import path from 'node:path';
+import { AudioSeal } from '../audio/sealed-file.js';
 import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
@@ -27,9 +28,9 @@ import { createService, serviceSubmitter } from '../service.js';
 import { JobPaths } from '../store/paths.js';
 import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
-  describeCompanySettings, parseAgentChannel, parseKindList, parseOnOff, parsePhraseList, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
+  describeCompanySettings, parseAgentChannel, parseKindList, parseOnOff, parsePhraseList, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
-import type { CompanySettings } from '../types.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
@@ -83,7 +84,7 @@ A scrub policy applies to every request of the company (a request may not turn i
 settings are defaults a request may override.`,
     options: [
       ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
-      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')} (none: every kind)`],
+      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')}, or all (none: the default kinds, ${DEFAULT_REDACT_KINDS.join(', ')})`],
       ['--diarize on|off', 'split mono recordings by speaker'],
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],
@@ -134,9 +135,11 @@ settings are defaults a request may override.`,
     about: `Transcribes WAV files (or zip/7z archives of them) in this process, without a server or a data dir:
 the service's own pipeline, models and outputs. Transcripts go to stdout; with several files, json and
 jsontop print one document per line and text/srt/vtt put a "==> NAME <==" line before each. A progress
-bar on stderr for recordings of 30 s or more when stderr is a terminal. Exit status 1 if a file failed.`,
+bar on stderr for each recording when stderr is a terminal. A recording with no speech prints no lines
+(json: a document without utterances) and says so on stderr. Exit status 0 when every file was
+transcribed (speech or not), 1 if a file failed.`,
     options: [
-      ['--model NAME', 'a model from `voxdex models` (default auto: en-us-8k up to 11025 Hz, else en-us)'],
+      ['--model NAME', 'a model from `voxdex models` (default auto: en-us-moonshine, Moonshine, at every rate; the PocketSphinx models en-us-8k and en-us by name)'],
       ['--output FORMAT', 'json, jsontop, text (default), srt or vtt'],
       ['--channels LIST', 'only these channels, e.g. 0 or 0,1 (default: every channel, each its own speaker)'],
       ...OPTION_HELP,
@@ -161,7 +164,7 @@ index entries and result file are redacted, and the audio kept for playback is r
 (its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
     options: [
       ['--org ORG_SHORT', 'only this organization'],
-      ['--redact KINDS', "comma-separated kinds (card, cvv, expiry, ssn, digits); default: the company's, else all"],
+      ['--redact KINDS',  `comma-separated kinds (${REDACT_KINDS.join(', ')}) or all; default: the company's, else ${DEFAULT_REDACT_KINDS.join(', ')}`],
       ['--text-only', 'leave the audio as it is'],
     ],
     positional: [1, 1],
@@ -333,7 +336,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const cmd = transcribeCommand(p, opts);
       const err = (text: string) => process.stderr.write(text);
       // A missing, unreadable or non-audio file is one line, before any model loads; the others still run.
-      const files = checkInputFiles(cmd.files, err);
+      const files = checkInputFiles(cmd.files, config.transcode, err);
       if (files.length === 0) return 1;
       const progress = process.stderr.isTTY ? process.stderr : undefined;
       progress?.write('voxdex: loading the speech models…\n');
@@ -387,7 +390,26 @@ async function serve(config: Readonly<Config>): Promise<number> {
     };
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
+    watchParent(() => stop('parent exited'));
   });
+}
+
+/**
+ * Calls `gone` once when the process that started this one has exited (this one was re-parented).
+ * `npx voxdex serve` runs the command through `sh -c`; Debian's dash does not exec it, so npm's
+ * SIGTERM kills the shell and never reaches the server, which would run on orphaned (holding the
+ * port and the data dir). The project's .npmrc makes npm use bash, which execs the command, so the
+ * signal arrives itself and npm waits for the graceful stop; this is the fallback wherever that file
+ * is not read (npx run from another folder).
+ */
+function watchParent(gone: () => void): void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    gone();
+  }, 1000);
+  timer.unref();
 }
 
 async function importCommand(config: Readonly<Config>, argv: string[], options: RequestOptionValues): Promise<number> {
@@ -398,7 +420,7 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
   // Accepts only: a running worker (or `serve`) picks the jobs up (woken by the database, or within 2 s).
   const ports = await openPorts(config, { node: `import:${process.pid}`, log: silentLogger });
   try {
-    const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, paths: new JobPaths(config.dataDir), installedModels });
+    const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), paths: new JobPaths(config.dataDir), installedModels });
     const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: ports.ledger, options, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
   } finally {
@@ -412,7 +434,7 @@ async function redactCommand(config: Readonly<Config>, company: string, o: { org
     const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
     await ports.index.init();
     const r = await redactStored(
-      { store: ports.jobs, blobs: ports.blobs, index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },
+      { store: ports.jobs, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },
       { company, org: o.org, kinds, audio: !o.textOnly, onProgress: (p) => process.stderr.write(`\rvoxdex: ${p.done} requests, ${p.changed} redacted`) },
     );
     process.stderr.write('\n');

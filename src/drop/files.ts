@@ -1,16 +1,10 @@
 /** File helpers shared by the drop folder and `voxdex import`: hashing, sidecars, moving without overwriting. */
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { access, mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { voxdexError } from '../errors.js';
 import { REQUEST_OPTION_FIELDS, type RequestOptionValues } from '../jobs/request-options.js';
 
-export async function sha256File(file: string): Promise<string> {
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  return hash.digest('hex');
-}
+export { sha256File } from '../jobs/content-hash.js';
 
 /** Names that are never inputs: hidden entries, partial uploads, JSON sidecars and error reports. */
 export function isCandidateName(name: string): boolean {

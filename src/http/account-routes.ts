@@ -57,6 +57,8 @@ export interface RequestSummary extends StatusBody {
   finished?: string;
   /** The files that failed, with why. */
   fileErrors: { file: string; error: { code: string; message: string } }[];
+  /** The same recording (same sha256) was sent to the company before, as this request (the first of them). */
+  duplicateOf?: { requestid: string; source: string; created: string };
 }
 
 export const DEFAULT_REQUESTS = 50;
@@ -121,6 +123,10 @@ async function summarize(d: AccountRouteDeps, job: Job): Promise<RequestSummary>
   if (job.started) out.started = job.started;
   if (job.finished) out.finished = job.finished;
   if (job.state === 'cancelled' && out.error) out.error = { code: 'CANCELLED', message: out.error.message };
+  if (job.contentHash) {
+    const first = await d.store.firstWithContent(job.destination.company, job.contentHash);
+    if (first && first.id !== job.id) out.duplicateOf = { requestid: first.id, source: first.source, created: first.created };
+  }
   return out;
 }
 

@@ -12,10 +12,13 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { openPlayableWav, type ChannelSelection } from '../audio/wav-stream.js';
+import type { ByteSource } from '../audio/byte-source.js';
 import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { VoxdexError, voxdexError } from '../errors.js';
 import { invalidParameter, isUuid, parseInteger } from '../is.js';
 import type { Job, JobStore } from '../store/job-store.js';
+import type { Tenancy } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
 import { checkParamNames, readFields } from './upload-form.js';
@@ -27,6 +30,10 @@ export interface AudioRouteDeps {
   store: JobStore;
   /** Where the recordings are: the upload, and archive members' audio kept for playback. */
   blobs: BlobStore;
+  /** The installation's key for audio at rest: every stored recording is sealed. */
+  seal: AudioSeal;
+  /** The company's policy (a job not finished yet runs under it: its upload is never served). */
+  tenancy: Pick<Tenancy, 'companySettings'>;
   /** Where a blob from object storage is copied to be read (the local store reads its own file). */
   scratchDir: string;
   /** HMAC key of signed links (the one of result links; audio links sign a different message). */
@@ -58,7 +65,7 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     const file = await audioFile(d, job!, params.file);
     if (inline) return sendAudio(req, res, file, channel, params.file ?? job!.source);
     try {
-      openPlayableWav(file.path, channel); // a channel the recording lacks is refused now, not when the link is used
+      openPlayableWav(file.source, channel); // a channel the recording lacks is refused now, not when the link is used
     } finally {
       await file.release();
     }
@@ -97,20 +104,47 @@ export function parseChannel(raw: string | undefined): ChannelSelection {
   return parseInteger('channel', raw, 0, 255);
 }
 
+/** A stored recording opened for reading (its sealed bytes decrypted as they are read); the caller releases it. */
+interface OpenedAudio {
+  source: ByteSource;
+  release(): Promise<void>;
+}
+
 /**
- * The stored WAV of a request's file as a local file (the upload itself, or an archive member's kept
- * audio): the blob's own file in the embedded store, a copy in scratchDir from object storage.
- * The caller releases it.
+ * Whether only the redacted copy may be served: the job ran (or will run) with scrubaudio, or it has
+ * not finished and its company's policy now scrubs audio (the policy applies to queued work).
  */
-async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): Promise<LocalCopy> {
+function scrubbed(d: AudioRouteDeps, job: Job): boolean {
+  if (job.options?.scrubaudio) return true;
+  const unfinished = job.state === 'queued' || job.state === 'running';
+  return unfinished && (d.tenancy.companySettings(job.destination.company).scrub ?? []).includes('audio');
+}
+
+function notReady(job: Job, what: string): VoxdexError {
+  return new VoxdexError('NOT_READY', `${what} can be played once it is transcribed (request ${job.id} is ${job.state}); ask again when the request is done.`, { status: 409 });
+}
+
+/**
+ * The stored recording of a request's file (the upload itself, or the audio kept for it: an archive
+ * member's, or the silenced copy under scrubaudio), opened from the blob's own file in the embedded
+ * store or a copy of its sealed bytes in scratchDir from object storage. Under scrubaudio only the
+ * silenced copy is ever served: 409 NOT_READY until it exists, 404 when the job ended without one.
+ */
+async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined): Promise<OpenedAudio> {
   if (job.kind === 'audio') {
     if (file !== undefined && file !== job.source) {
       throw voxdexError('NOT_FOUND', `Request ${job.id} holds one file, ${JSON.stringify(job.source)}, not ${JSON.stringify(file)}`);
     }
     // scrubaudio keeps a silenced copy as member 0 and deletes the upload.
-    const copy = (await local(d, blobKeys.memberAudio(job.id, 0))) ?? (await local(d, job.uploadPath));
-    if (!copy) throw voxdexError('NOT_FOUND', `The recording of request ${job.id} no longer exists`);
-    return copy;
+    const kept = await local(d, blobKeys.memberAudio(job.id, 0));
+    if (kept) return kept;
+    if (scrubbed(d, job)) {
+      if (job.state === 'queued' || job.state === 'running') throw notReady(job, 'The redacted recording');
+      throw voxdexError('NOT_FOUND', `Request ${job.id} ended ${job.state} without a redacted recording; under scrubaudio the unredacted upload is never kept or served`);
+    }
+    const upload = await local(d, job.uploadPath);
+    if (!upload) throw voxdexError('NOT_FOUND', `The recording of request ${job.id} no longer exists`);
+    return upload;
   }
   if (file === undefined || file === '') {
     throw voxdexError('BAD_ARGUMENT', `Request ${job.id} is an archive: name the member to play in file= (the transcript's "source")`);
@@ -120,35 +154,50 @@ async function audioFile(d: AudioRouteDeps, job: Job, file: string | undefined):
   const stored = await local(d, blobKeys.memberAudio(job.id, item.idx));
   if (stored) return stored;
   if (item.state === 'failed') throw voxdexError('NOT_FOUND', `${file} failed (${item.error?.code ?? 'REQUEST_FAILED'}); its audio was not kept`);
-  if (item.state !== 'done') throw voxdexError('NOT_FOUND', `${file} has not been transcribed yet; its audio can be played once it is done`);
+  if (item.state !== 'done' && (job.state === 'queued' || job.state === 'running')) throw notReady(job, file);
+  if (item.state !== 'done') throw voxdexError('NOT_FOUND', `${file} was not transcribed (request ${job.id} is ${job.state}); its audio was not kept`);
   throw voxdexError('NOT_FOUND', `The audio of ${file} was not kept (it was transcribed before voxdex kept archive members for playback)`);
 }
 
-async function local(d: AudioRouteDeps, key: string): Promise<LocalCopy | undefined> {
+async function local(d: AudioRouteDeps, key: string): Promise<OpenedAudio | undefined> {
+  let copy: LocalCopy;
   try {
-    return await d.blobs.localCopy(key, d.scratchDir);
+    copy = await d.blobs.localCopy(key, d.scratchDir);
   } catch (err) {
     if ((err as { code?: string }).code === 'NOT_FOUND') return undefined;
+    throw err;
+  }
+  try {
+    const source = d.seal.openStored(copy.path);
+    return {
+      source,
+      release: async () => {
+        await source.close();
+        await copy.release();
+      },
+    };
+  } catch (err) {
+    await copy.release();
     throw err;
   }
 }
 
 /** Sends the converted WAV (then releases the file): the whole file (200) or one byte range (206); 416 for a range outside it. */
-function sendAudio(req: Req, res: Res, file: LocalCopy, channel: ChannelSelection, name: string): void {
+function sendAudio(req: Req, res: Res, file: OpenedAudio, channel: ChannelSelection, name: string): void {
   let released = false;
   const release = () => {
     if (!released) void file.release();
     released = true;
   };
   try {
-    streamAudio(req, res, file.path, channel, name, release);
+    streamAudio(req, res, file.source, channel, name, release);
   } catch (err) {
     release();
     throw err;
   }
 }
 
-function streamAudio(req: Req, res: Res, file: string, channel: ChannelSelection, name: string, done: () => void): void {
+function streamAudio(req: Req, res: Res, file: ByteSource, channel: ChannelSelection, name: string, done: () => void): void {
   const wav = openPlayableWav(file, channel);
   const base = `${name.split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'audio'}-${channel}.wav`;
   const headers: Record<string, string | number> = {

@@ -3,6 +3,7 @@
  * authorize the principal for that company, check the scope (org, folder) exists, and return the
  * principal. /transcribe and /search both come through here.
  */
+import { voxdexError } from '../errors.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 
 /** What a request acts on: a company, and where given an org (and folder) that must exist. */
@@ -17,13 +18,13 @@ export interface Access {
   authenticate(token: string | undefined): Principal;
   /**
    * `who` (a token, or a principal authenticated earlier in the same request) → principal; then
-   * `target(principal)` (may throw its own 400/404), authorize (FORBIDDEN, 403), scope (BAD_NAME,
-   * NOT_FOUND). Resolves to the principal.
+   * `target(principal)` (may throw its own 400/404), authorize (FORBIDDEN, 403), the company exists
+   * (NOT_FOUND: the root token may name any company), scope (BAD_NAME, NOT_FOUND). Resolves to the principal.
    */
   check(who: string | undefined | Principal, target: (principal: Principal) => Target | Promise<Target>): Promise<Principal>;
 }
 
-export function tenancyAccess(tenancy: Pick<Tenancy, 'authenticate' | 'authorize' | 'requireScope'>): Access {
+export function tenancyAccess(tenancy: Pick<Tenancy, 'authenticate' | 'authorize' | 'requireScope' | 'hasCompany'>): Access {
   const authenticate = (token: string | undefined) => tenancy.authenticate(token);
   return {
     authenticate,
@@ -31,6 +32,7 @@ export function tenancyAccess(tenancy: Pick<Tenancy, 'authenticate' | 'authorize
       const principal = typeof who === 'object' ? who : authenticate(who);
       const t = await target(principal);
       tenancy.authorize(principal, t.company);
+      if (!tenancy.hasCompany(t.company)) throw voxdexError('NOT_FOUND', `Company ${t.company} does not exist; voxdex company list shows those that do`);
       if (t.org !== undefined) tenancy.requireScope(t.company, t.org, t.folder);
       return principal;
     },

@@ -9,7 +9,9 @@
  *   GET    /categories/{CO}          every category of the company, each with its number of calls
  *
  * Token from the query string, a form field or `Authorization: Bearer`; the company's token or root
- * (src/http/auth.ts). A rule with a syntax error is the search's 400 BAD_QUERY naming the position.
+ * (src/http/auth.ts). The token is checked first (401, 403, and 404 for a company that does not
+ * exist: the root token may name any), then the names and the rule: a rule with a syntax error is the
+ * search's 400 BAD_QUERY naming the position.
  */
 import { voxdexError } from '../errors.js';
 import { checkCategoryName, MAX_CATEGORIES_PER_COMPANY, parseCategoryRule } from '../analytics/categories.js';
@@ -85,36 +87,39 @@ async function readJson(req: Req): Promise<unknown> {
   }
 }
 
-/** The token and the rule of a PUT: a JSON body, or form fields / query parameters. */
-async function readPut(req: Req): Promise<{ token: string | undefined; body: unknown; form?: boolean }> {
+/**
+ * The token and the rule of a PUT: a JSON body (read only once the token in the query string or
+ * header is checked), or form fields / query parameters (read first: the token may be among them).
+ */
+async function readPut(req: Req): Promise<{ token: string | undefined; body: () => Promise<unknown>; form?: boolean }> {
   const type = String(req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('application/json')) {
     const params = queryParams(req);
     checkParamNames(Object.keys(params), ['token'], []);
-    return { token: requestToken(req, params.token), body: await readJson(req) };
+    return { token: requestToken(req, params.token), body: () => readJson(req) };
   }
   const fields = await readFields(req, ['token', ...RULE_FIELDS]);
   const body: Record<string, string> = {};
   for (const f of RULE_FIELDS) if (fields[f] !== undefined) body[f] = fields[f]!;
-  return { token: requestToken(req, fields.token), body, form: true };
+  return { token: requestToken(req, fields.token), body: async () => body, form: true };
 }
 
 export function mountCategoryRoutes(routes: RouteTable, d: CategoryRouteDeps): void {
   const company = (req: Req) => checkShortName('company', segment(req.params.company));
 
   routes.add('GET', '/categories/:company', async (req, res) => {
-    const co = company(req);
     const params = await readFields(req, ['token']);
-    await d.access.check(requestToken(req, params.token), () => ({ company: co }));
+    let co = '';
+    await d.access.check(requestToken(req, params.token), () => ({ company: (co = company(req)) }));
     const [list, counts] = await Promise.all([d.store.list(co), d.index.categoryCounts(co)]);
     sendJson(res, 200, { company: co, categories: list.map((c) => categoryView(c, counts[c.name] ?? 0)) });
   });
 
   routes.add('GET', '/categories/:company/:name', async (req, res) => {
-    const co = company(req);
-    const name = checkCategoryName(segment(req.params.name));
     const params = await readFields(req, ['token']);
-    await d.access.check(requestToken(req, params.token), () => ({ company: co }));
+    let co = '';
+    await d.access.check(requestToken(req, params.token), () => ({ company: (co = company(req)) }));
+    const name = checkCategoryName(segment(req.params.name));
     const c = await d.store.get(co, name);
     if (!c) throw voxdexError('NOT_FOUND', `Company ${co} has no category ${JSON.stringify(name)}; GET /categories/${co} lists them.`);
     const counts = await d.index.categoryCounts(co);
@@ -122,11 +127,13 @@ export function mountCategoryRoutes(routes: RouteTable, d: CategoryRouteDeps): v
   });
 
   routes.add('PUT', '/categories/:company/:name', async (req, res) => {
-    const co = company(req);
-    const name = checkCategoryName(segment(req.params.name));
     const { token, body, form } = await readPut(req);
-    const rule = parseCategoryRule(body, { form });
-    await d.access.check(token, () => ({ company: co, ...(rule.org ? { org: rule.org } : {}) }));
+    // Who asks first (401; 403; 404 for a company that does not exist), then what the path and the rule say (400) and its org (404).
+    let co = '';
+    const principal = await d.access.check(token, () => ({ company: (co = company(req)) }));
+    const name = checkCategoryName(segment(req.params.name));
+    const rule = parseCategoryRule(await body(), { form });
+    if (rule.org) await d.access.check(principal, () => ({ company: co, org: rule.org }));
     const existing = await d.store.get(co, name);
     if (!existing && (await d.store.list(co)).length >= MAX_CATEGORIES_PER_COMPANY) {
       throw voxdexError('BAD_ARGUMENT', `Company ${co} has ${MAX_CATEGORIES_PER_COMPANY} categories, the most it may have; remove one first.`);
@@ -137,10 +144,10 @@ export function mountCategoryRoutes(routes: RouteTable, d: CategoryRouteDeps): v
   });
 
   routes.add('DELETE', '/categories/:company/:name', async (req, res) => {
-    const co = company(req);
-    const name = checkCategoryName(segment(req.params.name));
     const params = await readFields(req, ['token']);
-    await d.access.check(requestToken(req, params.token), () => ({ company: co }));
+    let co = '';
+    await d.access.check(requestToken(req, params.token), () => ({ company: (co = company(req)) }));
+    const name = checkCategoryName(segment(req.params.name));
     if (!(await d.store.remove(co, name))) throw voxdexError('NOT_FOUND', `Company ${co} has no category ${JSON.stringify(name)}.`);
     d.onChange();
     sendJson(res, 200, { company: co, name, deleted: true });

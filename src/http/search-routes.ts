@@ -21,6 +21,8 @@ import {
 import { renderCount, renderDetails, renderError, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from '../search/render.js';
 import type { SearchScope, TranscriptIndex } from '../search/transcript-index.js';
 import type { Access } from './auth.js';
+import type { CategoryStore } from '../store/category-store.js';
+import { checkCategoriesKnown } from '../search/analytics-fields.js';
 import type { Limiter } from '../rate-limit/limiter.js';
 import type { ErrorStyle, RouteTable } from './server.js';
 
@@ -32,6 +34,8 @@ export interface SearchRouteOptions {
   log: Logger;
   /** Largest POST body accepted (default 1 MiB). */
   maxBodyBytes?: number;
+  /** The companies' categories: a `category=` that names none of them is UNKNOWN_CATEGORY (absent: not checked). */
+  categories?: Pick<CategoryStore, 'list'>;
 }
 
 const ALLOW = 'GET, POST, DELETE';
@@ -83,8 +87,8 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
-/** Options from the query string and, for POST, the body (JSON object or urlencoded form). */
-async function collectOptions(req: IncomingMessage, url: URL, limit: number): Promise<RawOptions> {
+/** Options from the query string and, for POST, the body (JSON object or urlencoded form); the dashboard figures read them the same way. */
+export async function collectOptions(req: IncomingMessage, url: URL, limit: number): Promise<RawOptions> {
   const fromQuery = fromSearchParams(url.searchParams);
   if (req.method !== 'POST') return fromQuery;
   const text = await readBody(req, limit);
@@ -157,6 +161,9 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
 
     const opts = parseSearchOptions(raw, accept);
     const { query } = opts;
+    if (query.categories && options.categories) {
+      checkCategoriesKnown(scope.company, query.categories, (await options.categories.list(scope.company)).map((c) => c.name));
+    }
     const done = (extra: Record<string, unknown>) =>
       log.info({ ...where, output: opts.output, ...extra, ms: Math.round(performance.now() - started) }, 'search');
 

@@ -18,6 +18,7 @@ import type { Destination } from '../types.js';
 import type { Access } from './auth.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import { requestToken } from './bearer.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { checkParamNames, readFields, readUpload, type UploadedFile, type UploadForm } from './upload-form.js';
 import type { Limiter } from '../rate-limit/limiter.js';
 import type { UploadSlots } from './upload-slots.js';
@@ -40,17 +41,21 @@ export interface TranscribeRouteDeps {
   resultUrlTtlSec: number;
   maxUploadBytes: number;
   incomingDir: string;
+  /** The installation's key for audio at rest: an upload is sealed as it streams in. */
+  seal: AudioSeal;
   /** Per-company limit on POST /transcribe (RATE_LIMITED, 429); absent = none. */
   rateLimit?: Limiter;
   /** Per-company limit on uploads in progress (RATE_LIMITED, 429); absent = none. */
   uploadSlots?: UploadSlots;
+  /** `realtime=true` in the query string: a live call over a streamed request body (live-routes.ts). */
+  realtime?: (req: Req, res: Res, path: SubmitPath) => Promise<void>;
 }
 
 const RESULT_PARAMS = ['token', 'requestid', 'inline'];
 const DOWNLOAD_PARAMS = ['expires', 'sig'];
 const INLINE: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
-type SubmitPath = { company?: string; org?: string; folder?: string };
+export type SubmitPath = { company?: string; org?: string; folder?: string };
 
 export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
   routes.add('POST', '/transcribe', (req, res) => submit(d, req, res, {}));
@@ -78,6 +83,7 @@ interface Admission {
 
 /** POST /transcribe[/…]: the form (token looked at as soon as it is known), then the intake. */
 async function submit(d: TranscribeRouteDeps, req: Req, res: Res, path: SubmitPath): Promise<void> {
+  if (d.realtime && ['true', '1'].includes(queryValue(req, 'realtime') ?? '')) return d.realtime(req, res, path);
   const admission: Admission = { release: () => {} };
   res.once('close', () => admission.release());
   const form = await readForm(d, req, admission);
@@ -115,6 +121,7 @@ async function readForm(d: TranscribeRouteDeps, req: Req, admission: Admission):
     if (queryToken) await admit(queryToken);
     return await readUpload(req, {
       tmpDir: d.incomingDir,
+      seal: d.seal,
       maxBytes: d.maxUploadBytes,
       onField: async (name, value) => {
         if (name === 'token' && value) await admit(value);
@@ -129,7 +136,7 @@ async function readForm(d: TranscribeRouteDeps, req: Req, admission: Admission):
 }
 
 /** Authorizes the token for the company of the path (or its own) and resolves the destination folder. */
-async function destinationOf(d: TranscribeRouteDeps, path: SubmitPath, token: string | Principal | undefined): Promise<{ principal: Principal; destination: Destination }> {
+export async function destinationOf(d: Pick<TranscribeRouteDeps, 'access' | 'tenancy'>, path: SubmitPath, token: string | Principal | undefined): Promise<{ principal: Principal; destination: Destination }> {
   let company = '';
   const principal = await d.access.check(token, (who) => {
     if (path.company !== undefined) company = checkShortName('company', path.company);

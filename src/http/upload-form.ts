@@ -1,12 +1,15 @@
 /**
  * Reads a `/transcribe` upload: multipart/form-data (or urlencoded) streamed by formidable straight
- * to a temporary file under the data dir, with the size limit enforced while streaming (TOO_LARGE,
+ * to a temporary file under the data dir, sealed as it arrives (src/audio/sealed-file.ts: no byte
+ * of the recording is on disk in plain form, even mid-upload), with the size limit enforced while streaming (TOO_LARGE,
  * 413, before the rest is read). Fields may come in any order and also as query parameters (the form
  * wins). Parameter names of the established service that voxdex does not implement yet are accepted
  * and named in `warnings`; any other name is UNKNOWN_PARAMETER (400) listing the accepted names.
  */
 import formidable from 'formidable';
-import { createWriteStream, mkdirSync, rmSync, type WriteStream } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
+import type { Writable } from 'node:stream';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
 import type { Req } from './server.js';
 import { mergeOnce, singleValues, takeOnce } from './single-fields.js';
@@ -29,7 +32,7 @@ export const COMPAT_PARAMS = [
 ] as const;
 
 export interface UploadedFile {
-  /** Temporary path under the data dir; the caller moves or removes it. */
+  /** Temporary path under the data dir, sealed with the installation's key; the caller moves or removes it. */
   path: string;
   /** The client's file name, reduced to its base name. */
   name: string;
@@ -62,6 +65,8 @@ export function queryParams(req: Req): Record<string, string> {
 
 export interface ReadUploadOptions {
   tmpDir: string;
+  /** The key the file is sealed with as it streams to disk. */
+  seal: AudioSeal;
   maxBytes: number;
   /**
    * Called with each form field as it arrives, before the rest of the body is read (the token field
@@ -114,9 +119,9 @@ export async function readUpload(req: Req, options: ReadUploadOptions): Promise<
   }
 
   mkdirSync(options.tmpDir, { recursive: true });
-  // Our own write streams, so that a refused upload's files are removed only once they are closed
-  // (a stream destroyed while it opens would create the file after an early unlink).
-  const streams: Array<{ path: string; stream: WriteStream }> = [];
+  // Our own write streams (sealing ones), so that a refused upload's files are removed only once they
+  // are closed (a stream destroyed while it opens would create the file after an early unlink).
+  const streams: Array<{ path: string; stream: Writable }> = [];
   const form = formidable({
     uploadDir: options.tmpDir,
     maxFileSize: options.maxBytes,
@@ -129,7 +134,7 @@ export async function readUpload(req: Req, options: ReadUploadOptions): Promise<
     keepExtensions: false,
     fileWriteStreamHandler: (file) => {
       const path = (file as unknown as { filepath: string }).filepath;
-      const stream = createWriteStream(path);
+      const stream = options.seal.writer(path);
       streams.push({ path, stream });
       return stream;
     },

@@ -5,9 +5,11 @@
  * in this process.
  */
 import { randomUUID } from 'node:crypto';
-import { copyFileSync, mkdirSync, rmSync, statfsSync } from 'node:fs';
+import { mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
+import { fileSource } from '../audio/byte-source.js';
 import type { BlobStore } from '../blobs/blob-store.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { checkCallbackUrl } from '../callbacks/url-guard.js';
 import type { Config } from '../config.js';
 import { voxdexError, VoxdexError } from '../errors.js';
@@ -17,8 +19,10 @@ import { probeUpload } from '../stages/probe.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import type { CompanySettings, Destination, OutputFormat } from '../types.js';
+import type { CompanySettings, Destination, OutputFormat, RequestOptions } from '../types.js';
+import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '../redact/client-policy.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
+import { sha256Of } from './content-hash.js';
 
 export interface JobIntakeDeps {
   config: Readonly<Config>;
@@ -26,6 +30,8 @@ export interface JobIntakeDeps {
   tenancy: Pick<Tenancy, 'requireScope' | 'resolveModel'>;
   /** Where accepted uploads are stored (durably, before the job row commits). */
   blobs: BlobStore;
+  /** The installation's key for audio at rest: uploads are stored sealed. */
+  seal: AudioSeal;
   paths: JobPaths;
   /** Model names (and aliases) a request may name. */
   installedModels: () => string[];
@@ -41,8 +47,12 @@ export interface JobIntakeDeps {
 /** A request as received, before validation (strings straight from a form, query or sidecar). */
 export interface SubmitRequest {
   destination: Destination;
+  /** `size`: the recording's bytes (not the sealed file's). */
   file: { path: string; name: string; size: number };
-  /** true: the file is a temporary upload to move; false: copy it (drop folder, import). */
+  /**
+   * true: the file is an upload this process received, already sealed (readUpload), moved into the
+   * store; false: a plain file of the operator's (drop folder, import), sealed into the store as a copy.
+   */
   move: boolean;
   model?: string;
   output?: string;
@@ -55,6 +65,8 @@ export interface SubmitRequest {
   options?: RequestOptionValues;
   /** Parameter names accepted but not implemented. */
   ignored?: string[];
+  /** The file's sha256 (hex) when the caller has it (drop folder, import); else it is computed. */
+  sha256?: string;
 }
 
 export class JobIntake {
@@ -90,53 +102,68 @@ export class JobIntake {
     }
   }
 
-  /** Validates, stores the upload and the job durably, queues it, and returns its request id. */
+  /**
+   * The request's fields validated and resolved with the company's settings (everything a job row
+   * holds but the file): BAD_ARGUMENT, FORBIDDEN, … as for an upload. The live-call edge checks a
+   * call with it before the upgrade.
+   */
+  prepare(req: Omit<SubmitRequest, 'file' | 'move' | 'zpass'>): PreparedRequest {
+    const output = (req.output || 'json') as OutputFormat;
+    if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
+    if (req.callback) checkCallbackUrl(req.callback);
+    if (req.callbackerror) checkCallbackUrl(req.callbackerror);
+    const metadata = parseMetadata(req.metadata);
+    const datetime = parseDatetime(req.datetime);
+    const { company } = req.destination;
+    this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
+    const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
+    const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+    // Under redaction (asked or the company's policy) the client's metadata is kept redacted only.
+    const client = this.clientText(company, req.options);
+    const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
+    return { destination: req.destination, output, callback: req.callback || undefined, callbackError: req.callbackerror || undefined, metadata: client.metadata(metadata), datetime, model, options, warning };
+  }
+
+  /**
+   * Validates, stores the upload and the job durably, queues it, and returns its request id. Under
+   * redaction (asked or the company's policy) the file name and metadata are stored redacted, and
+   * an error's message is redacted before it leaves (redact/client-policy.ts).
+   */
   async submit(req: SubmitRequest): Promise<string> {
     let target: string | undefined;
     let copy: string | undefined;
+    const client = this.clientText(req.destination.company, req.options);
     try {
       await this.checkCapacity();
-      const output = (req.output || 'json') as OutputFormat;
-      if (!OUTPUT_FORMATS.includes(output)) throw invalidParameter('output', `one of ${OUTPUT_FORMATS.join(', ')}`, req.output);
-      if (req.callback) checkCallbackUrl(req.callback);
-      if (req.callbackerror) checkCallbackUrl(req.callbackerror);
-      const metadata = parseMetadata(req.metadata);
-      const datetime = parseDatetime(req.datetime);
-      const { company } = req.destination;
-      this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
-      const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
-      const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+      const prepared = this.prepare(req);
+      const source = client.text(req.file.name);
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
       const disk = { dir: this.#d.config.dataDir, reserveBytes: this.#d.config.queue.minFreeDiskBytes };
-      const probe = await probeUpload(req.file.path, { zpass: req.zpass || undefined, disk }, this.#d.config.archive);
+      const upload = req.move ? this.#d.seal.open(req.file.path) : fileSource(req.file.path);
+      const probe = await probeUpload(upload, { zpass: req.zpass || undefined, disk, transcode: this.#d.config.transcode }, this.#d.config.archive).finally(() => upload.close());
+      // The recording's own bytes (a sealed upload is read through its seal), as the drop folder hashes them.
+      const contentHash = req.sha256 ?? (await sha256Of(upload).finally(() => upload.close()));
       const id = randomUUID();
-      const key = this.#d.blobs.uploadKey(id, safeName(req.file.name));
+      const key = this.#d.blobs.uploadKey(id, safeName(source));
       if (!req.move) {
         copy = path.join(this.#d.paths.incoming, `${id}.copy`);
         mkdirSync(this.#d.paths.incoming, { recursive: true });
-        copyFileSync(req.file.path, copy);
+        await this.#d.seal.sealFile(upload, copy);
+        await upload.close();
       }
       target = key;
       await this.#d.blobs.putFile(key, copy ?? req.file.path);
-      const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
       const job = await this.#d.store.create({
+        ...prepared,
         id,
-        destination: req.destination,
-        model,
-        output,
-        callback: req.callback || undefined,
-        callbackError: req.callbackerror || undefined,
-        metadata,
-        datetime,
-        source: req.file.name,
-        kind: probe.kind === 'wav' ? 'audio' : 'archive',
+        source,
+        kind: probe.kind === 'wav' || probe.kind === 'coded' ? 'audio' : 'archive',
         uploadPath: key,
         zpass: req.zpass || undefined,
-        warning,
         sizeBytes: req.file.size,
-        options,
+        contentHash,
       });
       this.#d.onAccepted?.(job);
       return id;
@@ -144,10 +171,53 @@ export class JobIntake {
       if (req.move) rmSync(req.file.path, { force: true });
       if (copy) rmSync(copy, { force: true });
       if (target) await this.#d.blobs.delete(target).catch(() => undefined); // stored but not committed: never acknowledged
-      throw err;
+      throw client.active && err instanceof VoxdexError ? redactedError(err, client) : err;
+    }
+  }
+
+  /**
+   * A live call's recording, finished (src/live/): stored as its upload and its job created, under the
+   * id its client was given at the start, whether or not the service still accepts new requests (the
+   * call was accepted when it started). Idempotent: a job that exists already is returned as it is.
+   * The caller queues it.
+   */
+  async submitLive(prepared: PreparedRequest, call: { id: string; key: string; file: string | undefined; name: string; size: number }): Promise<Job> {
+    const existing = await this.#d.store.get(call.id);
+    if (existing) return existing;
+    // undefined: the file was stored under `key` before a crash, the job not yet created.
+    if (call.file !== undefined) await this.#d.blobs.putFile(call.key, call.file);
+    return this.#d.store.create({ ...prepared, id: call.id, source: call.name, kind: 'audio', uploadPath: call.key, sizeBytes: call.size });
+  }
+
+  /** The key a live call's recording will be stored under (fixed at its start, kept in its manifest). */
+  liveUploadKey(id: string, name: string): string {
+    return this.#d.blobs.uploadKey(id, safeName(name));
+  }
+
+  /** How a request's client text is written: redacted under the company's policy or when `fields` ask for redaction. */
+  clientText(company: string, fields: RedactionFields = {}): ClientText {
+    return clientTextUnderPolicy(this.#settingsOrNone(company), fields);
+  }
+
+  /** The company's settings, or none when it does not exist (the request fails on its scope). */
+  #settingsOrNone(company: string): CompanySettings {
+    try {
+      return this.#settings(company);
+    } catch {
+      return {};
     }
   }
 }
+
+/** The error with its message (and stack) redacted: an invalid metadata value is quoted in it. */
+function redactedError(err: VoxdexError, client: ClientText): VoxdexError {
+  err.message = client.text(err.message);
+  if (err.stack) err.stack = client.text(err.stack);
+  return err;
+}
+
+/** A request's fields after validation and company policy: a job row without its file. */
+export type PreparedRequest = Pick<Job, 'destination' | 'output' | 'callback' | 'callbackError' | 'metadata' | 'datetime' | 'model' | 'warning'> & { options: RequestOptions };
 
 function parseMetadata(raw: SubmitRequest['metadata']): Record<string, unknown> | undefined {
   if (raw === undefined || raw === '') return undefined;

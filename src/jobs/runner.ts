@@ -13,10 +13,12 @@
  *    the store; a job whose lease this worker lost is dropped quietly.
  */
 import { rmSync } from 'node:fs';
+import path from 'node:path';
 import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
 import type { FileRunnerDeps } from '../../pipelines/file-runner.js';
 import type { Transcriber } from '../asr/transcriber.js';
 import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
 import { failureDelivery } from '../callbacks/failure.js';
 import type { Config } from '../config.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
@@ -29,9 +31,10 @@ import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } f
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import type { StageContext } from '../types.js';
+import type { RequestOptions, StageContext } from '../types.js';
 import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
-import { defaultRequestOptions } from './request-options.js';
+import { clientTextOf } from '../redact/client-policy.js';
+import { defaultRequestOptions, policyFloor } from './request-options.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
 export interface JobRunnerDeps {
@@ -39,11 +42,13 @@ export interface JobRunnerDeps {
   log: Logger;
   store: JobStore;
   outbox: CallbackOutbox;
-  tenancy: Pick<Tenancy, 'hasCompany' | 'callbackSecret'>;
+  tenancy: Pick<Tenancy, 'hasCompany' | 'callbackSecret' | 'companySettings'>;
   index: TranscriptIndex;
   /** Absent on a node that runs no jobs (an API node). */
   transcriber?: Transcriber;
   blobs: BlobStore;
+  /** The installation's key for audio at rest (uploads, members, kept audio are sealed). */
+  seal: AudioSeal;
   paths: JobPaths;
   metrics: Metrics;
   retry?: RetryPolicy;
@@ -53,6 +58,8 @@ export interface JobRunnerDeps {
   runJobs?: boolean;
   /** Categories scored at indexing (pipelines/file-runner.ts). */
   categorize?: FileRunnerDeps['categorize'];
+  /** A live call's utterances decoded during the call (jobs/live-calls.ts), so its job does not transcribe them again. */
+  liveTranscript?: FileRunnerDeps['liveTranscript'];
 }
 
 /** How often jobs queued by another process (voxdex import) are picked up (embedded mode). */
@@ -229,11 +236,14 @@ export class JobRunner {
     }
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
-    const { store, index, transcriber, blobs, paths, metrics, categorize } = this.#d;
+    const { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript } = this.#d;
+    const options = this.#runOptions(job);
+    // Under redaction the client's name and metadata go on redacted (a job queued before the policy included).
+    const client = clientTextOf(options);
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
-      // A job stored before request options existed runs with the defaults.
-      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, paths, metrics, categorize }, ctx);
+      const pipelineJob = { ...job, options, source: client.text(job.source), metadata: client.metadata(job.metadata) };
+      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });
@@ -245,9 +255,10 @@ export class JobRunner {
         return;
       }
       const e = toVoxdexError(err);
+      const reported = client.active ? client.error({ code: e.code, message: e.message }) : e;
       const decision = decideRetry(e.code, job.attempts, this.#retry);
       if (decision.retry) {
-        log.warn({ err: e, attempts: job.attempts, delay: decision.delayMs }, 'job failed; retrying');
+        log.warn({ err: reported, attempts: job.attempts, delay: decision.delayMs }, 'job failed; retrying');
         if (owner !== undefined) {
           await this.#leases!.requeue(id, owner, decision.delayMs);
           return;
@@ -259,22 +270,58 @@ export class JobRunner {
         this.#retryTimers.add(t);
         return;
       }
-      log.warn({ err: e }, 'request failed');
-      await this.#settle(job, { state: 'failed', error: { code: e.code, message: e.message }, owner });
+      log.warn({ err: reported }, 'request failed');
+      await this.#settle(job, { state: 'failed', error: client.error({ code: e.code, message: e.message }), owner });
     } finally {
       if (owner !== undefined || (await this.#d.store.get(id))?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
     }
   }
 
   /**
+   * What the job runs with: its accepted options (a job stored before request options existed: the
+   * defaults) under the company's policy as it is now — set after the job was queued, it still applies.
+   */
+  #runOptions(job: Job): RequestOptions {
+    const accepted = job.options ?? defaultRequestOptions();
+    const floored = policyFloor(accepted, this.#d.tenancy.companySettings(job.destination.company));
+    if (floored.scrubtext !== accepted.scrubtext || floored.scrubaudio !== accepted.scrubaudio || floored.redact.length !== accepted.redact.length) {
+      this.#d.log.info({ requestid: job.id, scrubtext: floored.scrubtext, scrubaudio: floored.scrubaudio, redact: floored.redact }, 'the company policy set after this request was accepted applies to it');
+    }
+    return floored;
+  }
+
+  /**
    * The one way a job ends: its final state and its callback (result or error) in one transaction.
    * The callback row holds no secret: the dispatcher signs with the company's current one from tenancy.
+   * Under scrubaudio a job that ends failed or cancelled loses its upload and work folder first (one
+   * that ends done lost them in runUpload): removed before the state commits, so no final job ever
+   * keeps an unredacted recording, whatever crashes when — a crash before the commit resumes the job,
+   * which ends again without its upload.
    */
   async #settle(job: Job, settlement: Settlement): Promise<boolean> {
+    if (settlement.state !== 'done' && this.#scrubsAudio(job) && (await this.#mayRemove(job, settlement.owner))) await this.#removeUpload(job);
     const t0 = performance.now();
     const settled = await this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, undefined));
     if (settlement.owner !== undefined) this.#d.metrics.settleSeconds.observe((performance.now() - t0) / 1000);
     return settled;
+  }
+
+  /** The job runs under scrubaudio: its own options, or its company's policy now (which reaches queued work). */
+  #scrubsAudio(job: Job): boolean {
+    if (job.options?.scrubaudio) return true;
+    return this.#d.tenancy.hasCompany(job.destination.company) && (this.#d.tenancy.companySettings(job.destination.company).scrub ?? []).includes('audio');
+  }
+
+  /** A worker settling a job it runs removes the upload only while it still holds the job (another worker may have taken it over). */
+  async #mayRemove(job: Job, owner: string | undefined): Promise<boolean> {
+    if (owner === undefined) return true;
+    return (await this.#leases!.renewLeases(owner, [job.id], this.#d.config.leaseMs)).held.includes(job.id);
+  }
+
+  /** The unredacted upload and the job's work folder (sealed members, a copy of the upload) go. */
+  async #removeUpload(job: Job): Promise<void> {
+    rmSync(this.#d.paths.workDir(job.id), { recursive: true, force: true });
+    await this.#d.blobs.delete(job.uploadPath);
   }
 }
 
@@ -298,13 +345,23 @@ export function settlementOf(job: Pick<Job, 'kind'>, { files, resultPath }: Uplo
   return { state: 'failed', error };
 }
 
+/**
+ * The file name a result is sent under: the recording's own name for a transcript that does not carry
+ * it (text, srt, vtt of one file: "call-0042.srt"); the request id otherwise ("<id>.json", "<id>.zip").
+ * The name is the job's `source`, as stored (redacted under a redaction policy).
+ */
+export function resultFileName(job: Pick<Job, 'id' | 'kind' | 'source'>, ext: string): string {
+  const stem = job.kind === 'audio' && ['txt', 'srt', 'vtt'].includes(ext) ? path.basename(job.source).replace(/\.[a-z0-9]{1,5}$/i, '') : '';
+  return `${stem || job.id}.${ext}`;
+}
+
 /** The callback a settlement sends: the result file to `callback`, or the error to `callbackerror` (else `callback`). */
-export function callbackOf(job: Pick<Job, 'id' | 'destination' | 'callback' | 'callbackError'>, s: Settlement, secret: string | undefined): EnqueueInput | undefined {
+export function callbackOf(job: Pick<Job, 'id' | 'kind' | 'source' | 'destination' | 'callback' | 'callbackError'>, s: Settlement, secret: string | undefined): EnqueueInput | undefined {
   const company = job.destination.company;
   if (s.state !== 'done') {
     return failureDelivery({ requestid: job.id, company, callback: job.callback, callbackerror: job.callbackError, error: s.error!, secret });
   }
   if (!job.callback || !s.resultPath) return undefined;
   const ext = s.resultPath.slice(s.resultPath.lastIndexOf('.') + 1);
-  return { requestid: job.id, company, url: job.callback, kind: 'result', body: s.resultPath, contentType: resultMime(s.resultPath), filename: `${job.id}.${ext}`, secret };
+  return { requestid: job.id, company, url: job.callback, kind: 'result', body: s.resultPath, contentType: resultMime(s.resultPath), filename: resultFileName(job, ext), secret };
 }

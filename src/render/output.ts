@@ -1,13 +1,14 @@
 /**
- * Renders a transcript document in the requested output (docs/service.md, "Results"):
+ * Renders a transcript document in the requested output (docs/service.md, "Results"; docs/readable.md):
  * - `json`: the document, null/undefined fields omitted;
  * - `jsontop`: the top-level fields only, utterance detail collapsed into one `text` field
- *   (one channel: the words in order on one line; several channels or diarized: the `text` lines);
- * - `text`: one line per utterance in time order, prefixed `[speaker] ` when diarized (`[S1] `, `[C0] `),
- *   else `[channel] ` when there are several channels;
+ *   (one channel, not diarized: the utterances' texts in order on one line; else the `text` lines);
+ * - `text`: one line per utterance in time order, `[mm:ss] Speaker: text` (the role, speaker or
+ *   channel as known, line-prefix.ts; a mono call without speakers: `[mm:ss] text`);
  * - `srt`, `vtt`: subtitles (SubRip, WebVTT), see subtitles.ts.
  */
 import { setOwn } from '../is.js';
+import { displayText } from '../readable/utterance-text.js';
 import type { OutputFormat, TranscriptDocument, Utterance } from '../types.js';
 import { linePrefix } from './line-prefix.js';
 import { renderSrt, renderVtt } from './subtitles.js';
@@ -42,8 +43,12 @@ function ordered(doc: TranscriptDocument): Utterance[] {
   return [...doc.utterances].sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel || a.metadata.uttid - b.metadata.uttid);
 }
 
-function utteranceText(u: Utterance): string {
-  return u.events.map((e) => e.word).join(' ');
+/** 75.4 → "01:15"; from an hour on, "1:02:03". */
+export function clockTime(sec: number): string {
+  const s = Math.max(0, Math.floor(sec));
+  const pad = (n: number) => String(n).padStart(2, '0');
+  const [h, m] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60)];
+  return h > 0 ? `${h}:${pad(m)}:${pad(s % 60)}` : `${pad(m)}:${pad(s % 60)}`;
 }
 
 function multiChannel(doc: TranscriptDocument): boolean {
@@ -54,13 +59,12 @@ function diarized(doc: TranscriptDocument): boolean {
   return doc.utterances.some((u) => u.metadata.speaker);
 }
 
-/** The lines of `output=text`, without line ends. */
+/** The lines of `output=text`, without line ends: `[mm:ss] Speaker: text`. */
 export function textLines(doc: TranscriptDocument): string[] {
-  const multi = multiChannel(doc) || diarized(doc);
   return ordered(doc)
-    .map((u) => ({ u, text: utteranceText(u) }))
+    .map((u) => ({ u, text: displayText(u) }))
     .filter((x) => x.text.length > 0)
-    .map(({ u, text }) => (multi ? `${linePrefix(doc, u)}${text}` : text));
+    .map(({ u, text }) => `[${clockTime(u.start)}] ${linePrefix(doc, u)}${text}`);
 }
 
 function omitNulls(value: unknown): unknown {
@@ -79,7 +83,7 @@ export function renderTranscript(doc: TranscriptDocument, output: OutputFormat):
       return JSON.stringify(omitNulls(doc));
     case 'jsontop': {
       const { utterances: _drop, ...top } = doc;
-      const text = multiChannel(doc) || diarized(doc) ? textLines(doc).join('\n') : ordered(doc).map(utteranceText).filter(Boolean).join(' ');
+      const text = multiChannel(doc) || diarized(doc) ? textLines(doc).join('\n') : ordered(doc).map(displayText).filter(Boolean).join(' ');
       return JSON.stringify(omitNulls({ ...top, text }));
     }
     case 'text': {

@@ -10,8 +10,23 @@ import type { TranscriptDocument } from '../types.js';
 import { voxdexError, VoxdexError } from '../errors.js';
 import { byPart, findHits, queryWords, speakerMatches, speakersOf, type ChannelWords } from './match.js';
 import { withCategories } from './analytics-fields.js';
-import { ANALYTICS_PROPERTIES, decodeRow, type EsTranscript, INDEX_SETTINGS, MAPPING_VERSION, MAPPINGS, searchQuery, searchSort, toEsTranscript } from './elasticsearch-mapping.js';
+import {
+  ANALYTICS_PROPERTIES,
+  decodeRow,
+  type EsTranscript,
+  INDEX_SETTINGS,
+  MAPPING_VERSION,
+  MAPPINGS,
+  searchQuery,
+  searchSort,
+  toEsTranscript,
+  WORD_STEMS,
+} from './elasticsearch-mapping.js';
+import { aggregateBody, parseAggregations } from './elasticsearch-aggregate.js';
 import type {
+  AggregateRequest,
+  Aggregates,
+  AggregateScope,
   CategoryScanPage,
   IndexedTranscript,
   SearchQuery,
@@ -102,13 +117,58 @@ export class ElasticsearchIndex implements TranscriptIndex {
     }
     const mapping = await this.#call(() => this.#client.indices.getMapping({ index: this.indexName }));
     const version = Object.values(mapping)[0]?.mappings._meta?.voxdex_mapping_version;
-    if (version !== MAPPING_VERSION) {
+    if (version === 1) {
+      await this.#migrateFrom1();
+    } else if (version !== MAPPING_VERSION) {
       throw voxdexError(
         'INDEX_UNAVAILABLE',
         `${this.#where} has mapping version ${String(version)}, this voxdex needs ${MAPPING_VERSION}; reindex into a new VOXDEX_ES_INDEX_PREFIX (docs/elasticsearch.md).`,
       );
     }
     await this.#call(() => this.#client.indices.putMapping({ index: this.indexName, properties: ANALYTICS_PROPERTIES }));
+  }
+
+  /**
+   * Mapping 1 → 2: adds `words.stem` and re-indexes every transcript from its stored `doc` (each only if
+   * unchanged since read), then records version 2. Idempotent: a node stopped half-way, or two nodes
+   * starting together, only repeat work.
+   */
+  async #migrateFrom1(): Promise<void> {
+    await this.#call(() =>
+      this.#client.indices.putMapping({
+        index: this.indexName,
+        properties: { ...ANALYTICS_PROPERTIES, place: { type: 'keyword' }, words: { type: 'nested', properties: { stem: WORD_STEMS } } },
+      }),
+    );
+    type Stored = Pick<EsTranscript, 'tid' | 'company' | 'org' | 'folder' | 'datetime' | 'indexedAt' | 'doc' | 'categories'>;
+    let after: estypes.SortResults | undefined;
+    for (;;) {
+      const res = await this.#call(() =>
+        this.#client.search<Stored>({
+          index: this.indexName,
+          sort: [{ tid: { order: 'asc' } }],
+          size: this.#bulkSize,
+          search_after: after,
+          seq_no_primary_term: true,
+          _source: ['tid', 'company', 'org', 'folder', 'datetime', 'indexedAt', 'doc', 'categories'],
+        }),
+      );
+      const operations = res.hits.hits.flatMap((h) => {
+        const s = h._source!;
+        const es = toEsTranscript(
+          { tid: s.tid, company: s.company, org: s.org, folder: s.folder, datetime: s.datetime, indexedAt: s.indexedAt, document: JSON.parse(s.doc) as TranscriptDocument },
+          Date.parse(s.datetime),
+          s.indexedAt,
+        );
+        es.categories = [...(s.categories ?? [])];
+        return [{ index: { _index: this.indexName, _id: s.tid, if_seq_no: h._seq_no!, if_primary_term: h._primary_term! } }, es];
+      });
+      if (operations.length > 0) await this.#call(() => this.#client.bulk({ operations: operations as estypes.BulkOperationContainer[], refresh: false }));
+      if (res.hits.hits.length < this.#bulkSize) break;
+      after = res.hits.hits.at(-1)!.sort;
+    }
+    await this.#call(() => this.#client.indices.refresh({ index: this.indexName }));
+    await this.#call(() => this.#client.indices.putMapping({ index: this.indexName, _meta: { voxdex_mapping_version: MAPPING_VERSION } }));
   }
 
   async index(docs: readonly IndexedTranscript[]): Promise<void> {
@@ -294,6 +354,13 @@ export class ElasticsearchIndex implements TranscriptIndex {
     const buckets = (res.aggregations?.categories as estypes.AggregationsStringTermsAggregate | undefined)?.buckets;
     const list = Array.isArray(buckets) ? buckets : [];
     return Object.fromEntries(list.map((b) => [String(b.key), b.doc_count]).sort((a, b) => (a[0]! < b[0]! ? -1 : 1)));
+  }
+
+  async aggregate(scope: AggregateScope, query: SearchQuery, request: AggregateRequest): Promise<Aggregates> {
+    const res = await this.#call(() =>
+      this.#client.search({ index: this.indexName, size: 0, track_total_hits: false, query: searchQuery(scope, query), aggs: aggregateBody(request) }),
+    );
+    return parseAggregations(res.aggregations as Record<string, unknown> | undefined, request);
   }
 
   async close(): Promise<void> {

@@ -14,11 +14,17 @@
 import type { estypes } from '@elastic/elasticsearch';
 import { type ChannelWords, channelWords, fromSpeakerRuns, metaText, speakerRuns, type SpeakerRuns } from './match.js';
 import { isWildcard, type QueryNode } from './query.js';
+import { matchesForms } from './match.js';
+import { wordStem, wordStems } from './word-forms.js';
 import { documentAnalytics } from './analytics-fields.js';
-import type { IndexedTranscript, SearchQuery, SearchScope } from './transcript-index.js';
+import type { AggregateScope, IndexedTranscript, SearchQuery } from './transcript-index.js';
 
-/** Bumped when the mapping changes incompatibly; stored in the index's `_meta`. */
-export const MAPPING_VERSION = 1;
+/**
+ * Bumped when the mapping changes incompatibly; stored in the index's `_meta`.
+ * 2: `words.stem` (each channel's word stems, word-forms.ts) and `place`; an index of version 1 gains the fields and
+ * has its transcripts re-indexed from their stored `doc` at init (elasticsearch-index.ts `migrate`).
+ */
+export const MAPPING_VERSION = 2;
 
 /** Longest metadata text (characters) that `meta.<field>=value` can find; longer values are stored, not indexed. */
 export const MAX_META_CHARS = 8191;
@@ -39,20 +45,26 @@ export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
 export const ANALYTICS_PROPERTIES: Record<string, estypes.MappingProperty> = {
   categories: { type: 'keyword' },
   sentiments: { type: 'keyword' },
+  /** The kinds redacted (or marked) in the call: `redacted=`. */
+  redacted: { type: 'keyword' },
   overtalk: { type: 'double' },
   silence: { type: 'double' },
 };
+
+export const WORD_STEMS: estypes.MappingProperty = { type: 'text', analyzer: 'whitespace', index_options: 'docs', norms: false };
 
 export const MAPPINGS: estypes.MappingTypeMapping = {
   dynamic: 'strict',
   _meta: { voxdex_mapping_version: MAPPING_VERSION },
   // The word text is only for matching: hits are computed from `row`, so it is not stored twice.
-  _source: { excludes: ['words.text'] },
+  _source: { excludes: ['words.text', 'words.stem'] },
   properties: {
     tid: { type: 'keyword' },
     company: { type: 'keyword' },
     org: { type: 'keyword' },
     folder: { type: 'keyword' },
+    /** `org/folder`: a folder's group key in dashboard aggregations (folder names repeat across orgs). */
+    place: { type: 'keyword' },
     /** Call time as given (summary rows show it verbatim) … */
     datetime: { type: 'keyword', index: false, doc_values: false },
     /** … and as epoch milliseconds for range filters and sorting. */
@@ -71,6 +83,8 @@ export const MAPPINGS: estypes.MappingTypeMapping = {
       properties: {
         channel: { type: 'integer' },
         text: { type: 'text', analyzer: 'whitespace', index_options: 'positions', norms: false },
+        /** The stems of `text`'s words, computed by voxdex (a word typed without quotes is looked up here). */
+        stem: WORD_STEMS,
       },
     },
     /** The transcript document as JSON text: stored, never parsed by Elasticsearch (cheaper to index and fetch). */
@@ -87,6 +101,7 @@ export interface EsTranscript {
   company: string;
   org: string;
   folder: string;
+  place: string;
   datetime: string;
   dt: number;
   indexedAt: string;
@@ -97,13 +112,14 @@ export interface EsTranscript {
   requestid: string;
   confidence?: number;
   meta: string[];
-  words: Array<{ channel: number; text: string }>;
+  words: Array<{ channel: number; text: string; stem: string }>;
   /** JSON.stringify(document). */
   doc: string;
   /** encodeRow(): metadata and per-channel words and times. */
   row: string;
   categories: string[];
   sentiments: string[];
+  redacted: string[];
   overtalk?: number;
   silence?: number;
 }
@@ -127,6 +143,7 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
     company: t.company,
     org: t.org,
     folder: t.folder,
+    place: `${t.org}/${t.folder}`,
     datetime: t.datetime,
     dt,
     indexedAt: t.indexedAt ?? now,
@@ -136,11 +153,12 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
     filename: d.source ?? '',
     requestid: d.requestid ?? '',
     meta,
-    words: cws.map((cw) => ({ channel: cw.channel, text: cw.norm.join(' ') })),
+    words: cws.map((cw) => ({ channel: cw.channel, text: cw.norm.join(' '), stem: wordStems(cw.norm).join(' ') })),
     doc: JSON.stringify(d),
     row: encodeRow(d.streamtags?.metadata ?? {}, cws),
     categories: analytics.categories,
     sentiments: analytics.sentiments,
+    redacted: analytics.redacted,
   };
   if (d.confidence !== undefined && d.confidence !== null) out.confidence = d.confidence;
   if (analytics.overtalk !== undefined) out.overtalk = analytics.overtalk;
@@ -252,6 +270,7 @@ class StoredChannel implements ChannelWords {
 // ---------------------------------------------------------------- queries
 
 const FIELD = 'words.text';
+const STEM_FIELD = 'words.stem';
 
 function clause(word: string): estypes.QueryDslSpanQuery {
   return isWildcard(word)
@@ -263,6 +282,7 @@ function clause(word: string): estypes.QueryDslSpanQuery {
 function leafQuery(node: QueryNode): estypes.QueryDslQueryContainer {
   switch (node.type) {
     case 'word':
+      if (matchesForms(node)) return { term: { [STEM_FIELD]: wordStem(node.word) } };
       return isWildcard(node.word) ? { wildcard: { [FIELD]: { value: node.word } } } : { term: { [FIELD]: node.word } };
     case 'phrase':
       if (!node.words.some(isWildcard)) return { match_phrase: { [FIELD]: { query: node.words.join(' '), slop: 0 } } };
@@ -296,8 +316,9 @@ export function termsQuery(node: QueryNode, channel?: number): estypes.QueryDslQ
 }
 
 /** Scope (tenancy: always), filters and terms as one non-scoring bool query. */
-export function searchQuery(scope: SearchScope, q: SearchQuery): estypes.QueryDslQueryContainer {
-  const filter: estypes.QueryDslQueryContainer[] = [{ term: { company: scope.company } }, { term: { org: scope.org } }];
+export function searchQuery(scope: AggregateScope, q: SearchQuery): estypes.QueryDslQueryContainer {
+  const filter: estypes.QueryDslQueryContainer[] = [{ term: { company: scope.company } }];
+  if (scope.org !== undefined) filter.push({ term: { org: scope.org } });
   if (scope.folder !== undefined) filter.push({ term: { folder: scope.folder } });
   if (q.fromMs !== undefined || q.toMs !== undefined) filter.push({ range: { dt: { gte: q.fromMs, lte: q.toMs } } });
   if (q.durationMin !== undefined || q.durationMax !== undefined) {
@@ -308,7 +329,8 @@ export function searchQuery(scope: SearchScope, q: SearchQuery): estypes.QueryDs
   if (q.requestid !== undefined) filter.push({ term: { requestid: q.requestid } });
   for (const [field, value] of Object.entries(q.meta)) filter.push({ term: { meta: metaPair(field, value) } });
   if (q.categories) filter.push({ terms: { categories: q.categories } });
-  if (q.sentiment !== undefined) filter.push({ term: { sentiments: q.sentiment } });
+  if (q.sentiment !== undefined) filter.push({ terms: { sentiments: q.sentiment } });
+  if (q.redacted) filter.push({ terms: { redacted: q.redacted } });
   if (q.overtalkMin !== undefined || q.overtalkMax !== undefined) filter.push({ range: { overtalk: { gte: q.overtalkMin, lte: q.overtalkMax } } });
   if (q.terms) filter.push(termsQuery(q.terms, q.channel));
   else if (q.channel !== undefined) filter.push({ range: { nchannels: { gt: q.channel } } });

@@ -3,16 +3,22 @@
  * engine to find candidates and count; this module defines (and computes) what a hit is, so that
  * SQLite and Elasticsearch return identical hits, snippets and scores.
  */
-import type { TranscriptDocument } from '../types.js';
+import { timeTokens } from '../readable/text-timing.js';
+import type { TranscriptDocument, Utterance } from '../types.js';
 import type { Hit, SearchQuery } from './transcript-index.js';
-import { normalizeWord, type QueryNode } from './query.js';
+import { isWildcard, normalizeWord, redactedToken, type QueryNode } from './query.js';
+import { wordStems, wordStem } from './word-forms.js';
 
 /** One channel's word sequence: utterances in time order, fillers and punctuation-only words dropped. */
 export interface ChannelWords {
   channel: number;
   /** normalizeWord() of each word: what is indexed and matched. */
   norm: string[];
-  /** The words as the ASR wrote them: what snippets show. */
+  /**
+   * What snippets show: the words of the utterance's readable `text` that each word begins ("$25.50,"
+   * on "twenty", '' on "five", "dollars"… which it stands for too); the word itself in a transcript
+   * without `text`.
+   */
   words: string[];
   starts: number[];
   ends: number[];
@@ -38,12 +44,18 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
     if (!cw) byChannel.set(channel, (cw = { channel, norm: [], words: [], starts: [], ends: [] }));
     const speaker = typeof u.metadata?.speaker === 'string' ? u.metadata.speaker : undefined;
     const role = typeof u.metadata?.role === 'string' ? u.metadata.role : undefined;
-    for (const e of u.events ?? []) {
-      if (typeof e.word !== 'string' || FILLER.test(e.word)) continue;
-      const n = normalizeWord(e.word);
+    const shown = displayWords(u);
+    let pending = '';
+    for (const [i, e] of (u.events ?? []).entries()) {
+      const display = shown ? [pending, shown[i]].filter(Boolean).join(' ') : e.word;
+      pending = display;
+      if (typeof e.word !== 'string' || (FILLER.test(e.word) && !e.redacted)) continue;
+      // A redacted word is indexed as its kind (`[NAME]` finds it), never as what was said.
+      const n = e.redacted ? redactedToken(e.redacted) : normalizeWord(e.word);
       if (n === '') continue;
+      pending = '';
       cw.norm.push(n);
-      cw.words.push(e.word);
+      cw.words.push(display);
       cw.starts.push(e.start);
       cw.ends.push(e.end);
       if (speaker !== undefined) (cw.speakers ??= new Array<string | undefined>(cw.norm.length - 1).fill(undefined)).push(speaker);
@@ -53,6 +65,17 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
     }
   }
   return [...byChannel.values()].sort((a, b) => a.channel - b.channel);
+}
+
+/** For each event of an utterance with `text`, the text's words it begins (src/readable/text-timing.ts), '' for the others. */
+function displayWords(u: Utterance): string[] | undefined {
+  if (typeof u.text !== 'string' || u.text === '' || !Array.isArray(u.events)) return undefined;
+  const shown = u.events.map(() => '');
+  for (const t of timeTokens(u.text, u.events)) {
+    const head = t.events![0];
+    shown[head] = shown[head] ? `${shown[head]} ${t.text}` : t.text;
+  }
+  return shown;
 }
 
 /** The transcript's speakers in order of first appearance. */
@@ -113,6 +136,20 @@ function pattern(word: string): RegExp | string {
   return p;
 }
 
+const stemCache = new WeakMap<ChannelWords, string[]>();
+
+/** The stems of a channel's words (word-forms.ts), computed once per channel object. */
+export function channelStems(cw: ChannelWords): string[] {
+  let stems = stemCache.get(cw);
+  if (!stems) stemCache.set(cw, (stems = wordStems(cw.norm)));
+  return stems;
+}
+
+/** Does a word leaf match by its word forms (typed without quotes, no wildcard)? */
+export function matchesForms(node: { word: string; exact?: true }): boolean {
+  return !node.exact && !isWildcard(node.word);
+}
+
 function matches(p: RegExp | string, token: string): boolean {
   return typeof p === 'string' ? p === token : p.test(token);
 }
@@ -121,7 +158,11 @@ function matches(p: RegExp | string, token: string): boolean {
 export function leafSpans(node: QueryNode, cw: ChannelWords): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const n = cw.norm.length;
-  if (node.type === 'word') {
+  if (node.type === 'word' && matchesForms(node)) {
+    const stem = wordStem(node.word);
+    const stems = channelStems(cw);
+    for (let i = 0; i < n; i++) if (stems[i] === stem) spans.push([i, i]);
+  } else if (node.type === 'word') {
     const p = pattern(node.word);
     for (let i = 0; i < n; i++) if (matches(p, cw.norm[i]!)) spans.push([i, i]);
   } else if (node.type === 'phrase') {
@@ -220,7 +261,7 @@ export function findHits(node: QueryNode | undefined, all: ChannelWords[], chann
       channel: cw.channel,
       start: ms(cw.starts[s]!),
       end: ms(cw.ends[e]!),
-      text: cw.words.slice(Math.max(0, s - SNIPPET_CONTEXT_WORDS), e + 1 + SNIPPET_CONTEXT_WORDS).join(' '),
+      text: snippet(cw.words, Math.max(0, s - SNIPPET_CONTEXT_WORDS), e + SNIPPET_CONTEXT_WORDS),
     };
     const speaker = cw.speakers?.[s];
     if (speaker !== undefined) hit.speaker = speaker;
@@ -229,6 +270,12 @@ export function findHits(node: QueryNode | undefined, all: ChannelWords[], chann
     return hit;
   });
   return { score: found.length, hits };
+}
+
+/** The shown words [from, to]: from the start of the text word that covers `from` (a number's later words show nothing). */
+export function snippet(words: readonly string[], from: number, to: number): string {
+  while (from > 0 && words[from] === '') from--;
+  return words.slice(from, to + 1).filter((w) => w !== '').join(' ');
 }
 
 /** A metadata value as the text `meta.<field>=value` compares against; undefined: not searchable. */

@@ -8,6 +8,10 @@
  *   primary := '(' or ')' | '"' word+ '"' ( '~' N )? | word
  *   word    := letters/digits with optional '*' (any run, also empty) and '?' (exactly one) wildcards
  *
+ * A word typed without quotes matches its word forms (`weasel` finds "weasels", src/search/word-forms.ts);
+ * what is in quotes — a word, a phrase, a proximity group — matches exactly as typed (case and accents
+ * aside). A wildcard word matches the written words its pattern fits.
+ *
  * `"w1 w2 …"~N` is proximity: all words in one channel, at most N other words between the first and
  * the last of them, in any order (N 0–100). Words are case-insensitive and normalized with
  * `normalizeWord`. Every syntax problem is a BAD_QUERY naming the position.
@@ -19,9 +23,11 @@
 import { voxdexError } from '../errors.js';
 import { numeralWords } from '../numbers/normalize.js';
 import { spokenForms } from '../text/numbers.js';
+import { REDACT_KINDS, type RedactKind } from '../types.js';
 
 export type QueryNode =
-  | { type: 'word'; word: string }
+  /** `exact`: typed in quotes, so compared as it is; otherwise its word forms match too (word-forms.ts). */
+  | { type: 'word'; word: string; exact?: true }
   | { type: 'phrase'; words: string[] }
   | { type: 'near'; words: string[]; distance: number }
   | { type: 'and'; children: QueryNode[] }
@@ -33,6 +39,26 @@ export const MAX_QUERY_LEAVES = 64;
 export const MAX_NEAR_DISTANCE = 100;
 
 const ASCII_WORD = /^[a-z0-9]+$/;
+
+/**
+ * The indexed word of a redacted event of this kind (match.ts `channelWords`): what `[NAME]`, `[CARD]`…
+ * in `terms` look for. Letters only, so that both backends' tokenizers keep it whole; no spoken word
+ * has this form.
+ */
+export function redactedToken(kind: RedactKind): string {
+  return `voxdexredacted${kind}`;
+}
+
+/** `[NAME]` (any case) → the redacted token of that kind; undefined for other words; BAD_QUERY for an unknown kind. */
+function redactedQueryWord(raw: string, pos: number): string | undefined {
+  const m = /^\[([A-Za-z]+)\]$/.exec(raw);
+  if (!m) return undefined;
+  const kind = m[1]!.toLowerCase();
+  if (!(REDACT_KINDS as readonly string[]).includes(kind)) {
+    throw bad(`${raw} at position ${pos} names no redaction kind; use one of ${REDACT_KINDS.map((k) => `[${k.toUpperCase()}]`).join(', ')}`);
+  }
+  return redactedToken(kind as RedactKind);
+}
 
 /** Lowercase, diacritics removed, everything but letters and digits removed ("Don't" → "dont"). */
 export function normalizeWord(word: string): string {
@@ -86,7 +112,7 @@ function tokenize(input: string): Token[] {
       const close = input.indexOf('"', i + 1);
       if (close < 0) throw bad(`the quote at position ${i} is not closed`);
       const raw = input.slice(i + 1, close).split(/\s+/).filter((w) => w !== '');
-      const words = raw.map((w) => normalizeQueryWord(w, i)).filter((w) => w !== '');
+      const words = raw.map((w) => redactedQueryWord(w, i) ?? normalizeQueryWord(w, i)).filter((w) => w !== '');
       if (words.length === 0) throw bad(`the quoted phrase at position ${i} is empty`);
       const pos = i;
       i = close + 1;
@@ -106,7 +132,7 @@ function tokenize(input: string): Token[] {
       while (j < input.length && !/\s/.test(input[j]!) && !SPECIAL.has(input[j]!)) j++;
       const text = input.slice(i, j);
       if (text.includes('~')) throw bad(`"~N" proximity applies to a quoted phrase ("word1 word2"~5), found ${JSON.stringify(text)} at position ${i}`);
-      tokens.push({ kind: 'word', text: normalizeQueryWord(text, i), raw: text, pos: i });
+      tokens.push({ kind: 'word', text: redactedQueryWord(text, i) ?? normalizeQueryWord(text, i), raw: text, pos: i });
       i = j;
     }
   }
@@ -154,7 +180,7 @@ export function parseTerms(input: string): QueryNode | undefined {
     at++;
     if (t.kind === 'word') return withSpokenForms(leaf({ type: 'word', word: t.text }), [t.raw]);
     if (t.kind === 'phrase') {
-      if (t.words.length === 1) return withSpokenForms(leaf({ type: 'word', word: t.words[0]! }), t.raw);
+      if (t.words.length === 1) return withSpokenForms(leaf(exactWord(t.words[0]!)), t.raw);
       if (t.distance !== undefined) return withSpokenForms(leaf({ type: 'near', words: t.words, distance: t.distance }), t.raw, t.distance);
       return withSpokenForms(leaf({ type: 'phrase', words: t.words }), t.raw);
     }
@@ -166,6 +192,9 @@ export function parseTerms(input: string): QueryNode | undefined {
       return inner;
     }
     throw bad(`unexpected "${t.kind}" at position ${t.pos}; expected a word, phrase or "("`);
+  }
+  function exactWord(word: string): QueryNode {
+    return isWildcard(word) ? { type: 'word', word } : { type: 'word', word, exact: true };
   }
   function leaf(node: QueryNode): QueryNode {
     if (++leaves > MAX_QUERY_LEAVES) throw bad(`more than ${MAX_QUERY_LEAVES} words and phrases`);
@@ -206,7 +235,7 @@ export function parseTerms(input: string): QueryNode | undefined {
 export function formatQuery(node: QueryNode): string {
   switch (node.type) {
     case 'word':
-      return node.word;
+      return node.exact ? `"${node.word}"` : node.word;
     case 'phrase':
       return `"${node.words.join(' ')}"`;
     case 'near':

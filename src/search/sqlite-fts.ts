@@ -1,20 +1,40 @@
 /**
  * Terms AST → SQL over the FTS5 table of the embedded index. Each transcript is one FTS row with one
- * column per channel (c0…c15), so phrases and NEAR stay within a channel while AND/OR/NOT combine
- * across channels, and a channel restriction is an FTS5 column filter. Whatever FTS5 can express is
+ * column per channel for its words (c0…c15) and one per channel for their stems (s0…s15,
+ * word-forms.ts), so phrases and NEAR stay within a channel while AND/OR/NOT combine across channels.
+ * Every leaf carries its column filter: a word typed without quotes looks in the stem columns, a
+ * quoted word, a phrase, a proximity group or a wildcard in the word columns; a channel restriction
+ * narrows the filter to that channel's column. Whatever FTS5 can express is
  * sent as ONE MATCH (so the full-text lookup runs first); a NOT that FTS5 cannot express (a pure
  * exclusion, or one inside OR) becomes `NOT IN (MATCH …)` in SQL. `?` and inner `*` wildcards are
  * expanded through the fts5vocab table; a trailing `*` is an FTS5 prefix query.
  */
 import { voxdexError } from '../errors.js';
 import { isWildcard, type QueryNode } from './query.js';
+import { matchesForms } from './match.js';
+import { wordStem } from './word-forms.js';
 
 /** Channels 0…MAX_CHANNELS-1 get their own FTS column; words on higher channels are not term-searchable. */
 export const MAX_CHANNELS = 16;
 /** A wildcard (or a phrase of wildcards) may stand for at most this many words / word sequences. */
 export const MAX_WILDCARD_EXPANSIONS = 256;
 
-export const FTS_COLUMNS = Array.from({ length: MAX_CHANNELS }, (_, i) => `c${i}`);
+/** The words of channel i are column c<i>, their stems column s<i>. */
+export const WORD_COLUMNS = Array.from({ length: MAX_CHANNELS }, (_, i) => `c${i}`);
+export const STEM_COLUMNS = Array.from({ length: MAX_CHANNELS }, (_, i) => `s${i}`);
+export const FTS_COLUMNS = [...WORD_COLUMNS, ...STEM_COLUMNS];
+
+/** The FTS5 column filters of the leaves: words and stems, all channels or one (null: no column, matches nothing). */
+interface Columns {
+  words: string | null;
+  stems: string | null;
+}
+
+function columnsFor(channel: number | undefined): Columns {
+  if (channel === undefined) return { words: `{${WORD_COLUMNS.join(' ')}}`, stems: `{${STEM_COLUMNS.join(' ')}}` };
+  if (channel >= MAX_CHANNELS) return { words: null, stems: null };
+  return { words: `{c${channel}}`, stems: `{s${channel}}` };
+}
 
 /** Looks up the indexed words matching a GLOB pattern (sorted, at most `limit`). */
 export type VocabLookup = (glob: string, limit: number) => string[];
@@ -54,7 +74,9 @@ function product(lists: string[][], what: string): string[][] {
   return out;
 }
 
-function leaf(node: QueryNode, vocab: VocabLookup): Expr {
+function leaf(node: QueryNode, vocab: VocabLookup, cols: Columns): Expr {
+  if (node.type === 'word' && matchesForms(node)) return cols.stems === null ? FALSE : { kind: 'fts', expr: `${cols.stems} : "${wordStem(node.word)}"` };
+  if (cols.words === null) return FALSE;
   let options: string[];
   if (node.type === 'word') {
     options = alternatives(node.word, vocab);
@@ -68,28 +90,28 @@ function leaf(node: QueryNode, vocab: VocabLookup): Expr {
     throw new Error(`not a leaf: ${node.type}`);
   }
   if (options.length === 0) return FALSE;
-  return { kind: 'fts', expr: options.length === 1 ? options[0]! : options.map((o) => `(${o})`).join(' OR ') };
+  return { kind: 'fts', expr: `${cols.words} : (${options.length === 1 ? options[0]! : options.map((o) => `(${o})`).join(' OR ')})` };
 }
 
 /** Expands wildcards and folds constant TRUE/FALSE parts away. */
-function build(node: QueryNode, vocab: VocabLookup): Expr {
+function build(node: QueryNode, vocab: VocabLookup, cols: Columns): Expr {
   switch (node.type) {
     case 'not': {
-      const c = build(node.child, vocab);
+      const c = build(node.child, vocab, cols);
       return c.kind === 'true' ? FALSE : c.kind === 'false' ? TRUE : { kind: 'not', child: c };
     }
     case 'and': {
-      const cs = node.children.map((c) => build(c, vocab)).filter((c) => c.kind !== 'true');
+      const cs = node.children.map((c) => build(c, vocab, cols)).filter((c) => c.kind !== 'true');
       if (cs.some((c) => c.kind === 'false')) return FALSE;
       return cs.length === 0 ? TRUE : cs.length === 1 ? cs[0]! : { kind: 'and', children: cs };
     }
     case 'or': {
-      const cs = node.children.map((c) => build(c, vocab)).filter((c) => c.kind !== 'false');
+      const cs = node.children.map((c) => build(c, vocab, cols)).filter((c) => c.kind !== 'false');
       if (cs.some((c) => c.kind === 'true')) return TRUE;
       return cs.length === 0 ? FALSE : cs.length === 1 ? cs[0]! : { kind: 'or', children: cs };
     }
     default:
-      return leaf(node, vocab);
+      return leaf(node, vocab, cols);
   }
 }
 
@@ -126,10 +148,8 @@ export function termsCondition(
   channel?: number,
 ): { sql: string; params: string[] } {
   const params: string[] = [];
-  const column = channel === undefined ? undefined : channel < MAX_CHANNELS ? `c${channel}` : null;
   const match = (fts: string) => {
-    if (column === null) return '0';
-    params.push(column === undefined ? fts : `{${column}} : (${fts})`);
+    params.push(fts);
     return `${idColumn} IN (SELECT rowid FROM fts WHERE fts MATCH ?)`;
   };
   const sql = (e: Expr): string => {
@@ -150,5 +170,5 @@ export function termsCondition(
         throw new Error('unreachable');
     }
   };
-  return { sql: sql(build(node, vocab)), params };
+  return { sql: sql(build(node, vocab, columnsFor(channel))), params };
 }

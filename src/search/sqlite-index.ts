@@ -13,9 +13,14 @@ import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, byPart, queryWords, speakerMatches, speakerRuns, speakersOf, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
+import { wordStems } from './word-forms.js';
 import { documentAnalytics, withCategories } from './analytics-fields.js';
 import type { TranscriptDocument } from '../types.js';
+import { sqliteAggregate } from './sqlite-aggregate.js';
 import type {
+  AggregateRequest,
+  Aggregates,
+  AggregateScope,
   CategoryScanPage,
   IndexedTranscript,
   SearchQuery,
@@ -46,17 +51,27 @@ interface Row {
 /**
  * Call analytics (analytics-fields.ts), added to schema 1 without changing it (a file indexed before
  * has no rows here: no categories, no labels, missing metrics sort lowest): category membership
- * (changed by the backfill without re-indexing), the distinct utterance sentiment labels, and the
- * overtalk / silence seconds.
+ * (changed by the backfill without re-indexing), the distinct utterance sentiment labels, the
+ * overtalk / silence seconds, and the kinds redacted in the call (`redacted=`).
  */
 const ANALYTICS_TABLES = `
   CREATE TABLE IF NOT EXISTS tcat (name TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (name, id)) WITHOUT ROWID;
   CREATE INDEX IF NOT EXISTS tcat_id ON tcat (id);
   CREATE TABLE IF NOT EXISTS tsent (label TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (label, id)) WITHOUT ROWID;
-  CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);`;
+  CREATE INDEX IF NOT EXISTS tsent_id ON tsent (id);
+  CREATE TABLE IF NOT EXISTS tmetrics (id INTEGER PRIMARY KEY, overtalk REAL, silence REAL);
+  CREATE TABLE IF NOT EXISTS tredact (kind TEXT NOT NULL, id INTEGER NOT NULL, PRIMARY KEY (kind, id)) WITHOUT ROWID;`;
 
-/** Stored in PRAGMA user_version; a file with another version is refused rather than misread. */
-export const SCHEMA_VERSION = 1;
+/**
+ * Stored in PRAGMA user_version; a file with another version is refused rather than misread.
+ * 2: the FTS table has the stem columns s0…s15 (word forms, word-forms.ts); a file of version 1 is
+ * migrated at open by rebuilding the FTS table from the `words` table (`rebuildFts`).
+ */
+export const SCHEMA_VERSION = 2;
+const FTS_TABLES = `
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
+    content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
+  CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'col');`;
 
 const SORT_COLUMN = {
   datetime: 't.dt', duration: 't.duration', filename: 't.filename', confidence: 't.confidence',
@@ -97,7 +112,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     if (this.#db) return;
     const db = openSqlite(this.#file, 'NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;
-    if (version !== 0 && version !== SCHEMA_VERSION) {
+    if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
       db.close();
       throw voxdexError('INDEX_UNAVAILABLE', `${this.#file} holds search index schema ${version}, this voxdex reads ${SCHEMA_VERSION}; rebuild the index.`);
     }
@@ -118,16 +133,18 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
         field TEXT NOT NULL, value TEXT NOT NULL, id INTEGER NOT NULL,
         PRIMARY KEY (field, value, id)) WITHOUT ROWID;
       CREATE INDEX IF NOT EXISTS meta_id ON meta (id);
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
-        content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
-      CREATE VIRTUAL TABLE IF NOT EXISTS fts_vocab USING fts5vocab(fts, 'row');
       ${ANALYTICS_TABLES}
     `);
+    if (version === 1) rebuildFts(db);
+    else db.exec(FTS_TABLES);
     db.pragma(`user_version = ${SCHEMA_VERSION}`);
+    // Sorts, GROUP BYs and the dashboard's temporary table (sqlite-aggregate.ts) stay in memory, never in temp files.
+    db.pragma('temp_store = MEMORY');
     this.#db = db;
-    this.#vocab = db.prepare('SELECT term FROM fts_vocab WHERE term GLOB ? ORDER BY term LIMIT ?').pluck();
+    // Wildcards stand for written words: the word columns' vocabulary (c0…c15), not the stems'.
+    this.#vocab = db.prepare(`SELECT DISTINCT term FROM fts_vocab WHERE term GLOB ? AND col GLOB 'c*' ORDER BY term LIMIT ?`).pluck();
     this.#vocabFrom = db
-      .prepare('SELECT term FROM fts_vocab WHERE term >= ? AND term < ? AND term GLOB ? ORDER BY term LIMIT ?')
+      .prepare(`SELECT DISTINCT term FROM fts_vocab WHERE term >= ? AND term < ? AND term GLOB ? AND col GLOB 'c*' ORDER BY term LIMIT ?`)
       .pluck();
   }
 
@@ -138,7 +155,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
       (tid, company, org, folder, dt, datetime, duration, nchannels, model, filename, requestid, confidence, indexed_at, metadata)
       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`);
     const insertDoc = this.#prepare('INSERT INTO docs (id, doc) VALUES (?, ?)');
-    const insertFts = this.#prepare(`INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(MAX_CHANNELS)})`);
+    const insertFts = this.#prepare(INSERT_FTS);
     const insertWords = this.#prepare('INSERT INTO words (id, channels, times) VALUES (?, ?, ?)');
     const insertMeta = this.#prepare('INSERT OR IGNORE INTO meta (field, value, id) VALUES (?, ?, ?)');
     const now = new Date().toISOString();
@@ -156,12 +173,10 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
             d.source ?? '', d.requestid ?? '', d.confidence ?? null, t.indexedAt ?? now, JSON.stringify(metadata)).lastInsertRowid,
         );
         insertDoc.run(id, deflateRawSync(JSON.stringify(d), { level: 1 }));
-        const columns: Array<string | null> = FTS_COLUMNS.map(() => null);
         const cws = channelWords(d);
-        for (const cw of cws) if (cw.channel >= 0 && cw.channel < MAX_CHANNELS) columns[cw.channel] = cw.norm.join(' ');
         const words = encodeWords(cws);
         insertWords.run(id, words.channels, words.times);
-        insertFts.run(id, ...columns);
+        insertFts.run(id, ...ftsColumns(cws));
         for (const [field, value] of Object.entries(metadata)) {
           const text = metaText(value);
           if (text !== undefined) insertMeta.run(field, text, id);
@@ -177,7 +192,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     this.#prepare('DELETE FROM words WHERE id = ?').run(id);
     this.#prepare('DELETE FROM docs WHERE id = ?').run(id);
     this.#prepare('DELETE FROM meta WHERE id = ?').run(id);
-    for (const table of ['tcat', 'tsent', 'tmetrics']) this.#prepare(`DELETE FROM ${table} WHERE id = ?`).run(id);
+    for (const table of ['tcat', 'tsent', 'tmetrics', 'tredact']) this.#prepare(`DELETE FROM ${table} WHERE id = ?`).run(id);
     this.#prepare('DELETE FROM transcripts WHERE id = ?').run(id);
   }
 
@@ -237,6 +252,10 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
       tid: r.tid,
       ...withCategories(JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument, this.#categoriesOf(r.id)),
     }));
+  }
+
+  async aggregate(scope: AggregateScope, query: SearchQuery, request: AggregateRequest): Promise<Aggregates> {
+    return sqliteAggregate((sql) => this.#prepare(sql), this.#where(scope, { ...query, speaker: undefined }), request);
   }
 
   async purgeDeleted(): Promise<void> {
@@ -310,7 +329,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     return row ? decodeWords(row.channels, row.times) : [];
   }
 
-  #where(scope: SearchScope, q: SearchQuery): { sql: string; params: unknown[] } {
+  #where(scope: AggregateScope, q: SearchQuery): { sql: string; params: unknown[] } {
     const terms = q.terms ? termsCondition(q.terms, (glob, limit) => this.#expand(glob, limit), 't.id', q.channel) : undefined;
     // When the terms are one positive full-text match, it goes first and the scope columns get a unary +,
     // so that SQLite starts from the FTS matches instead of walking the scope index and probing FTS for
@@ -333,7 +352,8 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     for (const [field, value] of Object.entries(q.meta)) add('t.id IN (SELECT id FROM meta WHERE field = ? AND value = ?)', field, value);
     if (!q.terms && q.channel !== undefined) add('t.nchannels > ?', q.channel);
     if (q.categories) add(`t.id IN (SELECT id FROM tcat WHERE name IN (${q.categories.map(() => '?').join(', ')}))`, ...q.categories);
-    if (q.sentiment !== undefined) add('t.id IN (SELECT id FROM tsent WHERE label = ?)', q.sentiment);
+    if (q.sentiment !== undefined) add(`t.id IN (SELECT id FROM tsent WHERE label IN (${q.sentiment.map(() => '?').join(', ')}))`, ...q.sentiment);
+    if (q.redacted) add(`t.id IN (SELECT id FROM tredact WHERE kind IN (${q.redacted.map(() => '?').join(', ')}))`, ...q.redacted);
     if (q.overtalkMin !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk >= ?)', q.overtalkMin);
     if (q.overtalkMax !== undefined) add('t.id IN (SELECT id FROM tmetrics WHERE overtalk <= ?)', q.overtalkMax);
     return { sql: parts.join(' AND '), params };
@@ -343,6 +363,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const a = documentAnalytics(doc);
     for (const name of a.categories) this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)').run(name, id);
     for (const label of a.sentiments) this.#prepare('INSERT OR IGNORE INTO tsent (label, id) VALUES (?, ?)').run(label, id);
+    for (const kind of a.redacted) this.#prepare('INSERT OR IGNORE INTO tredact (kind, id) VALUES (?, ?)').run(kind, id);
     if (a.overtalk !== undefined || a.silence !== undefined) {
       this.#prepare('INSERT OR REPLACE INTO tmetrics (id, overtalk, silence) VALUES (?, ?, ?)').run(id, a.overtalk ?? null, a.silence ?? null);
     }
@@ -402,8 +423,43 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 }
 
-function scopeCondition(scope: SearchScope, noIndex = false): { sql: string; params: string[] } {
+const INSERT_FTS = `INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(FTS_COLUMNS.length)})`;
+
+/** The FTS row of a transcript: each channel's normalized words (c<i>) and their stems (s<i>). */
+function ftsColumns(cws: ReadonlyArray<Pick<ChannelWords, 'channel' | 'norm'>>): Array<string | null> {
+  const columns: Array<string | null> = FTS_COLUMNS.map(() => null);
+  for (const cw of cws) {
+    if (cw.channel < 0 || cw.channel >= MAX_CHANNELS) continue;
+    columns[cw.channel] = cw.norm.join(' ');
+    columns[MAX_CHANNELS + cw.channel] = wordStems(cw.norm).join(' ');
+  }
+  return columns;
+}
+
+/**
+ * Schema 1 → 2: the FTS table gains the stem columns. It is contentless, so it is built anew from the
+ * normalized words every transcript keeps in `words` (one transaction: a crash leaves version 1, and
+ * the next open does it again).
+ */
+function rebuildFts(db: Database.Database): void {
+  db.transaction(() => {
+    db.exec('DROP TABLE IF EXISTS fts_vocab; DROP TABLE IF EXISTS fts;');
+    db.exec(FTS_TABLES);
+    const insert = db.prepare(INSERT_FTS);
+    const page = db.prepare('SELECT id, channels FROM words WHERE id > ? ORDER BY id LIMIT 1000');
+    for (let after = 0, rows = page.all(after) as Array<{ id: number; channels: string }>; rows.length > 0; rows = page.all(after) as typeof rows) {
+      for (const row of rows) {
+        const cws = (JSON.parse(row.channels) as Array<[number, string]>).map(([channel, joined]) => ({ channel, norm: joined === '' ? [] : joined.split(' ') }));
+        insert.run(row.id, ...ftsColumns(cws));
+      }
+      after = rows.at(-1)!.id;
+    }
+  })();
+}
+
+function scopeCondition(scope: AggregateScope, noIndex = false): { sql: string; params: string[] } {
   const p = noIndex ? '+' : '';
+  if (scope.org === undefined) return { sql: `${p}t.company = ?`, params: [scope.company] };
   return scope.folder === undefined
     ? { sql: `${p}t.company = ? AND ${p}t.org = ?`, params: [scope.company, scope.org] }
     : { sql: `${p}t.company = ? AND ${p}t.org = ? AND ${p}t.folder = ?`, params: [scope.company, scope.org, scope.folder] };

@@ -13,7 +13,7 @@
  *   both backends return identical hits and scores: score = number of hits.
  * - Sorting: by `sort` in `sortdir`, missing values lowest, ties broken by tid ascending.
  */
-import type { TranscriptDocument } from '../types.js';
+import type { RedactKind, TranscriptDocument } from '../types.js';
 import type { ChannelWords } from './match.js';
 import type { QueryNode } from './query.js';
 
@@ -35,6 +35,13 @@ export interface IndexedTranscript {
 export interface SearchScope {
   company: string;
   org: string;
+  folder?: string;
+}
+
+/** Where an aggregation looks: a whole company, one organization, or one folder of it. */
+export interface AggregateScope {
+  company: string;
+  org?: string;
   folder?: string;
 }
 
@@ -64,11 +71,16 @@ export interface SearchQuery {
   requestid?: string;
   /** streamtags.metadata[field] equals value, compared as text (`metaText`). */
   meta: Record<string, string>;
-  /** Call analytics (src/search/analytics-fields.ts): any of these categories; an utterance with this sentiment label; overtalk seconds range. */
+  /**
+   * Call analytics (src/search/analytics-fields.ts): any of these categories; an utterance with any of
+   * these sentiment labels (all five: any labelled utterance, i.e. the call was analysed); overtalk seconds range.
+   */
   categories?: string[];
-  sentiment?: string;
+  sentiment?: string[];
   overtalkMin?: number;
   overtalkMax?: number;
+  /** Calls where a word of any of these kinds was redacted (or marked by scrubtext=tag). */
+  redacted?: RedactKind[];
   offset: number;
   size: number;
   sort: SortKey;
@@ -141,7 +153,60 @@ export interface TranscriptIndex {
   setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void>;
   /** Number of the company's transcripts in each category. */
   categoryCounts(company: string): Promise<Record<string, number>>;
+  /**
+   * Dashboard figures (src/search/aggregate.ts) over the transcripts matching `query` (its paging and
+   * sort ignored; `speaker` is not supported here), computed by the index itself: totals, per day and
+   * per group.
+   */
+  aggregate(scope: AggregateScope, query: SearchQuery, request: AggregateRequest): Promise<Aggregates>;
 }
+
+/** How to group an aggregation besides by day: by organization, by folder (`org/folder`) or by a metadata field's value. */
+export type GroupBy = { kind: 'org' } | { kind: 'folder' } | { kind: 'meta'; field: string };
+
+export interface AggregateRequest {
+  /** Days are counted in this zone: its offset from UTC in minutes (+60 for UTC+01:00). */
+  tzOffsetMin: number;
+  by?: GroupBy;
+}
+
+/**
+ * The figures of a set of calls. Every share has its own denominator: sentiment over the calls that
+ * were analysed for sentiment (they have a labelled utterance), overtalk and silence over the calls
+ * that have metrics, categories over all calls.
+ */
+export interface Figures {
+  calls: number;
+  sentiment: {
+    analysed: number;
+    /** Calls with a `Negative` or `Mostly Negative` utterance. */
+    negative: number;
+    /** Calls with an utterance of each label (a call counts under each label it has). */
+    labels: Record<string, number>;
+  };
+  metrics: {
+    analysed: number;
+    /** Calls with more than 0 s of overtalk. */
+    overtalkCalls: number;
+    /** Seconds summed over the calls, rounded to 0.01. */
+    overtalkSecs: number;
+    silenceSecs: number;
+  };
+  /** Calls in each category (categories without calls are absent). */
+  categories: Record<string, number>;
+}
+
+export interface Aggregates {
+  total: Figures;
+  /** Days with calls, in order: `YYYY-MM-DD` in the requested zone. */
+  days: Array<{ day: string } & Figures>;
+  /** With `by`: the groups with most calls (at most MAX_GROUPS, by calls, then key); `key` null: calls without a value. */
+  groups?: Array<{ key: string | null } & Figures>;
+  /** Calls in groups beyond MAX_GROUPS. */
+  otherGroupsCalls?: number;
+}
+
+export const MAX_GROUPS = 100;
 
 /** One page of a category scan: per transcript its org, words per channel, speakers (when any) and current categories. */
 export interface CategoryScanPage {

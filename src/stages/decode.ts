@@ -1,14 +1,21 @@
 /**
- * Decode stage: RIFF/WAVE file → DecodedAudio (one Float32Array per channel, samples in [-1, 1)).
- * The file is read in blocks of whole frames into one reusable, aligned buffer and deinterleaved
- * through typed-array views, so a 250 MiB file never sits in memory twice.
+ * Decode stage: an audio file's bytes (a ByteSource: a sealed upload or member, a plain file,
+ * memory) → DecodedAudio (one Float32Array per channel, samples in [-1, 1)). RIFF/WAVE PCM and G.711
+ * are decoded here: the source is read in blocks of whole frames into one reusable, aligned buffer and
+ * deinterleaved through typed-array views, so a 250 MiB file never sits in memory twice. The formats
+ * ffmpeg transcodes (src/audio/media.ts) are streamed to it through a pipe and come back as 16-bit PCM
+ * at 8–16 kHz, deinterleaved the same way.
  */
-import { open } from 'node:fs/promises';
 import { endianness } from 'node:os';
+import { readFully, withSource, type ByteSource } from '../audio/byte-source.js';
 import { voxdexError } from '../errors.js';
 import type { AudioFormat, DecodedAudio, Stage } from '../types.js';
-import { fdReader, parseWavHeader, type WavHeader } from '../audio/wav-header.js';
+import { parseWavHeader, sourceReader, type WavHeader } from '../audio/wav-header.js';
 import { ALAW_TO_FLOAT, MULAW_TO_FLOAT } from '../audio/g711.js';
+import { mediaOfFile, type Media } from '../audio/media.js';
+import { transcode, type TranscodedPcm } from '../audio/transcode.js';
+import { MAX_CHANNELS } from '../audio/wav-header.js';
+import type { Config } from '../config.js';
 
 export { parseWavHeader, MIN_SAMPLE_RATE, MAX_SAMPLE_RATE, type WavHeader } from '../audio/wav-header.js';
 
@@ -26,42 +33,63 @@ export function decodeWavBuffer(buf: Uint8Array): DecodedAudio {
   return result(header, out);
 }
 
-/** Decodes a WAV file from disk, streaming it in blocks; checks `signal` between blocks. */
-export async function decodeWav(path: string, signal?: AbortSignal): Promise<DecodedAudio> {
-  const fh = await open(path, 'r');
-  try {
-    const size = (await fh.stat()).size;
-    const header = parseWavHeader(fdReader(fh.fd, size), size);
-    const out = allocate(header);
-    const framesPerBlock = Math.max(1, Math.floor(BLOCK_BYTES / header.blockAlign));
-    const block = Buffer.allocUnsafeSlow(Math.min(framesPerBlock, header.frames) * header.blockAlign);
-    let frame = 0;
-    while (frame < header.frames) {
-      if (signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
-      const frames = Math.min(framesPerBlock, header.frames - frame);
-      const want = frames * header.blockAlign;
-      let got = 0;
-      while (got < want) {
-        const { bytesRead } = await fh.read(block, got, want - got, header.dataOffset + frame * header.blockAlign + got);
-        if (bytesRead === 0) break;
-        got += bytesRead;
-      }
-      const whole = Math.floor(got / header.blockAlign);
-      decodeFrames(block.subarray(0, whole * header.blockAlign), header.format, out, frame, whole);
-      frame += whole;
-      if (whole < frames) {
-        header.warnings.push(`file ended after ${frame} of ${header.frames} frames`);
-        return result(header, out.map((c) => c.subarray(0, frame)));
-      }
-    }
-    return result(header, out);
-  } finally {
-    await fh.close();
-  }
+/** Decodes a WAV file (a path: read as a plain file) or source, in blocks; checks `signal` between blocks. */
+export function decodeWav(input: string | ByteSource, signal?: AbortSignal): Promise<DecodedAudio> {
+  return withSource(input, (src) => decodeSource(src, signal));
 }
 
-/** The pipeline stage. */
-export const decode: Stage<{ path: string }, DecodedAudio> = (input, ctx) => decodeWav(input.path, ctx.signal);
+async function decodeSource(src: ByteSource, signal?: AbortSignal): Promise<DecodedAudio> {
+  const header = parseWavHeader(sourceReader(src), src.size);
+  const out = allocate(header);
+  const framesPerBlock = Math.max(1, Math.floor(BLOCK_BYTES / header.blockAlign));
+  const block = Buffer.allocUnsafeSlow(Math.min(framesPerBlock, header.frames) * header.blockAlign);
+  let frame = 0;
+  while (frame < header.frames) {
+    if (signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
+    const frames = Math.min(framesPerBlock, header.frames - frame);
+    const got = await readFully(src, block.subarray(0, frames * header.blockAlign), header.dataOffset + frame * header.blockAlign);
+    const whole = Math.floor(got / header.blockAlign);
+    decodeFrames(block.subarray(0, whole * header.blockAlign), header.format, out, frame, whole);
+    frame += whole;
+    if (whole < frames) {
+      header.warnings.push(`file ended after ${frame} of ${header.frames} frames`);
+      return result(header, out.map((c) => c.subarray(0, frame)));
+    }
+  }
+  return result(header, out);
+}
+
+/** The pipeline stage: the recording's bytes → samples; voxdex's decoder for WAV PCM and G.711, ffmpeg for the formats it transcodes. */
+export const decode: Stage<{ source: ByteSource }, DecodedAudio> = async (input, ctx) => {
+  const media = mediaOfFile(input.source, ctx.config.transcode);
+  if (media.kind === 'coded') return decodeCoded(input.source, media, ctx.config, { signal: ctx.signal });
+  return decodeWav(input.source, ctx.signal);
+};
+
+/**
+ * A transcoded file (a path: read as a plain file, or a source) as DecodedAudio. The file may decode to at most the
+ * smaller of VOXDEX_TRANSCODE_MAX_AUDIO_SEC and the request's VOXDEX_MAX_REQUEST_AUDIO_SEC;
+ * `probeSec` decodes only the beginning (the acceptance check).
+ */
+export async function decodeCoded(
+  source: string | ByteSource,
+  media: Extract<Media, { kind: 'coded' }>,
+  config: Pick<Config, 'transcode' | 'archive'>,
+  opts: { signal?: AbortSignal; probeSec?: number } = {},
+): Promise<DecodedAudio> {
+  const cfg = { ...config.transcode, maxAudioSec: Math.min(config.transcode.maxAudioSec, config.archive.maxAudioSec) };
+  return pcmAudio(await transcode(source, media.demuxer, cfg, { what: media.what, ...opts }), media.what);
+}
+
+function pcmAudio(t: TranscodedPcm, what: string): DecodedAudio {
+  if (t.channels === 0 || t.channels > MAX_CHANNELS) throw voxdexError('UNSUPPORTED_AUDIO', `The ${what} has ${t.channels} channels; 1 to ${MAX_CHANNELS} are supported.`);
+  const format: AudioFormat = { encoding: 'pcm_s16', sampleRate: t.sampleRate, channels: t.channels, bitsPerSample: 16, transcodedFrom: what };
+  const frames = t.pcm.length / (2 * t.channels);
+  const out = Array.from({ length: t.channels }, () => new Float32Array(frames));
+  const data = t.pcm.byteOffset % 4 === 0 ? t.pcm : new Uint8Array(t.pcm);
+  decodeFrames(data, format, out, 0, frames);
+  return { format, channels: out, durationSec: frames / t.sampleRate, warnings: t.warnings };
+}
 
 function allocate(h: WavHeader): Float32Array[] {
   return Array.from({ length: h.format.channels }, () => new Float32Array(h.frames));

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../config.js';
-import type { FileWork, Stage, TranscriptDocument } from '../types.js';
+import type { FileWork, Stage, TranscriptDocument, Utterance } from '../types.js';
 
 export const VOXDEX_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
@@ -10,17 +10,23 @@ export type DocumentInput = Pick<FileWork, 'requestid' | 'source' | 'started' | 
 
 const ms = (x: number) => Math.round(x * 1000) / 1000;
 
+/** One utterance as the document (and a live call's `utterance` message) carries it. */
+export function documentUtterance(u: Utterance, source: string, model: string): Utterance {
+  return {
+    ...u,
+    start: ms(u.start),
+    end: ms(u.end),
+    metadata: { ...u.metadata, source: u.metadata.source ?? source, model: u.metadata.model ?? model },
+    // The ASR's written forms end at the readable stage; a path without it keeps none either.
+    events: u.events.map(({ written: _w, ...e }) => ({ ...e, start: ms(e.start), end: ms(e.end) })),
+  };
+}
+
 export function buildDocument(input: DocumentInput): TranscriptDocument {
   const r = input.result;
   const utterances = [...r.utterances]
     .sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel)
-    .map((u) => ({
-      ...u,
-      start: ms(u.start),
-      end: ms(u.end),
-      metadata: { ...u.metadata, source: u.metadata.source ?? input.source, model: u.metadata.model ?? r.model },
-      events: u.events.map((e) => ({ ...e, start: ms(e.start), end: ms(e.end) })),
-    }));
+    .map((u) => documentUtterance(u, input.source, r.model));
   const doc: TranscriptDocument = {
     asr: `voxdex ${VOXDEX_VERSION}`,
     model: r.model,

@@ -4,19 +4,27 @@
  * audio per request, disk), at least one audio member, and the WAV header (and length) of a single
  * file. Reads headers and decompresses at most 3 (small) archive members.
  */
-import { statSync } from 'node:fs';
 import { voxdexError } from '../errors.js';
+import { withArchiveInput, type ArchiveInput } from '../audio/archive-input.js';
+import { withSource, type ByteSource } from '../audio/byte-source.js';
 import { readWavHeader } from '../audio/wav-header.js';
-import { describeUnsupported, sniff, sniffFile, SNIFF_BYTES } from '../audio/sniff.js';
-import { listArchive, readMemberHead, type ArchiveEntry } from '../audio/seven-zip.js';
+import { sniff, SNIFF_BYTES } from '../audio/sniff.js';
+import { mediaOfFile } from '../audio/media.js';
+import { transcoding } from '../audio/transcode.js';
+import { defaultTranscodeConfig, type TranscodeConfig } from '../config.js';
+import { decodeCoded } from './decode.js';
+import { listArchive, readMemberHead, type ArchiveEntry, type ArchiveType } from '../audio/seven-zip.js';
 import { checkAudioSeconds, checkDiskSpace, checkEntries, classifyMembers, formatDuration, type ArchiveLimits } from '../audio/archive-policy.js';
 
 /** Members the probe decompresses at most while looking for one WAV. */
 const PROBE_READS = 3;
+/** Seconds of a transcoded file the acceptance check decodes (it proves ffmpeg reads the file). */
+export const PROBE_TRANSCODE_SEC = 1;
 
 /** What the acceptance check found: the container, and for archives how many members may be audio. */
 export interface ProbedUpload {
-  kind: 'wav' | 'zip' | '7z';
+  /** `coded`: one file in a format ffmpeg transcodes. */
+  kind: 'wav' | 'coded' | 'zip' | '7z';
   /** Archives: members that may be audio (files other than .json sidecars). */
   members?: number;
 }
@@ -26,20 +34,37 @@ export interface ProbeOptions {
   signal?: AbortSignal;
   /** Where an archive will be unpacked (its file system must have room) and the bytes to keep free there. */
   disk?: { dir: string; reserveBytes: number };
+  /** The installation's transcoding settings (default: on, ffmpeg from PATH). */
+  transcode?: TranscodeConfig;
 }
 
-export async function probeUpload(path: string, opts: ProbeOptions, limits: ArchiveLimits): Promise<ProbedUpload> {
-  const s = sniffFile(path);
-  if (s.kind === 'other') throw voxdexError('UNSUPPORTED_AUDIO', describeUnsupported(s));
+/** The upload (a sealed file's source, or a plain file's path) checked before it is acknowledged. */
+export function probeUpload(input: string | ByteSource, opts: ProbeOptions, limits: ArchiveLimits): Promise<ProbedUpload> {
+  return withSource(input, (src) => probeSource(src, opts, limits));
+}
+
+async function probeSource(src: ByteSource, opts: ProbeOptions, limits: ArchiveLimits): Promise<ProbedUpload> {
+  const transcode = opts.transcode ?? defaultTranscodeConfig();
+  const s = mediaOfFile(src, transcode);
+  if (s.kind === 'coded') {
+    // The length is known only once decoded: the job's decode enforces the limits (transcode.ts).
+    await decodeCoded(src, s, { transcode, archive: limits }, { signal: opts.signal, probeSec: PROBE_TRANSCODE_SEC });
+    return { kind: 'coded' };
+  }
   if (s.kind === 'wav') {
-    const h = readWavHeader(path);
+    const h = readWavHeader(src);
     const { channels, sampleRate } = h.format;
     const seconds = h.frames / sampleRate;
     checkAudioSeconds(seconds * channels, limits, 'The recording holds', `${channels} channel${channels > 1 ? 's' : ''} of ${formatDuration(seconds)}`, 'TOO_LARGE');
     return { kind: 'wav' };
   }
-  const entries = await listArchive(path, s.kind, opts.zpass, opts.signal);
-  const files = checkEntries(entries, limits, statSync(path).size);
+  const kind = s.kind;
+  return withArchiveInput(src, (archive) => probeArchive(archive, kind, src.size, opts, limits));
+}
+
+async function probeArchive(archive: ArchiveInput, kind: ArchiveType, size: number, opts: ProbeOptions, limits: ArchiveLimits): Promise<ProbedUpload> {
+  const entries = await listArchive(archive, kind, opts.zpass, opts.signal);
+  const files = checkEntries(entries, limits, size);
   if (opts.disk) checkDiskSpace(files.reduce((sum, e) => sum + e.size, 0), opts.disk.dir, opts.disk.reserveBytes);
   const { candidates } = classifyMembers(files);
   if (candidates.length === 0) throw noAudio(files);
@@ -51,12 +76,13 @@ export async function probeUpload(path: string, opts: ProbeOptions, limits: Arch
   );
   const seen: string[] = [];
   for (const entry of ordered.slice(0, PROBE_READS)) {
-    const what = sniff(await readMemberHead(path, s.kind, entry, opts.zpass, SNIFF_BYTES, opts.signal));
-    if (what.kind === 'wav') return { kind: s.kind, members: candidates.length };
+    const what = sniff(await readMemberHead(archive, kind, entry, opts.zpass, SNIFF_BYTES, opts.signal));
+    const accepted = what.kind === 'wav' || (what.kind === 'other' && what.demuxer !== undefined && transcoding(opts.transcode ?? defaultTranscodeConfig()) === 'on');
+    if (accepted) return { kind, members: candidates.length };
     seen.push(`${JSON.stringify(entry.name)} is ${what.kind === 'other' ? what.what : `a nested ${what.kind} archive`}`);
   }
-  if (ordered.length > PROBE_READS) return { kind: s.kind, members: candidates.length }; // unpack decides
-  throw voxdexError('NO_AUDIO_MEMBERS', `The archive holds no audio: ${seen.join('; ')}. Send WAV files in the archive.`);
+  if (ordered.length > PROBE_READS) return { kind, members: candidates.length }; // unpack decides
+  throw voxdexError('NO_AUDIO_MEMBERS', `The archive holds no audio: ${seen.join('; ')}. Send audio files in the archive.`);
 }
 
 export function noAudio(files: ArchiveEntry[]) {

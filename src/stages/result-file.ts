@@ -19,9 +19,12 @@ export function resultExtension(kind: 'audio' | 'archive', output: OutputFormat)
   return kind === 'archive' ? 'zip' : outputExtension(output);
 }
 
+/** The extensions of the formats voxdex accepts (transcoded ones included), dropped from entry names. */
+const AUDIO_EXTENSION = /\.(wav|wave|mp3|flac|ogg|oga|opus|spx|m4a|mp4|aac|amr|awb|3gp|webm|mka|aif|aiff|aifc|au|snd|caf)$/i;
+
 /** Zip entry name of a member's transcript. */
 export function memberEntryName(member: string, output: OutputFormat): string {
-  const base = member.replace(/\.(wav|wave)$/i, '');
+  const base = member.replace(AUDIO_EXTENSION, '');
   return `${base}.${outputExtension(output)}`;
 }
 

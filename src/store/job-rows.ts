@@ -36,6 +36,7 @@ export interface JobRow {
   error: string | null;
   result_path: string | null;
   options: string | null;
+  content_hash: string | null;
 }
 
 export interface ItemRow {
@@ -79,6 +80,7 @@ export function toJob(r: JobRow): Job {
   if (r.error !== null) job.error = JSON.parse(r.error) as ErrorInfo;
   if (r.result_path !== null) job.resultPath = r.result_path;
   if (r.options !== null) job.options = JSON.parse(r.options) as RequestOptions;
+  if (r.content_hash !== null && r.content_hash !== undefined) job.contentHash = r.content_hash;
   return job;
 }
 

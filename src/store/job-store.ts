@@ -34,6 +34,8 @@ export interface NewJob {
   sizeBytes: number;
   /** The request's options after company policy (jobs/request-options.ts); absent on jobs stored before options existed. */
   options?: RequestOptions;
+  /** sha256 (hex) of the uploaded file: the same recording sent twice (browser, drop folder, import) is told (`firstWithContent`). */
+  contentHash?: string;
 }
 
 export interface Job extends NewJob {
@@ -80,6 +82,8 @@ export interface JobStore {
   get(id: string): Promise<Job | undefined>;
   /** Queued and running jobs in acceptance order. */
   listUnfinished(): Promise<Job[]>;
+  /** The earliest job of the company whose upload had this content hash (the first of any repeats). */
+  firstWithContent(company: string, contentHash: string): Promise<Job | undefined>;
   /** The most recently accepted jobs first, of one company or of all; `offset` skips that many. */
   listRecent(filter: { company?: string; limit: number; offset: number }): Promise<Job[]>;
   /** Jobs waiting to run (checked on every submission: keep it cheap). */

@@ -101,6 +101,9 @@ export class PgTenancy implements Tenancy {
   callbackSecret(company: string): string {
     return this.#copy.callbackSecret(company);
   }
+  derivedKey(purpose: 'audio'): Buffer {
+    return this.#box.derive(purpose);
+  }
   defaultDestination(company: string): Destination {
     return this.#copy.defaultDestination(company);
   }

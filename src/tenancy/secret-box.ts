@@ -4,7 +4,7 @@
  * the additional authenticated data: a sealed secret moved to another company's row does not open.
  * Stored form: `enc1:` + base64(12-byte IV | ciphertext | 16-byte tag).
  */
-import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes } from 'node:crypto';
 import { voxdexError } from '../errors.js';
 
 const PREFIX = 'enc1:';
@@ -28,6 +28,11 @@ export class SecretBox {
   /** A value that identifies the key without revealing it (HMAC of a fixed text), to check that nodes share one key. */
   fingerprint(): string {
     return createHmac('sha256', this.#key).update('voxdex secrets key check v1').digest('hex');
+  }
+
+  /** A 32-byte key for another use of the installation's key (HKDF-SHA256 with the purpose as info): audio at rest. */
+  derive(purpose: string): Buffer {
+    return Buffer.from(hkdfSync('sha256', this.#key, Buffer.alloc(0), `voxdex ${purpose} v1`, 32));
   }
 
   static isSealed(value: string): boolean {

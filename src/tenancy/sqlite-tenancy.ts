@@ -298,6 +298,10 @@ export class SqliteTenancy implements Tenancy, TenancyAdmin {
     return this.#box.open(this.#requireCompany(company).callback_secret, company);
   }
 
+  derivedKey(purpose: 'audio'): Buffer {
+    return this.#box.derive(purpose);
+  }
+
   defaultDestination(company: string): Destination {
     const row = this.#requireCompany(company);
     return { company, org: row.default_org, folder: row.default_folder };

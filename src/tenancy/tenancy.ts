@@ -87,6 +87,8 @@ export interface TenancyAdmin extends TenancyReads {
 
 /** The port: reads, and changes applied atomically (PostgreSQL: under a lock, then every node reloads). */
 export interface Tenancy extends TenancyReads {
+  /** A key derived from the installation's secrets key for `purpose` (`audio`: recordings at rest, src/audio/sealed-file.ts); the same on every node. */
+  derivedKey(purpose: 'audio'): Buffer;
   /** Runs `fn` on the current tenancy in one transaction and commits what it changed; resolves to what `fn` returned. */
   change<T>(fn: (admin: TenancyAdmin) => T): Promise<T>;
   /** Shorthand for change((t) => t.setCompanySettings(company, patch)). */

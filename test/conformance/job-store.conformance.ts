@@ -184,6 +184,24 @@ function jobsSuite(name: string, openStores: ConformanceOptions['open']) {
     await stores.close();
   });
 
+  s('keeps each upload\'s content hash and finds the first job of a company with it', async () => {
+    const stores = await openStores(dirOf());
+    const store = stores.jobs;
+    const h1 = 'a'.repeat(64);
+    await store.create(job('c1', { contentHash: h1 }));
+    await store.create(job('g1', { contentHash: h1, destination: { company: 'globex', org: 'ops', folder: 'inbox' } }));
+    await store.create(job('c2', { contentHash: h1, source: 'again.wav' }));
+    await store.create(job('c3'));
+    assert.is((await store.get('c2'))!.contentHash, h1);
+    assert.is((await store.get('c3'))!.contentHash, undefined);
+    assert.is((await store.firstWithContent('acme', h1))!.id, 'c1');
+    assert.is((await store.firstWithContent('globex', h1))!.id, 'g1');
+    assert.is(await store.firstWithContent('acme', 'b'.repeat(64)), undefined);
+    await store.delete('c1');
+    assert.is((await store.firstWithContent('acme', h1))!.id, 'c2');
+    await stores.close();
+  });
+
   s('deletes a job with its items', async () => {
     const stores = await openStores(dirOf());
     const store = stores.jobs;

@@ -9,9 +9,10 @@ import * as assert from 'uvu/assert';
 import yauzl from 'yauzl';
 import { renderSummaryCsv, renderZip } from '../../src/search/render.js';
 import { parseSearchOptions, type RawOptions } from '../../src/search/search-options.js';
-import type { SearchScope, TranscriptIndex } from '../../src/search/transcript-index.js';
+import type { AggregateRequest, Aggregates, AggregateScope, IndexedTranscript, SearchQuery, SearchScope, TranscriptIndex } from '../../src/search/transcript-index.js';
+import { emptyFigures, tidyFigures } from '../../src/search/aggregate.js';
 import { channelWords, evaluate } from '../../src/search/match.js';
-import { CORPUS, makeTranscript, SPECS } from './transcript-corpus.js';
+import { wordStart, CORPUS, makeTranscript, SPECS } from './transcript-corpus.js';
 
 const F1: SearchScope = { company: 'acme', org: 'sales', folder: 'f1' };
 const SALES: SearchScope = { company: 'acme', org: 'sales' };
@@ -70,12 +71,22 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     ['words side by side are ANDed across channels', { terms: 'cancel subscription' }, ['t05', 't04', 't01']],
     ['& is an explicit AND', { terms: 'cancel & subscription' }, ['t05', 't04', 't01']],
     ['| is OR', { terms: 'refund | transfer' }, ['t10', 't03', 't02', 't01']],
-    ['-word excludes transcripts containing it', { terms: 'cancel -subscription' }, ['t02']],
+    ['-word excludes transcripts containing it (or a form of it)', { terms: 'cancel -subscription' }, ['t10', 't02']],
     ['a query of only exclusions matches the rest of the scope', { terms: '-refund' }, ['t09', 't05', 't04', 't03']],
-    ['-"phrase" excludes the phrase only', { terms: 'cancel -"cancel my subscription"' }, ['t05', 't02']],
+    ['-"phrase" excludes the phrase only', { terms: 'cancel -"cancel my subscription"' }, ['t10', 't05', 't02']],
     ['parentheses group', { terms: '(refund | hold) & thank' }, ['t10', 't03', 't01']],
     ['OR with an excluded alternative', { terms: 'transfer | -cancel*' }, ['t09', 't03']],
     ['matching is case-insensitive', { terms: '"THANK you"' }, ['t10', 't03', 't01']],
+    ['a word finds its forms: the plural finds the singular', { terms: 'subscriptions' }, ['t05', 't04', 't01']],
+    ['a word finds its forms: cancels finds cancel and canceled', { terms: 'cancels' }, ['t10', 't05', 't04', 't02', 't01']],
+    ['a word finds its forms: holds finds hold and holding', { terms: 'holds' }, ['t03']],
+    ['a quoted word matches exactly', { terms: '"canceled"' }, ['t10']],
+    ['a quoted word matches exactly, not its forms', { terms: '"cancel"' }, ['t05', 't04', 't02', 't01']],
+    ['a quoted phrase matches its words exactly', { terms: '"cancel the orders"' }, []],
+    ['a quoted phrase', { terms: '"cancel the order"' }, ['t02']],
+    ['word forms with a channel', { terms: 'refunded', channel: '1' }, ['t02', 't01']],
+    ['word forms and exact words combine', { terms: 'canceling "order"' }, ['t10', 't02']],
+    ['an excluded word excludes its forms', { terms: 'order -canceling' }, []],
     ['a trailing * is a prefix', { terms: 'cancel*' }, ['t10', 't05', 't04', 't02', 't01']],
     ['? stands for exactly one character', { terms: 'col?r' }, ['t09']],
     ['an inner * stands for any run of characters', { terms: 'c?ll*' }, ['t09', 't03', 't01']],
@@ -115,8 +126,8 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     ['sort filename desc', { sort: 'filename', sortdir: 'desc' }, ['t10', 't09', 't05', 't04', 't03', 't02', 't01']],
     ['sort confidence desc: missing lowest, ties by tid', { sort: 'confidence' }, ['t09', 't01', 't10', 't02', 't04', 't05', 't03']],
     ['sort confidence asc', { sort: 'confidence', sortdir: 'asc' }, ['t03', 't04', 't05', 't02', 't10', 't01', 't09']],
-    ['sort score desc (number of hits), ties by tid', { terms: 'subscription | cancel', sort: 'score' }, ['t04', 't01', 't05', 't02']],
-    ['sort score asc', { terms: 'subscription | cancel', sort: 'score', sortdir: 'asc' }, ['t02', 't01', 't05', 't04']],
+    ['sort score desc (number of hits), ties by tid', { terms: 'subscription | cancel', sort: 'score' }, ['t04', 't01', 't05', 't02', 't10']],
+    ['sort score asc', { terms: 'subscription | cancel', sort: 'score', sortdir: 'asc' }, ['t02', 't10', 't01', 't05', 't04']],
     ['sort score without terms: all 0, by tid', { sort: 'score' }, ['t01', 't02', 't03', 't04', 't05', 't09', 't10']],
     ['paging: offset and size', { offset: '2', size: '2' }, ['t05', 't04']],
     ['paging: the last partial page', { offset: '5', size: '5' }, ['t02', 't01']],
@@ -186,6 +197,15 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     assert.equal(rows.map((r) => [r.tid, r.hits.map((h) => h.channel)]), [['t05', [1]], ['t04', [0, 1]]]);
     const ch0 = await index.search(F1, query({ terms: 'subscription', channel: '0' }));
     assert.equal(ch0.rows.map((r) => [r.tid, r.hits.map((h) => h.start)]), [['t04', [1.5]]]);
+  });
+
+  read('hits: a word typed without quotes hits its forms, a quoted one only itself', async ({ index }) => {
+    const forms = await index.search(F1, query({ terms: 'canceling', requestid: 'req-10' }));
+    assert.equal(forms.rows[0]!.hits, [{ channel: 0, start: 2, end: 2.4, text: 'refund for the canceled order was processed' }]);
+    const both = await index.search(F1, query({ terms: 'holds', requestid: 'req-3' }));
+    assert.equal(both.rows[0]!.hits.map((h) => h.start), [0.5, 11.5]);
+    const exact = await index.search(F1, query({ terms: '"hold"', requestid: 'req-3' }));
+    assert.equal(exact.rows[0]!.hits.map((h) => h.start), [0.5]);
   });
 
   read('hits: a proximity group is one hit from its first to its last word', async ({ index }) => {
@@ -443,6 +463,189 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
   });
 
   analytics.run();
+
+  // Dashboard aggregations (src/search/aggregate.ts): the index's figures against a plain count over the documents.
+  const agg = suite<{ index: TranscriptIndex; docs: IndexedTranscript[] }>(`${name}: TranscriptIndex conformance (aggregations)`);
+  agg.before(async (ctx) => {
+    ctx.index = await factory();
+    await ctx.index.init();
+    ctx.docs = analyticsCorpus();
+    await ctx.index.index(ctx.docs);
+  });
+  agg.after(async (ctx) => ctx.index.close());
+
+  agg('figures of an org: each share with its own denominator, per day and in total', async ({ index }) => {
+    const a = await index.aggregate(SALES, query({}), { tzOffsetMin: 0 });
+    assert.equal(a.total, {
+      calls: 8,
+      sentiment: { analysed: 3, negative: 2, labels: { 'Mostly Negative': 1, 'Mostly Positive': 1, Negative: 1, Neutral: 1 } },
+      metrics: { analysed: 6, overtalkCalls: 4, overtalkSecs: 12.75, silenceSecs: 16.5 },
+      categories: { billing: 2, cancel: 3 },
+    });
+    assert.equal(a.days.map((d) => [d.day, d.calls]), [
+      ['2024-03-01', 1], ['2024-03-02', 1], ['2024-03-03', 1], ['2024-03-04', 1], ['2024-03-05', 1], ['2024-03-09', 1], ['2024-03-10', 1], ['2024-04-01', 1],
+    ]);
+    assert.is(a.groups, undefined);
+  });
+
+  const requests: Array<[string, AggregateScope, RawOptions, AggregateRequest]> = [
+    ['company, by org', { company: 'acme' }, {}, { tzOffsetMin: 0, by: { kind: 'org' } }],
+    ['company, by folder', { company: 'acme' }, {}, { tzOffsetMin: 0, by: { kind: 'folder' } }],
+    ['org, by meta.agent (calls without it: key null)', SALES, {}, { tzOffsetMin: 0, by: { kind: 'meta', field: 'agent' } }],
+    ['folder, by meta.queue, days in UTC+10:30', F1, {}, { tzOffsetMin: 630, by: { kind: 'meta', field: 'queue' } }],
+    ['days in UTC-05:00 move the early calls to the day before', SALES, {}, { tzOffsetMin: -300 }],
+    ['with terms (word forms) and a range', SALES, { terms: 'cancels', from: '2024-03-02', to: '2024-03-31' }, { tzOffsetMin: 0, by: { kind: 'meta', field: 'agent' } }],
+    ['with a category and a sentiment filter', SALES, { category: 'cancel', sentiment: 'any' }, { tzOffsetMin: 60 }],
+    ['nothing matches', SALES, { terms: 'zebra' }, { tzOffsetMin: 0, by: { kind: 'org' } }],
+  ];
+  for (const [title, scope, raw, request] of requests) {
+    agg(`equals a count over the documents: ${title}`, async ({ index, docs }) => {
+      assert.equal(await index.aggregate(scope, query(raw), request), expectedAggregates(docs, scope, query(raw), request));
+    });
+  }
+
+  agg('groups beyond the first 100 are summed as otherGroupsCalls', async () => {
+    const index = await factory();
+    await index.init();
+    try {
+      const base = CORPUS[0]!;
+      await index.index(Array.from({ length: 103 }, (_, i) => {
+        const d = structuredClone(base);
+        d.tid = `g${String(i).padStart(3, '0')}`;
+        d.document.streamtags = { metadata: { agent: `a${String(i % 102).padStart(3, '0')}` } };
+        return d;
+      }));
+      const a = await index.aggregate(F1, query({}), { tzOffsetMin: 0, by: { kind: 'meta', field: 'agent' } });
+      assert.is(a.groups!.length, 100);
+      assert.equal(a.groups!.slice(0, 3).map((g) => [g.key, g.calls]), [['a000', 2], ['a001', 1], ['a002', 1]]);
+      assert.is(a.groups!.at(-1)!.key, 'a099');
+      assert.is(a.otherGroupsCalls, 2);
+    } finally {
+      await index.close();
+    }
+  });
+
+  agg.run();
+
+  // Redaction (issue 25): a redacted name is never findable; `[NAME]` and `redacted=name` find the calls where one was redacted.
+  const redaction = suite<{ index: TranscriptIndex }>(`${name}: TranscriptIndex conformance (redacted words)`);
+  redaction.before(async (ctx) => {
+    ctx.index = await factory();
+    await ctx.index.init();
+    const docs = CORPUS.filter((t) => ['t01', 't02', 't05'].includes(t.tid)).map((t) => structuredClone(t));
+    // t01: "hi i want to cancel my subscription" said as "hi i am john smith …": john smith redacted as names.
+    const u = docs[0]!.document.utterances.find((x) => x.metadata.channel === 1)!;
+    u.events.splice(1, 3, { ...u.events[1]!, word: '[NAME]', redacted: 'name' }, { ...u.events[2]!, word: '[NAME]', redacted: 'name' });
+    // t02: a card's digits redacted; t05: an email marked by scrubtext=tag (its words kept).
+    docs[1]!.document.utterances[0]!.events[1] = { ...docs[1]!.document.utterances[0]!.events[1]!, word: '####', redacted: 'card' };
+    for (const e of docs[2]!.document.utterances[1]!.events.slice(0, 2)) e.pii = 'email';
+    await ctx.index.index(docs);
+  });
+  redaction.after(async (ctx) => ctx.index.close());
+
+  redaction('[NAME] finds the redacted names with [NAME] in the snippet; redacted= filters by kind; [FOO] is a bad query', async ({ index }) => {
+    const r = await index.search(F1, query({ terms: '[NAME]' }));
+    assert.equal(r.rows.map((x) => [x.tid, x.hits.map((h) => h.text)]), [['t01', ['hi [NAME] [NAME] cancel my', 'hi [NAME] [NAME] cancel my subscription']]]);
+    assert.is(await index.count(F1, query({ terms: '"hi [name] [name] cancel"' })), 1);
+    assert.is(await index.count(F1, query({ terms: '[CARD]' })), 1);
+    assert.is(await index.count(F1, query({ terms: '[EMAIL]' })), 0, 'a marked word is searchable as itself, not as its kind');
+    assert.equal(await rowsOf(index, { redacted: 'name' }), ['t01']);
+    assert.equal(await rowsOf(index, { redacted: 'email' }), ['t05']);
+    assert.equal(await rowsOf(index, { redacted: 'Name,card' }), ['t02', 't01']);
+    assert.equal(await rowsOf(index, { redacted: 'address' }), []);
+    assert.equal(await rowsOf(index, { redacted: 'name', terms: 'refund' }), ['t01']);
+    assert.throws(() => query({ terms: '[FOO]' }), /\[FOO\] at position 0 names no redaction kind/);
+    assert.throws(() => query({ redacted: 'names' }), /redaction kinds/);
+  });
+  redaction.run();
+
+  // Readable snippets (issue 29): a hit in a transcript with `text` shows the text's words, numbers as written.
+  const readable = suite<{ index: TranscriptIndex }>(`${name}: TranscriptIndex conformance (readable snippets)`);
+  readable.before(async (ctx) => {
+    ctx.index = await factory();
+    await ctx.index.init();
+    const doc = structuredClone(CORPUS[0]!);
+    // t01 channel 0 as Moonshine writes it: "hello, thanks for calling. my number is five five five oh one four two".
+    const u = doc.document.utterances.find((x) => x.metadata.channel === 0)!;
+    const words = 'hello thanks for calling my number is 5550142 okay'.split(' ');
+    u.events = words.map((word, i) => ({ word, start: wordStart(0, 0, i), end: wordStart(0, 0, i) + 0.4, confidence: 0.9 }));
+    u.text = 'Hello, thanks for calling. My number is 555-0142. Okay?';
+    await ctx.index.index([doc]);
+  });
+  readable.after(async (ctx) => ctx.index.close());
+
+  readable('hits show the readable text of the words around them; a transcript without text shows its words', async ({ index }) => {
+    const r = await index.search(F1, query({ terms: 'number' }));
+    assert.equal(r.rows[0]!.hits.map((h) => h.text), ['for calling. My number is 555-0142. Okay?']);
+    assert.equal((await index.search(F1, query({ terms: 'hello' }))).rows[0]!.hits.map((h) => h.text), ['Hello, thanks for calling.']);
+    assert.equal((await index.search(F1, query({ terms: 'subscription' }))).rows[0]!.hits.map((h) => h.text), ['to cancel my subscription the refund never']);
+  });
+  readable.run();
+}
+
+/** The conformance corpus with sentiment labels, metrics and categories on some calls. */
+function analyticsCorpus(): IndexedTranscript[] {
+  return CORPUS.map((t, i) => {
+    const d = structuredClone(t);
+    const labels: Record<string, string[]> = { t01: ['Negative', 'Neutral'], t02: ['Mostly Positive'], t05: ['Mostly Negative'], t07: ['Negative'] };
+    (labels[t.tid] ?? []).forEach((label, k) => (d.document.utterances[k]!.metadata.sentiment = label as 'Negative'));
+    if (i < 6 || t.tid === 't07') {
+      d.document.metrics = { overtalksecs: [3, 0, 7.5, 1.25, 1, 0, 9][i]!, silencesecs: [2, 9, 0, 4, 1.5, 0, 1][i]!, longestsilencesecs: 1, talksecs: {}, wordsperminute: {} };
+    }
+    const cats: Record<string, string[]> = { t01: ['cancel'], t02: ['billing', 'cancel'], t04: ['cancel'], t06: ['billing'], t07: ['cancel'] };
+    if (cats[t.tid]) d.document.categories = cats[t.tid]!;
+    return d;
+  });
+}
+
+/** The aggregation worked out directly from the documents and the reference matcher, without an index. */
+function expectedAggregates(docs: IndexedTranscript[], scope: AggregateScope, q: SearchQuery, request: AggregateRequest): Aggregates {
+  const matching = docs.filter((t) => {
+    const d = t.document;
+    const labels = new Set(d.utterances.map((u) => u.metadata.sentiment).filter((l) => l !== undefined));
+    const dt = Date.parse(t.datetime);
+    return t.company === scope.company && (scope.org === undefined || t.org === scope.org) && (scope.folder === undefined || t.folder === scope.folder) &&
+      (q.terms === undefined || evaluate(q.terms, channelWords(d), q.channel)) &&
+      (q.fromMs === undefined || dt >= q.fromMs) && (q.toMs === undefined || dt <= q.toMs) &&
+      (q.categories === undefined || q.categories.some((c) => (d.categories ?? []).includes(c))) &&
+      (q.sentiment === undefined || q.sentiment.some((l) => labels.has(l as 'Negative')));
+  });
+  const figures = (ts: IndexedTranscript[]) => {
+    const f = emptyFigures();
+    for (const t of ts) {
+      const d = t.document;
+      const labels = new Set(d.utterances.map((u) => u.metadata.sentiment).filter((l): l is NonNullable<typeof l> => l !== undefined));
+      f.calls++;
+      if (labels.size > 0) f.sentiment.analysed++;
+      if (labels.has('Negative') || labels.has('Mostly Negative')) f.sentiment.negative++;
+      for (const l of labels) f.sentiment.labels[l] = (f.sentiment.labels[l] ?? 0) + 1;
+      if (d.metrics) {
+        f.metrics.analysed++;
+        if (d.metrics.overtalksecs > 0) f.metrics.overtalkCalls++;
+        f.metrics.overtalkSecs += d.metrics.overtalksecs;
+        f.metrics.silenceSecs += d.metrics.silencesecs;
+      }
+      for (const c of d.categories ?? []) f.categories[c] = (f.categories[c] ?? 0) + 1;
+    }
+    return tidyFigures(f);
+  };
+  const dayOfCall = (t: IndexedTranscript) => new Date(Date.parse(t.datetime) + request.tzOffsetMin * 60_000).toISOString().slice(0, 10);
+  const days = [...new Set(matching.map(dayOfCall))].sort().map((day) => ({ day, ...figures(matching.filter((t) => dayOfCall(t) === day)) }));
+  const out: Aggregates = { total: figures(matching), days };
+  const by = request.by;
+  if (by) {
+    const keyOf = (t: IndexedTranscript): string | null => {
+      if (by.kind === 'org') return t.org;
+      if (by.kind === 'folder') return `${t.org}/${t.folder}`;
+      const v = t.document.streamtags?.metadata?.[by.field];
+      return v === undefined || v === null ? null : typeof v === 'string' ? v : JSON.stringify(v);
+    };
+    const keys = [...new Set(matching.map(keyOf))];
+    const groups = keys.map((key) => ({ key, ...figures(matching.filter((t) => keyOf(t) === key)) }));
+    groups.sort((a, b) => (a.key === null ? 1 : b.key === null ? -1 : b.calls - a.calls || (a.key < b.key ? -1 : 1)));
+    out.groups = groups;
+  }
+  return out;
 }
 
 export const transcriptIndexConformance = runTranscriptIndexConformance;

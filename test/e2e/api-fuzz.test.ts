@@ -55,6 +55,7 @@ fuzz('the document is served at /openapi.json and matches the mounted routes and
     for (const r of svc.routes) {
       for (const m of r.methods) {
         if (r.pattern === '/search/*') for (const p of ['/search/{}/{}', '/search/{}/{}/{}']) routed.add(`${m} ${p}`);
+        else if (r.pattern === '/analytics/*') for (const p of ['/analytics/{}', '/analytics/{}/{}', '/analytics/{}/{}/{}']) routed.add(`${m} ${p}`);
         else routed.add(`${m} ${shape(r.pattern)}`);
       }
     }

@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { createService, type Service } from '../../src/service.js';
+import yauzl from 'yauzl';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
@@ -150,4 +151,27 @@ export async function startReceiver(respond: (r: Received, n: number) => number 
         server.close(() => r());
       }),
   };
+}
+
+/** The entries of a zip (a result file) as UTF-8 text, by name. */
+export function readZip(buf: Buffer): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
+      if (err || !zip) return reject(err);
+      const out: Record<string, string> = {};
+      zip.on('entry', (entry: yauzl.Entry) => {
+        zip.openReadStream(entry, (e, stream) => {
+          if (e || !stream) return reject(e);
+          const chunks: Buffer[] = [];
+          stream.on('data', (c: Buffer) => chunks.push(c));
+          stream.on('end', () => {
+            out[entry.fileName] = Buffer.concat(chunks).toString('utf8');
+            zip.readEntry();
+          });
+        });
+      });
+      zip.on('end', () => resolve(out));
+      zip.readEntry();
+    });
+  });
 }

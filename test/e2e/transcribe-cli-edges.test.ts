@@ -9,7 +9,7 @@ import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
+import { makeTempDir, makeWav, removeDir, run } from '../fixtures/make-audio.js';
 import { ROOT } from './harness.js';
 
 const t = suite('e2e: voxdex transcribe, new user');
@@ -18,6 +18,7 @@ let dir = '';
 t.before(async () => {
   dir = makeTempDir('voxdex-transcribe-edges-');
   await makeWav(dir, { rate: 16000, text: 'please hold the line', name: 'hold.wav' });
+  await run('sox', ['-n', '-r', '8000', '-b', '16', '-c', '1', path.join(dir, 'silent.wav'), 'trim', '0', '3']);
   writeFileSync(path.join(dir, 'notes.txt'), 'this is not audio\n');
   mkdirSync(path.join(dir, 'calls'));
 });
@@ -43,18 +44,26 @@ t('a missing file is one line naming it and the problem, exit 1', async () => {
   assert.equal(await voxdex(['transcribe', 'notes.txt']), {
     code: 1,
     stdout: '',
-    stderr: 'voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send RIFF/WAVE (PCM, mu-law or A-law) or a zip/7z archive of such files.\n',
+    stderr: 'voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send WAV, MP3, FLAC, Ogg (Vorbis, Opus), M4A/AAC, AMR, WebM, or a zip/7z archive of such files.\n',
   });
 });
 
 t('bad files among good ones: one line each, the good one transcribed, exit 1; piped, nothing else on stderr', async () => {
   const r = await voxdex(['transcribe', 'missing.wav', 'hold.wav', 'notes.txt']);
   assert.is(r.code, 1);
-  assert.equal(r.stderr.split('\n'), ['voxdex: missing.wav: no such file', `voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send RIFF/WAVE (PCM, mu-law or A-law) or a zip/7z archive of such files.`, '']);
+  assert.equal(r.stderr.split('\n'), ['voxdex: missing.wav: no such file', `voxdex: notes.txt: Found unknown content, which is not audio voxdex accepts. Send WAV, MP3, FLAC, Ogg (Vorbis, Opus), M4A/AAC, AMR, WebM, or a zip/7z archive of such files.`, '']);
   assert.match(r.stdout, /hold/);
   const piped = await voxdex(['transcribe', 'hold.wav']);
   assert.equal([piped.code, piped.stderr], [0, '']);
   assert.match(piped.stdout, /hold/);
+});
+
+t('a recording without speech prints no lines, says so on stderr and exits 0 (issue 29)', async () => {
+  assert.equal(await voxdex(['transcribe', 'silent.wav']), { code: 0, stdout: '', stderr: 'voxdex: silent.wav: no speech found in 3 s of audio; nothing to transcribe\n' });
+  const both = await voxdex(['transcribe', 'silent.wav', 'hold.wav', '--output', 'text']);
+  assert.is(both.code, 0);
+  assert.is(both.stderr, 'voxdex: silent.wav: no speech found in 3 s of audio; nothing to transcribe\n');
+  assert.match(both.stdout, /^==> silent\.wav <==\n\n==> hold\.wav <==\n\[00:0\d\] .*hold/i);
 });
 
 t('on a terminal: "loading the speech models", then a progress bar even for a short recording', async () => {

@@ -84,7 +84,7 @@ t('srt and vtt: the API serves them with their types; the command prints the sam
   const srt = await serviceDocs(ctx.call, 'srt');
   assert.is(srt.type, 'application/x-subrip; charset=utf-8');
   assert.is(srt.body, renderTranscript(doc, 'srt'));
-  assert.match(srt.body, /^1\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\n\[[01]\] \S/);
+  assert.match(srt.body, /^1\n00:00:\d\d,\d{3} --> 00:00:\d\d,\d{3}\nC[01]: \S/);
   const vtt = await serviceDocs(ctx.call, 'vtt');
   assert.is(vtt.type, 'text/vtt; charset=utf-8');
   assert.is(vtt.body, renderTranscript(doc, 'vtt'));

@@ -8,11 +8,10 @@ import * as assert from 'uvu/assert';
 import { createHmac } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import yauzl from 'yauzl';
 import { verifySignature } from '../../src/callbacks/signature.js';
 import type { Service } from '../../src/service.js';
 import { ASTERISK_PROMPT, make7z, makeCall, makeTempDir, makeWav, makeZip, removeDir, run } from '../fixtures/make-audio.js';
-import { getJson, startInProcess, startReceiver, upload, waitResult } from './harness.js';
+import { getJson, readZip, startInProcess, startReceiver, upload, waitResult } from './harness.js';
 import { openSqlite } from '../../src/store/sqlite/sqlite.js';
 import { jobStorePath } from '../../src/store/sqlite/sqlite-job-store.js';
 
@@ -138,7 +137,7 @@ e2e('returns an 8-bit PCM file as text, the same inline and at /transcribe/{id}/
   const inlineText = await inline.text();
   assert.is(inlineText, viaUrl);
   assert.is(await direct.text(), viaUrl);
-  assert.match(viaUrl, /^[a-z' ]+\n$/); // one channel: one unprefixed line per utterance
+  assert.match(viaUrl, /^(\[\d\d:\d\d\] [A-Z0-9][^\n]*\n)+$/); // one channel: `[mm:ss] text` per utterance, no speaker
 });
 
 e2e('renders jsontop: top-level fields with one text field and no utterances', async () => {
@@ -147,32 +146,10 @@ e2e('renders jsontop: top-level fields with one text field and no utterances', a
   const doc = (await (await fetch(r.body)).json()) as any;
   assert.is(doc.utterances, undefined);
   assert.type(doc.text, 'string');
-  for (const line of doc.text.split('\n')) assert.match(line, /^\[[01]\] \S/);
+  for (const line of doc.text.split('\n')) assert.match(line, /^\[\d\d:\d\d\] C[01]: \S/);
   assert.is(doc.nchannels, 2);
   assert.is(doc.requestid, up.body.requestid);
 });
-
-function readZip(buf: Buffer): Promise<Record<string, string>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(buf, { lazyEntries: true }, (err, zip) => {
-      if (err || !zip) return reject(err);
-      const out: Record<string, string> = {};
-      zip.on('entry', (entry: yauzl.Entry) => {
-        zip.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on('data', (c: Buffer) => chunks.push(c));
-          stream.on('end', () => {
-            out[entry.fileName] = Buffer.concat(chunks).toString('utf8');
-            zip.readEntry();
-          });
-        });
-      });
-      zip.on('end', () => resolve(out));
-      zip.readEntry();
-    });
-  });
-}
 
 e2e('transcribes a zip into a zip of per-file transcripts plus errors.json for the bad member', async () => {
   const up = await upload(ctx.url, { file: ctx.zip, fields: { token: ctx.acme, output: 'json' } });
@@ -207,7 +184,7 @@ e2e('transcribes an encrypted 7z given zpass and refuses a wrong password before
   assert.is(r.status, 200);
   const files = await readZip(Buffer.from(await (await fetch(r.body)).arrayBuffer()));
   assert.equal(Object.keys(files).sort(), ['activated.txt', 'call-0042.txt', 'errors.json']);
-  for (const line of files['call-0042.txt']!.trim().split('\n')) assert.match(line, /^\[[01]\] /);
+  for (const line of files['call-0042.txt']!.trim().split('\n')) assert.match(line, /^\[\d\d:\d\d\] C[01]: /);
   assert.equal(JSON.parse(files['errors.json']!).map((e: any) => e.file), ['notes.txt']);
   assert.is((await ctx.svc.store.get(up.body.requestid))!.zpass, undefined); // the password is not kept after the job
 });
@@ -273,9 +250,11 @@ e2e('a company policy turns redaction on: scrubtext=false is 403 naming the poli
 
 e2e('refuses bad requests with the contract status and code, queueing nothing', async () => {
   const before = await ctx.svc.store.countByState();
-  const flac = path.join(ctx.dir, 'tone.flac');
-  await run('sox', ['-n', '-r', '8000', flac, 'synth', '0.5', 'sine', '440']);
-  const wav22k = await makeWav(ctx.dir, { rate: 22050, seconds: 0.5, name: 'tone-22k.wav' });
+  const flac = path.join(ctx.dir, 'broken.flac');
+  writeFileSync(flac, Buffer.concat([Buffer.from('fLaC', 'latin1'), Buffer.alloc(300, 7)]));
+  const midi = path.join(ctx.dir, 'song.mid');
+  writeFileSync(midi, Buffer.from('MThd\x00\x00\x00\x06\x00\x00\x00\x01\x00\x60', 'latin1'));
+  const wav96k = await makeWav(ctx.dir, { rate: 96000, seconds: 0.5, name: 'tone-96k.wav' });
   const big = path.join(ctx.dir, 'big.wav');
   await run('sox', ['-n', '-r', '16000', '-b', '16', big, 'synth', '40', 'sine', '300']);
   const cases: [string, Parameters<typeof upload>[1], number, string][] = [
@@ -291,8 +270,9 @@ e2e('refuses bad requests with the contract status and code, queueing nothing', 
     ['bad datetime', { file: ctx.pcm8, fields: { token: ctx.acme, datetime: 'yesterday' } }, 400, 'BAD_ARGUMENT'],
     ['unknown model', { file: ctx.pcm8, fields: { token: ctx.acme, model: 'klingon' } }, 400, 'UNKNOWN_MODEL'],
     ['model not authorized', { file: ctx.pcm8, fields: { token: ctx.tight, model: 'auto' } }, 403, 'MODEL_NOT_AUTHORIZED'],
-    ['FLAC', { file: flac, fields: { token: ctx.acme } }, 415, 'UNSUPPORTED_AUDIO'],
-    ['22050 Hz', { file: wav22k, fields: { token: ctx.acme } }, 400, 'BAD_SAMPLE_RATE'],
+    ['broken FLAC', { file: flac, fields: { token: ctx.acme } }, 400, 'BAD_AUDIO'],
+    ['MIDI', { file: midi, fields: { token: ctx.acme } }, 415, 'UNSUPPORTED_AUDIO'],
+    ['96000 Hz', { file: wav96k, fields: { token: ctx.acme } }, 400, 'BAD_SAMPLE_RATE'],
     ['too large', { file: big, fields: { token: ctx.acme } }, 413, 'TOO_LARGE'],
     ['unknown folder', { file: ctx.pcm8, fields: { token: ctx.acme }, path: '/transcribe/sales/nope' }, 404, 'NOT_FOUND'],
     ['bad folder name', { file: ctx.pcm8, fields: { token: ctx.acme }, path: '/transcribe/sales/a%20b' }, 400, 'BAD_NAME'],
@@ -374,15 +354,15 @@ e2e('a request whose every file fails is 422 and says why; an archive with no au
   const noAudio = await upload(ctx.url, { file: await makeZip(ctx.dir, 'fake.zip', [fake]), fields: { token: ctx.acme } });
   assert.is(noAudio.status, 400);
   assert.is(noAudio.body.error.code, 'NO_AUDIO_MEMBERS');
-  // A WAV at 22050 Hz inside an archive passes the acceptance check (its content is WAV) and fails when decoded.
-  const wide = await makeWav(ctx.dir, { rate: 22050, seconds: 0.5, name: 'wide-22k.wav' });
+  // A WAV at 96 kHz inside an archive passes the acceptance check (its content is WAV) and fails when decoded.
+  const wide = await makeWav(ctx.dir, { rate: 96000, seconds: 0.5, name: 'wide-96k.wav' });
   const up = await upload(ctx.url, { file: await makeZip(ctx.dir, 'wide.zip', [wide]), fields: { token: ctx.acme } });
   assert.is(up.status, 200, JSON.stringify(up.body));
   const r = await waitResult(ctx.url, ctx.acme, up.body.requestid);
   assert.is(r.status, 422);
   assert.is(r.body.state, 'failed');
   assert.is(r.body.error.code, 'REQUEST_FAILED');
-  assert.match(r.body.error.message, /^All 1 files failed: wide-22k\.wav: /);
+  assert.match(r.body.error.message, /^All 1 files failed: wide-96k\.wav: /);
   assert.equal(r.body.files, { total: 1, done: 0, failed: 1 });
 });
 

@@ -13,10 +13,12 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { Service } from '../../src/service.js';
 import { buildUi } from '../../ui/build.js';
-import { DESKTOP, launchChromium, screenshotsAt, type Browser } from '../fixtures/browser.js';
+import { copyFileSync } from 'node:fs';
+import { axeViolations, DESKTOP, launchChromium, screenshotsAt, type Browser } from '../fixtures/browser.js';
+import { streamCall } from '../fixtures/live-client.js';
 import { makeCall, makeTempDir, makeWav, makeZip, removeDir } from '../fixtures/make-audio.js';
 import { makePromptCall, PROMPT_CALL } from '../fixtures/prompt-call.js';
-import { ROOT, startInProcess, upload, waitResult } from './harness.js';
+import { ROOT, startInProcess, startReceiver, upload, waitResult } from './harness.js';
 
 export const SCREENSHOTS = path.join(ROOT, 'test-output', 'ui');
 
@@ -32,7 +34,11 @@ let requestid = '';
 /** The phrase searched for, and the first hit the API gives for it. */
 let terms = '';
 let hit = { channel: 0, start: 0, end: 0, text: '' };
+/** A word of the phrase: the live call's category. */
+let liveWord = '';
 const requested: string[] = [];
+/** Refuses every callback (500): the jobs page shows the delivery waiting for its retry. */
+let receiver: Awaited<ReturnType<typeof startReceiver>>;
 
 const api = async (pathname: string, init: RequestInit & { token?: string } = {}) => {
   const r = await fetch(`${svc.url}${pathname}`, { ...init, headers: { Authorization: `Bearer ${init.token ?? acme}`, Accept: 'application/json', ...(init.headers ?? {}) } });
@@ -68,6 +74,7 @@ ui.before(async () => {
   // Another company's call with the same words: it must never show up for acme.
   const other = await upload(svc.url, { file: call, name: 'globex-confidential.wav', fields: { token: globex } });
   assert.is((await waitResult(svc.url, globex, other.body.requestid, 120_000)).status, 200);
+  receiver = await startReceiver(() => 500);
   browser = await launchChromium(DESKTOP);
   page = browser.context.pages()[0] ?? (await browser.context.newPage());
   page.on('request', (r) => requested.push(r.url()));
@@ -75,6 +82,7 @@ ui.before(async () => {
 });
 
 ui.after(async () => {
+  await receiver?.close();
   await browser?.close();
   await svc?.close();
   removeDir(dir);
@@ -92,6 +100,7 @@ ui('a wrong token shows an error and nothing else', async () => {
   assert.is(await page.evaluate(() => sessionStorage.length), 0);
   assert.is(await page.locator('nav').count(), 0, 'no navigation before sign-in');
   assert.equal(await unlabelled(), []);
+  assert.equal(await axeViolations(page), []);
   await screenshots('sign-in-error');
 });
 
@@ -106,19 +115,40 @@ ui('signs in with the company token and offers only its own company', async () =
   assert.equal(await unlabelled(), []);
 });
 
-ui('uploads a real-speech call and follows it until it is done', async () => {
+/** Uploads files through the form; resolves to each one's request id, in order. */
+async function uploadThroughForm(files: string[]): Promise<string[]> {
+  await page.locator('#upload-files').setInputFiles(files);
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await page.locator('.upload-message').getByText(/ of \d+ accepted\.$/).waitFor({ timeout: 60_000 });
+  const states = await page.locator('.upload-item').allTextContents();
+  assert.is(await page.locator('.upload-message').textContent(), `${files.length} of ${files.length} accepted.`, states.join(' | '));
+  const ids: string[] = [];
+  for (const f of files) {
+    const state = await page.locator('.upload-item', { has: page.locator('.upload-name', { hasText: new RegExp(`^${path.basename(f).replace('.', '\\.')}$`) }) }).first().locator('.upload-state').textContent();
+    ids.push(/request ([0-9a-f-]{36})/.exec(state ?? '')![1]!);
+  }
+  return ids;
+}
+
+ui('uploads a real-speech call with options and metadata, and follows it until it is done', async () => {
   await page.getByRole('link', { name: 'Jobs' }).click();
-  await page.getByLabel('Recording or archive').setInputFiles(call);
   await page.getByLabel('Destination').selectOption('sales/calls');
-  await page.getByRole('button', { name: 'Upload' }).click();
-  const message = page.locator('.upload-message');
-  await message.getByText('Accepted').waitFor();
-  requestid = /request ([0-9a-f-]{36})/.exec((await message.textContent()) ?? '')![1]!;
+  await page.getByLabel('Sentiment').check();
+  await page.getByLabel('Value of agent').fill('alice');
+  await page.getByLabel('Callback URL').fill(`${receiver.url}/hook`);
+  await page.getByLabel('Call time').fill('2026-03-02 14:05');
+  [requestid] = await uploadThroughForm([call]);
   const row = page.locator(`tr[data-requestid="${requestid}"]`);
   await row.waitFor();
   assert.match((await row.textContent()) ?? '', /prompt-call\.wav/);
   await page.locator(`tr[data-requestid="${requestid}"][data-state="done"]`).waitFor({ timeout: 120_000 });
   assert.match((await row.locator('td[data-label="Files"]').textContent()) ?? '', /^1 of 1 done/);
+  // The options and metadata reached the request: the API finds it by them.
+  const found = await (await api('/search/acme/sales', { method: 'POST', body: JSON.stringify({ 'meta.agent': 'alice', sentiment: 'any', from: '2026-03-01', to: '2026-03-03' }), headers: { 'Content-Type': 'application/json' } })).json();
+  assert.equal(found.map((r: { filename: string }) => r.filename), ['prompt-call.wav']);
+  // The callback failed (the receiver answers 500): the page says so, with the next try.
+  await row.locator('.cb-retry').waitFor({ timeout: 30_000 });
+  assert.match((await row.locator('.cb-retry').textContent()) ?? '', /^result failed, will retry · \d+ attempts? · next try \d{4}-\d{2}-\d{2} \d{2}:\d{2} · HTTP 500/);
   assert.is(await page.locator('.jobs-table tbody tr').count(), 1, 'only acme\u2019s request is listed');
   assert.not.match((await page.locator('.jobs').textContent()) ?? '', /globex/);
   assert.equal(await unlabelled(), []);
@@ -131,13 +161,18 @@ ui('uploads a real-speech call and follows it until it is done', async () => {
   await page.locator('.jobs-table').waitFor();
 });
 
-ui('shows per-file errors of an archive and cancels a running request', async () => {
+ui('uploads several files at once with progress each; flags the same recording sent twice; per-file errors; cancel', async () => {
   const tone = await makeWav(dir, { name: 'tone.wav', rate: 8000, channels: 1, tone: 440, seconds: 1 });
+  const again = path.join(dir, 'tone-again.wav');
+  copyFileSync(tone, again);
   const nested = await makeZip(dir, 'inner.zip', [tone]);
   const zip = await makeZip(dir, 'batch.zip', [{ path: tone, name: 'ok.wav' }, { path: nested, name: 'inner.zip' }]);
-  await page.getByLabel('Recording or archive').setInputFiles(zip);
-  await page.getByRole('button', { name: 'Upload' }).click();
-  await page.locator('.upload-message').getByText('Accepted batch.zip').waitFor();
+  const [, toneId, againId] = await uploadThroughForm([zip, tone, again]);
+  assert.equal(await page.locator('.upload-item.ok progress').evaluateAll((els) => els.map((e) => (e as HTMLProgressElement).value)), [1, 1, 1]);
+  const dup = page.locator(`tr[data-requestid="${againId}"] .duplicate`);
+  await dup.waitFor();
+  assert.match((await dup.textContent()) ?? '', new RegExp(`^Same recording as tone\\.wav \\(request ${toneId}, `));
+  assert.is(await page.locator(`tr[data-requestid="${toneId}"] .duplicate`).count(), 0, 'the first upload is not the repeat');
   const zipRow = page.locator('tr', { hasText: 'batch.zip' });
   await page.locator('tr[data-state="done"]', { hasText: 'batch.zip' }).waitFor({ timeout: 60_000 });
   assert.match((await zipRow.locator('td[data-label="Files"]').textContent()) ?? '', /^1 of 2 done, 1 failed/);
@@ -145,15 +180,14 @@ ui('shows per-file errors of an archive and cancels a running request', async ()
   assert.match((await zipRow.locator('.file-errors li').textContent()) ?? '', /^inner\.zip: Archive member is a zip archive; nested archives are not expanded\..*\(NESTED_ARCHIVE\)$/);
 
   const long = await makeCall(dir, { seconds: 90, name: 'long-call.wav' });
-  await page.getByLabel('Recording or archive').setInputFiles(long);
-  await page.getByRole('button', { name: 'Upload' }).click();
-  await page.locator('.upload-message').getByText('Accepted long-call.wav').waitFor();
+  await uploadThroughForm([long]);
   const row = page.locator('tr', { hasText: 'long-call.wav' });
   await row.getByRole('button', { name: 'Cancel long-call.wav' }).click();
   await page.locator('tr[data-state="cancelled"]', { hasText: 'long-call.wav' }).waitFor({ timeout: 30_000 });
   await row.locator('.file-errors summary').click();
   assert.match((await row.locator('.file-errors li').textContent()) ?? '', /^long-call\.wav: The request was cancelled \(CANCELLED\)$/);
   assert.is(await row.getByRole('button', { name: /^Cancel/ }).count(), 0, 'nothing left to cancel');
+  assert.equal(await axeViolations(page), []);
   await screenshots('jobs');
 });
 
@@ -192,6 +226,8 @@ ui('searches a phrase the API found in the call: the same hit, with the words ma
   assert.not.match((await page.locator('main').textContent()) ?? '', /globex/);
   await page.getByText('Filters and order').click(); // shown open in the screenshots
   assert.equal(await unlabelled(), []);
+  assert.equal(await axeViolations(page), []);
+  liveWord = best!.words[0]!.toLowerCase();
   await screenshots('search-results');
 });
 
@@ -225,10 +261,13 @@ ui('opens the hit and plays the recording from the hit\u2019s offset', async () 
   assert.ok((await page.locator('.w.low').count()) >= 0);
   assert.is(await page.locator('.utt.ch-0').count() > 0 && (await page.locator('.utt.ch-1').count()) > 0, true, 'both speaker tracks');
   assert.equal(await unlabelled(), []);
+  assert.equal(await axeViolations(page), []);
   await screenshots('call');
 });
 
 ui('clicking a word, or Enter on it, plays from that word', async () => {
+  // The readable text is shown by default; the recognized words are one switch away.
+  if (await page.getByLabel('Readable text').count()) await page.getByLabel('Readable text').uncheck();
   const word = page.locator('.utt.ch-1 .w').nth(2);
   const start = Number(await word.getAttribute('data-start'));
   await word.click();
@@ -258,7 +297,7 @@ ui('exports the current search as the API\u2019s CSV', async () => {
     await api('/search/acme/sales', { method: 'POST', body: JSON.stringify({ terms, format: 'csv', offset: 0, size: 1000, sort: 'datetime', sortdir: 'desc' }), headers: { 'Content-Type': 'application/json', Accept: 'text/csv' } })
   ).text();
   assert.is(csv, fromApi);
-  assert.match(csv, /^tid,filename,datetime,duration,nchannels,model,confidence,score,hits\r\n/);
+  assert.match(csv, /^tid,filename,datetime,duration,nchannels,model,confidence,score,meta\.agent,hits\r\n/);
   assert.match(csv, /,prompt-call\.wav,/);
 });
 
@@ -266,7 +305,7 @@ ui('another company\u2019s data never appears, and no request carries a token in
   await page.goto(`${svc.url}/ui/#/search?co=globex&org=ops`);
   await page.locator('.result').first().waitFor();
   const files = await page.locator('.result .file').allTextContents();
-  assert.equal(files.sort(), ['ok.wav', 'prompt-call.wav'], 'acme\u2019s own calls only');
+  assert.equal(files.sort(), ['ok.wav', 'prompt-call.wav', 'tone-again.wav', 'tone.wav'], 'acme\u2019s own calls only');
   assert.not.match((await page.content()), /globex-confidential/);
   for (const url of requested) {
     assert.not.match(url, acme, `token in ${url}`);
@@ -274,6 +313,26 @@ ui('another company\u2019s data never appears, and no request carries a token in
     assert.not.match(new URL(url).pathname, /globex/, `acme's page asked for ${url}`);
   }
   assert.ok(requested.some((u) => u.includes('/transcribe/download/')), 'the audio came through a signed link');
+});
+
+ui('live calls: the call in progress, its words as they are said and a category alert', async () => {
+  const r = await api(`/categories/acme/live-${liveWord}`, { method: 'PUT', body: JSON.stringify({ terms: liveWord }), headers: { 'Content-Type': 'application/json' } });
+  assert.is(r.status, 201);
+  const ws = `${svc.url.replace('http', 'ws')}/transcribe/stream?token=${acme}&encoding=mulaw&channels=2&rate=8000`;
+  await page.getByRole('link', { name: 'Live' }).click();
+  await page.locator('.live-list .empty').waitFor();
+  const streaming = streamCall(ws, call, { speed: 1 });
+  await page.getByRole('link', { name: /^Follow the call/ }).click({ timeout: 15_000 });
+  await page.locator('.live-line').first().waitFor({ timeout: 60_000 });
+  await page.locator('.live-alert').first().waitFor({ timeout: 60_000 });
+  assert.match((await page.locator('.live-alert').first().textContent()) ?? '', new RegExp(`^live-${liveWord} matched at \\d`));
+  assert.equal(await axeViolations(page), []);
+  await screenshots('live');
+  const run = await streaming;
+  const said = run.messages.filter((m) => m.message.type === 'utterance').length;
+  await page.locator('.live-follow [role="status"] a').getByText('its transcript').waitFor({ timeout: 60_000 });
+  assert.is(await page.locator('.live-line').count(), said, 'every utterance the client got');
+  assert.ok(!requested.some((u) => u.includes(acme)), 'no token in a URL the page asked for');
 });
 
 ui('signing out forgets the token', async () => {
@@ -288,6 +347,8 @@ ui('the root token sees every company and chooses which one to search', async ()
   await page.getByLabel('Token').fill(root);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.locator('.signed-in').getByText('root (all companies)').waitFor();
+  await page.getByRole('link', { name: 'Search' }).click();
+  await page.locator('form[role="search"] select[name="co"]').waitFor();
   assert.equal(await page.getByLabel('Company').locator('option').allTextContents(), ['acme', 'globex']);
   await page.getByLabel('Company').selectOption('globex');
   assert.equal(await page.locator('select[name="org"] option').allTextContents(), ['ops']);

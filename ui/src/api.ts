@@ -2,7 +2,7 @@
  * The public voxdex REST API, as the page uses it. Every call carries the token in
  * `Authorization: Bearer` and asks for JSON; errors become ApiError with the API's code and message.
  */
-import type { StoredTranscript, SummaryRow } from '../../src/search/transcript-index.js';
+import type { Aggregates, Figures, StoredTranscript, SummaryRow } from '../../src/search/transcript-index.js';
 import { signOut, token } from './session.js';
 
 export class ApiError extends Error {
@@ -105,4 +105,54 @@ export async function details(scope: Scope, options: Record<string, unknown>): P
 export async function audioLink(requestid: string, file: string, channel: string): Promise<string> {
   const q = new URLSearchParams({ file, channel });
   return json<string>(`/transcribe/${encodeURIComponent(requestid)}/audio?${q}`);
+}
+
+export type { Aggregates, Figures } from '../../src/search/transcript-index.js';
+
+/** The answer of GET /analytics/… (docs/analytics.md, "Dashboard figures"). */
+export type Analytics = Aggregates & {
+  company: string;
+  org?: string;
+  folder?: string;
+  from?: string;
+  to?: string;
+  tz: string;
+  by?: string;
+  previous?: { from: string; to: string; total: Figures };
+};
+
+export interface AnalyticsScope {
+  company: string;
+  org?: string;
+  folder?: string;
+}
+
+/** POST /analytics/CO[/ORG[/FOLDER]] with the options as JSON. */
+export async function analytics(scope: AnalyticsScope, options: Record<string, unknown>): Promise<Analytics> {
+  const path = `/analytics/${[scope.company, scope.org, scope.folder].filter(Boolean).map((p) => encodeURIComponent(p!)).join('/')}`;
+  return json<Analytics>(path, { body: options });
+}
+
+/** A category as GET /categories/CO lists it. */
+export interface Category {
+  name: string;
+  terms: string;
+  org?: string;
+  channel?: number;
+  speaker?: string;
+  calls: number;
+  backfill: { state: string; done: number };
+}
+
+const categoryCache = new Map<string, Promise<Category[]>>();
+
+/** The company's categories (fetched once per page load and company). */
+export function categories(company: string): Promise<Category[]> {
+  let p = categoryCache.get(company);
+  if (!p) {
+    p = json<{ categories: Category[] }>(`/categories/${encodeURIComponent(company)}`).then((r) => r.categories);
+    p.catch(() => categoryCache.delete(company));
+    categoryCache.set(company, p);
+  }
+  return p;
 }

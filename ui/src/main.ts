@@ -7,6 +7,7 @@ import { ApiError, json, whenUnauthorized, type Account } from './api.js';
 import { h, replace } from './dom.js';
 import { renderDashboard } from './dashboard-view.js';
 import { renderJobs } from './jobs-view.js';
+import { renderLive } from './live-view.js';
 import { renderSearch } from './search-view.js';
 import { cacheAccount, cachedAccount, signOut, token } from './session.js';
 import { renderSignIn } from './sign-in.js';
@@ -15,7 +16,7 @@ import { renderTranscript } from './transcript-view.js';
 /** A view draws into `main` and returns what to do when it is left (stop timers, audio). */
 export type View = (main: HTMLElement, params: URLSearchParams, account: Account) => Promise<(() => void) | void>;
 
-const VIEWS: Record<string, View> = { search: renderSearch, call: renderTranscript, jobs: renderJobs, dashboard: renderDashboard };
+const VIEWS: Record<string, View> = { search: renderSearch, call: renderTranscript, jobs: renderJobs, dashboard: renderDashboard, live: renderLive };
 
 let account: Account | undefined;
 let leave: (() => void) | void;
@@ -36,7 +37,7 @@ function header(a: Account | undefined, current: string): HTMLElement {
     'div',
     { class: 'bar' },
     h('a', { class: 'brand', href: '#/search' }, 'voxdex'),
-    a ? h('nav', { 'aria-label': 'Main' }, link('search', 'Search'), link('dashboard', 'Dashboard'), link('jobs', 'Jobs')) : null,
+    a ? h('nav', { 'aria-label': 'Main' }, link('search', 'Search'), link('dashboard', 'Dashboard'), link('live', 'Live'), link('jobs', 'Jobs')) : null,
     a
       ? h(
           'div',

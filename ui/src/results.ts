@@ -1,7 +1,7 @@
 /** The result list of a search: one entry per call with its hits (snippets with the hit words marked), and paging. */
 import type { Row } from './api.js';
 import { h, replace } from './dom.js';
-import { clock, dateTime, duration } from './format.js';
+import { clock, dateTime, dateTimeSeconds, duration } from './format.js';
 import { hitWordTest, markSnippet } from './snippet.js';
 
 /** Hits shown per call before "more". */
@@ -36,20 +36,24 @@ export function renderResults(section: HTMLElement, answer: { total: number; row
   const isHit = hitWordTest(o.terms);
   const list = h('ol', { class: 'result-list', start: first });
   const frag = document.createDocumentFragment();
-  for (const row of rows) frag.append(resultItem(row, o, isHit));
+  // Calls of the same file name on this page are told apart by their call time to the second and their id.
+  const names = new Map<string, number>();
+  for (const row of rows) names.set(row.filename, (names.get(row.filename) ?? 0) + 1);
+  for (const row of rows) frag.append(resultItem(row, o, isHit, (names.get(row.filename) ?? 0) > 1));
   list.append(frag);
   replace(section, h('div', { class: 'results-head' }, heading, range, o.exports), list, pager(total, o));
 }
 
-function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean): HTMLLIElement {
+function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean, sameName: boolean): HTMLLIElement {
   const meta = [
-    h('span', {}, h('span', { class: 'sr' }, 'Call date '), dateTime(row.datetime)),
+    h('span', {}, h('span', { class: 'sr' }, 'Call date '), sameName ? dateTimeSeconds(row.datetime) : dateTime(row.datetime)),
     h('span', {}, h('span', { class: 'sr' }, 'Duration '), duration(row.duration)),
     h('span', {}, row.nchannels === 1 ? '1 channel' : `${row.nchannels} channels`),
     h('span', {}, row.model),
     row.confidence !== undefined ? h('span', {}, `confidence ${row.confidence.toFixed(2)}`) : null,
     ...Object.entries(row.metadata ?? {}).slice(0, 4).map(([k, v]) => h('span', { class: 'tag' }, `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)),
     ...(row.categories ?? []).map((c) => h('span', { class: 'chip', title: 'Category' }, c)),
+    h('span', { class: 'tid', title: 'Transcript id' }, h('span', { class: 'sr' }, 'Transcript id '), `#${row.tid.slice(0, 8)}`),
   ];
   const call = callHash(o.callState, row);
   const hits = row.hits.map((hit, i) =>
@@ -81,8 +85,9 @@ function resultItem(row: Row, o: ResultsOptions, isHit: (w: string) => boolean):
     h(
       'div',
       { class: 'result-head' },
-      h('a', { class: 'file', href: call }, row.filename),
-      h('span', { class: 'score', title: 'Hits (score)' }, row.score === 1 ? '1 hit' : `${row.score} hits`),
+      h('a', { class: 'file', href: call }, row.filename, sameName ? h('span', { class: 'muted same-name' }, ` (${dateTimeSeconds(row.datetime)})`) : null),
+      // Browsing without words has no hits to count: no "0 hits" on every call.
+      o.terms.trim() ? h('span', { class: 'score', title: 'Hits (score)' }, row.score === 1 ? '1 hit' : `${row.score} hits`) : null,
     ),
     h('div', { class: 'meta' }, meta),
     hitList,

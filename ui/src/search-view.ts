@@ -3,14 +3,25 @@
  * errors shown at the position, the filters the API has, paged results with hits, CSV/zip export
  * of the current search. What is searched lives in the URL hash (#/search?terms=…), never the token.
  */
-import { ApiError, call, search, searchPath, type Account, type Scope } from './api.js';
+import { REDACT_KINDS } from '../../src/types.js';
+import { ApiError, call, categories, search, searchPath, type Account, type Scope } from './api.js';
 import { announce, field, h, option, replace } from './dom.js';
+import { DAY_PATTERN, dayRange } from './format.js';
 import { renderResults } from './results.js';
 import { errorPosition } from './snippet.js';
 
-/** Search options kept in the hash, by their hash names. */
-const KEYS = ['co', 'org', 'folder', 'terms', 'from', 'to', 'channel', 'model', 'dmin', 'dmax', 'sort', 'sortdir', 'size', 'offset', 'requestid'] as const;
-type State = Partial<Record<(typeof KEYS)[number], string>>;
+/** Search options kept in the hash, by their hash names (and any `meta.<field>`). */
+const KEYS = [
+  'co', 'org', 'folder', 'terms', 'from', 'to', 'channel', 'speaker', 'model', 'dmin', 'dmax', 'category', 'sentiment', 'omin', 'omax',
+  'redacted', 'sort', 'sortdir', 'size', 'offset', 'requestid',
+] as const;
+type State = Partial<Record<(typeof KEYS)[number], string>> & { meta?: Record<string, string> };
+
+/** The sentiment choices: a label, both negative labels, or any label (the calls analysed for sentiment). */
+const SENTIMENTS: Array<[string, string]> = [
+  ['Negative,Mostly Negative', 'Negative or mostly negative'], ['Negative', 'Negative'], ['Mostly Negative', 'Mostly negative'], ['Neutral', 'Neutral'],
+  ['Mostly Positive', 'Mostly positive'], ['Positive', 'Positive'], ['any', 'Analysed for sentiment (any label)'],
+];
 
 export const PAGE_SIZES = ['25', '50', '100'];
 const DEFAULT_SIZE = '50';
@@ -23,12 +34,16 @@ export function stateFrom(params: URLSearchParams): State {
     const v = params.get(k);
     if (v !== null && v !== '') s[k] = v;
   }
+  for (const [k, v] of params) if (k.startsWith('meta.') && k.length > 5 && v !== '') (s.meta ??= {})[k.slice(5)] = v;
   return s;
 }
 
-export function hashOf(view: string, s: Record<string, string | undefined>): string {
+export function hashOf(view: string, s: Record<string, string | undefined> | State): string {
   const q = new URLSearchParams();
-  for (const [k, v] of Object.entries(s)) if (v !== undefined && v !== '') q.set(k, v);
+  for (const [k, v] of Object.entries(s)) {
+    if (k === 'meta' && typeof v === 'object') for (const [f, x] of Object.entries(v)) q.set(`meta.${f}`, x);
+    else if (typeof v === 'string' && v !== '') q.set(k, v);
+  }
   return `#/${view}?${q}`;
 }
 
@@ -36,11 +51,17 @@ export function hashOf(view: string, s: Record<string, string | undefined>): str
 export function apiOptions(s: State): Record<string, unknown> {
   const o: Record<string, unknown> = {};
   if (s.terms?.trim()) o.terms = s.terms;
-  if (s.from) o.from = s.from;
-  if (s.to) o.to = s.to;
+  // Days are the viewer's days, as every date the page shows.
+  Object.assign(o, dayRange(s.from, s.to));
   if (s.channel) o.channel = Number(s.channel);
+  if (s.speaker) o.speaker = s.speaker;
   if (s.model) o.model = s.model;
   if (s.dmin || s.dmax) o.duration = `${s.dmin ?? ''}-${s.dmax ?? ''}`;
+  if (s.category) o.category = s.category;
+  if (s.sentiment) o.sentiment = s.sentiment;
+  if (s.omin || s.omax) o.overtalk = `${s.omin ?? ''}-${s.omax ?? ''}`;
+  if (s.redacted) o.redacted = s.redacted;
+  for (const [f, v] of Object.entries(s.meta ?? {})) o[`meta.${f}`] = v;
   if (s.requestid) o.requestid = s.requestid;
   o.sort = s.sort ?? 'datetime';
   o.sortdir = s.sortdir ?? 'desc';
@@ -133,22 +154,39 @@ function termsFields(state: State) {
   return { terms, queryError, help };
 }
 
-/** Dates, channel, model, duration, order and page size. */
-function filterFields(state: State, account: Account) {
-  const date = (name: 'from' | 'to') => h('input', { type: 'date', name, value: state[name] ?? '' });
+/** Dates, channel, speaker, model, duration, analytics, redaction, metadata, order and page size. */
+function filterFields(state: State, account: Account, scope: Scope) {
+  const date = (name: 'from' | 'to') =>
+    h('input', { type: 'text', name, value: state[name] ?? '', pattern: '\\d{4}-\\d{2}-\\d{2}', inputmode: 'numeric', placeholder: 'YYYY-MM-DD', size: 10, autocomplete: 'off' });
   const from = date('from');
   const to = date('to');
   const maxChannels = 4;
   const channel = h('select', { name: 'channel' }, option('', 'Any channel', !state.channel), Array.from({ length: maxChannels }, (_, i) => option(String(i), `Channel ${i}`, state.channel === String(i))));
   const model = h('select', { name: 'model' }, option('', 'Any model', !state.model), account.installedModels.map((m) => option(m, m, m === state.model)));
   if (state.model && !account.installedModels.includes(state.model)) model.append(option(state.model, state.model, true));
-  const num = (name: 'dmin' | 'dmax', label: string) => h('input', { type: 'number', name, min: 0, step: 'any', inputmode: 'decimal', value: state[name] ?? '', 'aria-label': label, placeholder: label });
+  const num = (name: 'dmin' | 'dmax' | 'omin' | 'omax', label: string) => h('input', { type: 'number', name, min: 0, step: 'any', inputmode: 'decimal', value: state[name] ?? '', 'aria-label': label, placeholder: label });
   const dmin = num('dmin', 'min');
   const dmax = num('dmax', 'max');
-  const sort = h('select', { name: 'sort' }, [['datetime', 'Call date'], ['score', 'Hits'], ['duration', 'Duration'], ['filename', 'File name'], ['confidence', 'Confidence']].map(([v, t]) => option(v!, t!, (state.sort ?? 'datetime') === v)));
+  const omin = num('omin', 'min');
+  const omax = num('omax', 'max');
+  const speaker = h('input', { type: 'text', name: 'speaker', value: state.speaker ?? '', placeholder: 'S1, C0…', size: 6, autocomplete: 'off' });
+  const category = h('select', { name: 'category' }, option('', 'Any category', !state.category));
+  if (state.category) category.append(option(state.category, state.category.replace(/,/g, ' or '), true));
+  // The company's categories arrive after the form is drawn (the search itself does not wait for them).
+  void categories(scope.company).then((list) => {
+    for (const c of list) if (c.name !== state.category) category.append(option(c.name, c.name));
+  }).catch(() => {});
+  const sentiment = h('select', { name: 'sentiment' }, option('', 'Any sentiment', !state.sentiment), SENTIMENTS.map(([v, t]) => option(v, t, state.sentiment === v)));
+  if (state.sentiment && !SENTIMENTS.some(([v]) => v === state.sentiment)) sentiment.append(option(state.sentiment, state.sentiment, true));
+  const redacted = h('select', { name: 'redacted' }, option('', 'Any', !state.redacted), REDACT_KINDS.map((k) => option(k, k, state.redacted === k)));
+  if (state.redacted && !(REDACT_KINDS as readonly string[]).includes(state.redacted)) redacted.append(option(state.redacted, state.redacted, true));
+  const [metaField, metaValue] = Object.entries(state.meta ?? {})[0] ?? ['', ''];
+  const mfield = h('input', { type: 'text', name: 'mfield', value: metaField, placeholder: 'agent', size: 10, autocomplete: 'off' });
+  const mvalue = h('input', { type: 'text', name: 'mvalue', value: metaValue, placeholder: 'alice', size: 12, autocomplete: 'off' });
+  const sort = h('select', { name: 'sort' }, [['datetime', 'Call date'], ['score', 'Hits'], ['duration', 'Duration'], ['filename', 'File name'], ['confidence', 'Confidence'], ['overtalk', 'Overtalk'], ['silence', 'Silence']].map(([v, t]) => option(v!, t!, (state.sort ?? 'datetime') === v)));
   const sortdir = h('select', { name: 'sortdir' }, option('desc', 'Descending', (state.sortdir ?? 'desc') === 'desc'), option('asc', 'Ascending', state.sortdir === 'asc'));
   const size = h('select', { name: 'size' }, PAGE_SIZES.map((n) => option(n, `${n} per page`, (state.size ?? DEFAULT_SIZE) === n)));
-  return { from, to, channel, model, dmin, dmax, sort, sortdir, size };
+  return { from, to, channel, speaker, model, dmin, dmax, omin, omax, category, sentiment, redacted, mfield, mvalue, sort, sortdir, size };
 }
 
 interface SearchForm {
@@ -163,20 +201,35 @@ interface SearchForm {
 function searchForm(state: State, account: Account, scope: Scope): SearchForm {
   const { company, org, folder } = scopeFields(account, scope);
   const { terms, queryError, help } = termsFields(state);
-  const f = filterFields(state, account);
-  const durationGroup = h('fieldset', { class: 'field duration' }, h('legend', {}, 'Duration (seconds)'), h('div', { class: 'pair' }, f.dmin, h('span', { 'aria-hidden': 'true' }, '–'), f.dmax));
+  const f = filterFields(state, account, scope);
+  const range = (legend: string, min: HTMLInputElement, max: HTMLInputElement) =>
+    h('fieldset', { class: 'field duration' }, h('legend', {}, legend), h('div', { class: 'pair' }, min, h('span', { 'aria-hidden': 'true' }, '–'), max));
+  const durationGroup = range('Duration (seconds)', f.dmin, f.dmax);
+  const overtalkGroup = range('Overtalk (seconds)', f.omin, f.omax);
+  const metaGroup = h('fieldset', { class: 'field meta-filter' }, h('legend', {}, 'Metadata'),
+    h('div', { class: 'pair' }, h('label', { class: 'sr', for: 'f-mfield' }, 'Metadata field'), f.mfield, h('span', { 'aria-hidden': 'true' }, '='), h('label', { class: 'sr', for: 'f-mvalue' }, 'Metadata value'), f.mvalue));
+  f.mfield.id = 'f-mfield';
+  f.mvalue.id = 'f-mvalue';
+  const dateError = h('p', { class: 'error', role: 'alert', id: 'date-error' });
 
   const read = (): State => ({
     co: account.principal === 'root' ? company.value : undefined,
     org: org.value,
     folder: folder.value || undefined,
     terms: terms.value.trim() || undefined,
-    from: f.from.value || undefined,
-    to: f.to.value || undefined,
+    from: f.from.value.trim() || undefined,
+    to: f.to.value.trim() || undefined,
     channel: f.channel.value || undefined,
+    speaker: f.speaker.value.trim() || undefined,
     model: f.model.value || undefined,
     dmin: f.dmin.value || undefined,
     dmax: f.dmax.value || undefined,
+    category: f.category.value || undefined,
+    sentiment: f.sentiment.value || undefined,
+    omin: f.omin.value || undefined,
+    omax: f.omax.value || undefined,
+    redacted: f.redacted.value || undefined,
+    meta: f.mfield.value.trim() && f.mvalue.value ? { [f.mfield.value.trim()]: f.mvalue.value } : undefined,
     sort: f.sort.value === 'datetime' ? undefined : f.sort.value,
     sortdir: f.sortdir.value === 'desc' ? undefined : f.sortdir.value,
     size: f.size.value === DEFAULT_SIZE ? undefined : f.size.value,
@@ -206,13 +259,24 @@ function searchForm(state: State, account: Account, scope: Scope): SearchForm {
       'details',
       { class: 'filters', open: hasFilters(state) },
       h('summary', {}, 'Filters and order'),
-      h('div', { class: 'row' }, field('From', f.from), field('To', f.to), field('Channel', f.channel), field('Model', f.model), durationGroup),
+      h('div', { class: 'row' }, field('From', f.from, 'YYYY-MM-DD'), field('To', f.to, 'YYYY-MM-DD'), field('Channel', f.channel), field('Speaker', f.speaker), field('Model', f.model), durationGroup),
+      h('div', { class: 'row' }, field('Category', f.category), field('Sentiment', f.sentiment), overtalkGroup, field('Redacted', f.redacted, 'Calls where this kind was redacted'), metaGroup),
       h('div', { class: 'row' }, field('Sort by', f.sort), field('Order', f.sortdir), field('Page size', f.size)),
+      dateError,
     ),
     requestChip,
   );
   element.addEventListener('submit', (e) => {
     e.preventDefault();
+    const bad = [f.from, f.to].find((i) => i.value.trim() !== '' && !DAY_PATTERN.test(i.value.trim()));
+    for (const i of [f.from, f.to]) i.removeAttribute('aria-invalid');
+    if (bad) {
+      bad.setAttribute('aria-invalid', 'true');
+      dateError.textContent = 'Dates are written YYYY-MM-DD, e.g. 2026-03-01.';
+      bad.focus();
+      return;
+    }
+    dateError.textContent = '';
     go(read());
   });
   return { element, terms, queryError, go };
@@ -288,7 +352,8 @@ function exportButtons(c: ResultsContext, total: number): HTMLElement {
 }
 
 function hasFilters(s: State): boolean {
-  return Boolean(s.from || s.to || s.channel || s.model || s.dmin || s.dmax || s.sort || s.sortdir || s.size);
+  return Boolean(s.from || s.to || s.channel || s.speaker || s.model || s.dmin || s.dmax || s.category || s.sentiment || s.omin || s.omax || s.redacted || s.meta ||
+    s.sort || s.sortdir || s.size);
 }
 
 /** A search error: a BAD_QUERY is shown under the box with the position marked; others as they are. */

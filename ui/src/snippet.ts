@@ -1,9 +1,12 @@
 /**
  * Marks the hit words in a snippet. The query is parsed by the service's own parser
  * (src/search/query.ts, bundled), and words are compared the way the index compares them
- * (normalizeWord: case and accents ignored, wildcards * and ?), so the marks agree with the hits.
+ * (normalizeWord: case and accents ignored, wildcards * and ?; a word typed without quotes by its
+ * stem, src/search/word-forms.ts), so the marks agree with the hits.
  */
+import { matchesForms } from '../../src/search/match.js';
 import { normalizeWord, parseTerms, type QueryNode } from '../../src/search/query.js';
+import { wordStem } from '../../src/search/word-forms.js';
 import { h } from './dom.js';
 
 export type WordTest = (word: string) => boolean;
@@ -17,6 +20,7 @@ export function hitWordTest(terms: string): WordTest {
     return () => false;
   }
   const exact = new Set<string>();
+  const stems = new Set<string>();
   const patterns: RegExp[] = [];
   const visit = (n: QueryNode) => {
     switch (n.type) {
@@ -27,7 +31,8 @@ export function hitWordTest(terms: string): WordTest {
         n.children.forEach(visit);
         return;
       case 'word':
-        add(n.word);
+        if (matchesForms(n)) stems.add(wordStem(n.word));
+        else add(n.word);
         return;
       case 'phrase':
       case 'near':
@@ -41,7 +46,7 @@ export function hitWordTest(terms: string): WordTest {
   if (node) visit(node);
   return (word) => {
     const n = normalizeWord(word);
-    return n !== '' && (exact.has(n) || patterns.some((p) => p.test(n)));
+    return n !== '' && (exact.has(n) || stems.has(wordStem(n)) || patterns.some((p) => p.test(n)));
   };
 }
 

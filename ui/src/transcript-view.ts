@@ -1,12 +1,15 @@
 /**
- * One call: its facts, the recording (mixed, one channel, or all channels) through a signed audio
- * link, its hits, and the transcript by channel with the word being spoken highlighted during
- * playback. A click (or Enter) on a word plays from there; low-confidence words are marked.
- * Opened from a hit it starts playing at the hit.
+ * One call: its facts, its scorecard (ui/src/scorecard.ts), the recording (mixed, one channel, or all
+ * channels) through a signed audio link, its hits, and the transcript by channel or speaker — the
+ * readable text of each utterance when the transcript has it, or its recognized words — with what is
+ * being said highlighted during playback. A click (or Enter) on a word plays from there;
+ * low-confidence words are marked. Channels can be named (Agent, Customer) in the page; the names
+ * are kept in the browser for the company. Opened from a hit it starts playing at the hit.
  */
-import { ApiError, audioLink, details, search, type Account, type Hit, type Scope } from './api.js';
-import { announce, h, replace } from './dom.js';
+import { ApiError, audioLink, categories, details, search, type Account, type Hit, type Scope } from './api.js';
+import { announce, h, option, replace } from './dom.js';
 import { clock, dateTime, duration } from './format.js';
+import { partyOf, scorecard, type Party } from './scorecard.js';
 import { hitWordTest, markSnippet } from './snippet.js';
 
 /** Words below this confidence are shown as uncertain. */
@@ -40,9 +43,8 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
   replace(main, h('p', { class: 'muted' }, 'Loading the call…'));
   const [docs, found] = await Promise.all([
     details(call.scope, call.filter),
-    call.terms
-      ? search(call.scope, { ...call.filter, terms: call.terms, ...(call.channel ? { channel: Number(call.channel) } : {}) })
-      : Promise.resolve(undefined),
+    // Its summary row: the call time (an index field) and, with terms, the hits.
+    search(call.scope, { ...call.filter, ...(call.terms ? { terms: call.terms } : {}), ...(call.channel && call.terms ? { channel: Number(call.channel) } : {}) }),
   ]);
   const doc = docs.find((d) => (call.tid ? d.tid === call.tid : d.source === call.file));
   const backLink = h('a', { class: 'back', href: call.back ?? '#/search' }, '\u2190 Back to the results');
@@ -53,13 +55,16 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
   const row = found?.rows.find((r) => r.tid === doc.tid);
   const hits = row?.hits ?? [];
   const player = createPlayer(doc);
-  const transcript = createTranscript(doc, hits, player.audio);
+  const names = channelNames(call.scope.company);
+  const transcript = createTranscript(doc, hits, player.audio, names);
+  const rules = await categories(call.scope.company).catch(() => []);
   replace(
     main,
     backLink,
     h('h1', { tabindex: '-1' }, doc.source),
     callFacts(doc, row?.datetime ?? call.dt),
     h('section', { class: 'player', 'aria-label': 'Recording' }, player.audio, player.radios, player.status),
+    scorecard({ doc, parties: parties(doc, names), rules, seek: transcript.seek, audioLink: () => audioLink(doc.requestid, doc.source, 'all') }),
     hitSection(hits, hitWordTest(call.terms), transcript.seek),
     transcript.section,
   );
@@ -185,25 +190,102 @@ interface Transcript {
   stop(): void;
 }
 
+/** Names the viewer gave the channels (Agent, Customer), kept in the browser per company. */
+interface ChannelNames {
+  get(channel: number): string | undefined;
+  set(channel: number, name: string): void;
+}
+
+const CHANNEL_ROLES = ['Agent', 'Customer'];
+
+function channelNames(company: string): ChannelNames {
+  const key = `voxdex.channelNames.${company}`;
+  let names: Record<string, string> = {};
+  try {
+    names = JSON.parse(localStorage.getItem(key) ?? '{}') as Record<string, string>;
+  } catch {
+    /* none kept */
+  }
+  return {
+    get: (c) => names[String(c)],
+    set: (c, name) => {
+      if (name) names[String(c)] = name;
+      else delete names[String(c)];
+      try {
+        localStorage.setItem(key, JSON.stringify(names));
+      } catch {
+        /* storage refused: the names last for this view */
+      }
+    },
+  };
+}
+
+/** The transcript's parties (metrics and sentiment keys) in order of first appearance, with their labels. */
+function parties(doc: CallDoc, names: ChannelNames): Party[] {
+  const out: Party[] = [];
+  for (const u of timeOrder(doc)) {
+    const key = partyOf(u);
+    if (out.some((p) => p.key === key)) continue;
+    out.push({ key, label: partyLabel(u, names) });
+  }
+  return out;
+}
+
+/** "Agent (channel 0)", "Speaker S2", "Channel 1 · C1S2": how an utterance's party is called on the page. */
+function partyLabel(u: CallDoc['utterances'][number], names: ChannelNames, bySpeaker = false): string {
+  const ch = u.metadata.channel;
+  const role = (u.metadata as { role?: string }).role;
+  const named = names.get(ch) ?? (role ? role[0]!.toUpperCase() + role.slice(1) : undefined);
+  if (bySpeaker || (u.metadata.speaker && /^S\d/.test(u.metadata.speaker))) return `Speaker ${u.metadata.speaker}${role ? ` (${role})` : ''}`;
+  const base = named ? `${named} (channel ${ch})` : `Channel ${ch}`;
+  return u.metadata.speaker && u.metadata.speaker !== `C${ch}` ? `${base} \u00b7 ${u.metadata.speaker}` : base;
+}
+
 /** The transcript section: one lane per channel, the words playable, the spoken word highlighted. */
-function createTranscript(doc: CallDoc, hits: Hit[], audio: HTMLAudioElement): Transcript {
+function createTranscript(doc: CallDoc, hits: Hit[], audio: HTMLAudioElement, names: ChannelNames): Transcript {
   const seek = (t: number) => {
     audio.currentTime = t;
     if (audio.paused) void audio.play().catch(() => {});
     follower.highlight();
   };
-  const { lanes, words } = transcriptLanes(doc, hits, seek);
+  const { lanes, words } = transcriptLanes(doc, hits, seek, names);
   wordNavigation(lanes, words, seek);
   const follow = h('input', { type: 'checkbox', checked: true });
   const follower = followPlayback(audio, words, follow);
+  const hasText = doc.utterances.some((u) => typeof u.text === 'string' && u.text !== '');
+  const readable = h('input', { type: 'checkbox', checked: hasText, id: 'readable' });
+  const setReadable = () => lanes.classList.toggle('readable', readable.checked);
+  readable.addEventListener('change', () => {
+    setReadable();
+    announce(readable.checked ? 'Showing the readable text' : 'Showing the recognized words');
+  });
+  setReadable();
+  const naming = doc.nchannels > 1 && !doc.utterances.some((u) => u.metadata.speaker && /^S\d/.test(u.metadata.speaker))
+    ? h('fieldset', { class: 'channel-names' }, h('legend', {}, 'Name the channels'), Array.from({ length: Math.min(doc.nchannels, 4) }, (_, c) => {
+      const sel = h('select', { id: `name-ch-${c}` }, option('', `Channel ${c}`, !names.get(c)), CHANNEL_ROLES.map((r) => option(r, r, names.get(c) === r)));
+      sel.addEventListener('change', () => {
+        names.set(c, sel.value);
+        for (const el of lanes.querySelectorAll<HTMLElement>(`.ch-label[data-channel="${c}"]`)) {
+          const u = doc.utterances.find((x) => x.metadata.channel === c && partyOf(x) === el.dataset.party);
+          if (u) el.textContent = partyLabel(u, names);
+        }
+        announce(`Channel ${c} is now ${sel.value || `Channel ${c}`}`);
+      });
+      return h('span', { class: 'pair' }, h('label', { for: `name-ch-${c}` }, `Channel ${c}`), sel);
+    }))
+    : null;
   const section = h(
     'section',
     { class: 'transcript', 'aria-labelledby': 'transcript-title' },
-    h('div', { class: 'transcript-head' }, h('h2', { id: 'transcript-title' }, 'Transcript'), h('label', { class: 'check' }, follow, 'Follow playback')),
+    h('div', { class: 'transcript-head' }, h('h2', { id: 'transcript-title' }, 'Transcript'),
+      hasText ? h('label', { class: 'check' }, readable, 'Readable text') : null,
+      h('label', { class: 'check' }, follow, 'Follow playback')),
+    naming,
     h(
       'p',
       { class: 'legend hint', id: 'transcript-legend' },
-      'Click a word to play from it (keyboard: arrow keys move between words, Enter plays). ',
+      hasText ? 'With readable text off, click a word to play from it ' : 'Click a word to play from it ',
+      '(keyboard: arrow keys move between words, Enter plays); each utterance\'s time plays from its start. ',
       h('span', { class: 'w low' }, 'Dotted'),
       ' words are uncertain; ',
       h('span', { class: 'w w-hit' }, 'marked'),
@@ -229,18 +311,24 @@ function speakerTalk(doc: CallDoc): { speakers: string[]; share: (speaker: strin
   return { speakers, share: (s) => `${Math.round((100 * (talk.get(s) ?? 0)) / (total || 1))} %` };
 }
 
-/** The utterances in time order, each word a span (uncertain and hit words marked), each utterance's time a play button. */
-function transcriptLanes(doc: CallDoc, hits: Hit[], seek: (t: number) => void): { lanes: HTMLElement; words: Word[] } {
+/**
+ * The utterances in time order, each word a span (uncertain and hit words marked), each utterance's
+ * time a play button, its readable text beside the words. Two lanes side by side; more (a mono call
+ * with several speakers, or several channels) stay one legible column, each lane its own colour and
+ * label, instead of narrow columns.
+ */
+function transcriptLanes(doc: CallDoc, hits: Hit[], seek: (t: number) => void, names: ChannelNames): { lanes: HTMLElement; words: Word[] } {
   const words: Word[] = [];
   const utts = timeOrder(doc);
   // a diarized mono call: one lane per speaker (S1, S2… in order of first appearance), as channels have
   const { speakers } = speakerTalk(doc);
   const bySpeaker = speakers.length > 1;
-  const lanes = h('div', { class: `lanes lanes-${Math.min(bySpeaker ? speakers.length : doc.nchannels, 4)}`, role: 'list' });
+  const count = bySpeaker ? speakers.length : doc.nchannels;
+  const lanes = h('div', { class: `lanes ${count <= 2 ? `lanes-${count}` : 'lanes-many'}`, role: 'list' });
   for (const u of utts) {
     const ch = u.metadata.channel;
     const lane = bySpeaker ? speakers.indexOf(u.metadata.speaker!) : ch;
-    const who = bySpeaker ? `Speaker ${u.metadata.speaker}` : u.metadata.speaker ? `Channel ${ch} \u00b7 ${u.metadata.speaker}` : `Channel ${ch}`;
+    const who = partyLabel(u, names, bySpeaker);
     const ws = u.events.filter((e) => !FILLER.test(e.word));
     if (ws.length === 0) continue;
     const p = h('p', { class: 'words' });
@@ -267,7 +355,9 @@ function transcriptLanes(doc: CallDoc, hits: Hit[], seek: (t: number) => void): 
     time.addEventListener('click', () => seek(u.start));
     const mood = u.metadata.sentiment;
     const moodTag = mood ? h('span', { class: `mood sentiment-${mood.toLowerCase().replace(' ', '-')}`, title: `Sentiment ${u.metadata.sentimentscore ?? ''}` }, mood) : null;
-    lanes.append(h('div', { class: `utt ch-${lane}`, role: 'listitem' }, h('div', { class: 'utt-head' }, h('span', { class: 'ch-label' }, who), time, moodTag), p));
+    const text = typeof u.text === 'string' && u.text !== '' ? h('p', { class: 'text' }, u.text) : null;
+    lanes.append(h('div', { class: `utt ch-${lane % 8}${text ? ' has-text' : ''}`, role: 'listitem', 'data-start': u.start, 'data-end': u.end },
+      h('div', { class: 'utt-head' }, h('span', { class: 'ch-label', 'data-channel': ch, 'data-party': partyOf(u) }, who), time, moodTag), text, p));
   }
   if (words[0]) words[0].el.tabIndex = 0;
   return { lanes, words };
@@ -319,8 +409,14 @@ function followPlayback(audio: HTMLAudioElement, words: Word[], follow: HTMLInpu
       if (w && t < w.end + 0.05) now.push(w.el);
     }
     if (now.length === lit.length && now.every((el, i) => el === lit[i])) return;
-    for (const el of lit) el.classList.remove('now');
-    for (const el of now) el.classList.add('now');
+    for (const el of lit) {
+      el.classList.remove('now');
+      el.closest('.utt')?.classList.remove('utt-now');
+    }
+    for (const el of now) {
+      el.classList.add('now');
+      el.closest('.utt')?.classList.add('utt-now'); // what is said now, also in readable text
+    }
     if (follow.checked && now[0] && now[0] !== lit[0] && !audio.paused) now[0].closest('.utt')?.scrollIntoView({ block: 'nearest' });
     lit = now;
   };
@@ -372,8 +468,8 @@ function fact(name: string, value: string): HTMLElement {
 function hitButton(hit: Hit, isHit: (w: string) => boolean, seek: (t: number) => void): HTMLButtonElement {
   const b = h(
     'button',
-    { type: 'button', class: 'hit', 'aria-label': `Play from ${clock(hit.start)}, channel ${hit.channel}: ${hit.text}` },
-    h('span', { class: 'at' }, '\u25b6\u00a0', clock(hit.start)),
+    { type: 'button', class: 'hit' },
+    h('span', { class: 'at' }, h('span', { 'aria-hidden': 'true' }, '\u25b6\u00a0'), h('span', { class: 'sr' }, 'Play from '), clock(hit.start)),
     h('span', { class: 'ch' }, `ch\u00a0${hit.channel}`),
     h('span', { class: 'snip' }, markSnippet(hit.text, isHit)),
   );

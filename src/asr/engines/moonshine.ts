@@ -13,7 +13,7 @@
 import { align } from '../align-engine.js';
 import { loadMoonshine, MOONSHINE_RATE, type MoonshineModel, type MoonshineOutput } from '../moonshine/model.js';
 import { compileVocabulary, vocabularySpellings, type Vocabulary } from '../moonshine/vocab.js';
-import { writtenWords, type WrittenWord } from '../moonshine/words.js';
+import { spelledDisplay, writtenWords, type WrittenWord } from '../moonshine/words.js';
 import type { EngineRequest, EngineResult, MoonshineDesc, PocketSphinxDesc, WorkerEngine } from './engine.js';
 import type { PocketSphinxEngine } from './pocketsphinx.js';
 
@@ -142,7 +142,10 @@ export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEn
       const written = await recognize(model, req, levels[i]!, 0, levels[i]!.length, 0, notes, steps, vocabulary, k >= 0 ? firsts[k] : undefined);
       if (vocabulary) {
         vocabularySpellings(written.map((w) => w.text), vocabulary).forEach((s, j) => {
-          if (s !== undefined) written[j]!.spelled = s;
+          if (s === undefined) return;
+          const w = written[j]!;
+          w.spelled = s;
+          if (w.display) w.display = spelledDisplay(w.display, s);
         });
       }
       results.push(finish(req, levels[i]!, written, notes, steps.n));

@@ -5,7 +5,8 @@
  * hold spoken words in lower case, one word per event (src/text/numbers.ts): punctuation goes, a
  * numeral becomes the readings it may have been said as (forced alignment picks one against the
  * audio), British spellings become American ones (the registry's models are US English), a few
- * abbreviations are spelled out.
+ * abbreviations are spelled out. Each written word also keeps its written form (`display`: case,
+ * punctuation, numerals), which the events carry to the readable-text stage (src/readable/).
  */
 import { DIGIT_WORDS, hasDigit, numberReadings } from '../../text/numbers.js';
 import type { DecodedToken } from './model.js';
@@ -23,6 +24,11 @@ export interface WrittenWord {
   confidence: number;
   /** How the custom vocabulary spells it ("Zentrix"): the transcript writes this instead of the spoken form. */
   spelled?: string;
+  /**
+   * The word as the model wrote it, case and punctuation kept ("Hello,", "$25.", "8:45pm"); '' for
+   * the later pieces of one written word split in several ("rock&roll"); absent when unknown.
+   */
+  display?: string;
 }
 
 const SPELLING: Record<string, string> = {
@@ -71,17 +77,34 @@ export function writtenWords(tokens: readonly DecodedToken[], tokenizer: Tokeniz
     groups[groups.length - 1]!.push(t);
   }
   const out: WrittenWord[] = [];
+  /** Written symbols with nothing to say ("—", "...") before the first word, kept for its display. */
+  let pending = '';
   for (const g of groups) {
-    const text = tokenizer.decode(g.map((t) => t.id)).toLowerCase();
+    const written = tokenizer.decode(g.map((t) => t.id));
     const confidence = Math.exp(g.reduce((s, t) => s + t.logprob, 0));
-    for (const part of text.split(/\s+/).filter(Boolean)) {
-      for (const piece of splitSymbols(part)) {
+    for (const display of written.split(/\s+/).filter(Boolean)) {
+      const words = splitSymbols(display.toLowerCase()).flatMap((piece) => {
         const readings = readingsOf(piece);
-        if (readings.length > 0) out.push({ text: piece, readings, confidence });
+        return readings.length > 0 ? [{ text: piece, readings, confidence }] : [];
+      });
+      if (words.length === 0) {
+        // A stray symbol: shown beside the word before it (or the next one), never spoken.
+        const prev = [...out].reverse().find((w) => w.display !== '');
+        if (prev?.display !== undefined) prev.display += ` ${display}`;
+        else pending += `${display} `;
+        continue;
       }
+      words.forEach((w, i) => out.push({ ...w, display: i === 0 ? pending + display : '' }));
+      pending = '';
     }
   }
   return out;
+}
+
+/** The written form of a word the vocabulary spells: its letters replaced, its punctuation kept ("zentrix," → "Zentrix,"). */
+export function spelledDisplay(display: string, spelled: string): string {
+  const m = /^([^\p{L}\p{N}]*)(.*?)([^\p{L}\p{N}]*)$/u.exec(display)!;
+  return `${m[1]}${spelled}${m[3]}`;
 }
 
 /** "5," → ["5"], "yes/no" → ["yes", "no"], "$25" stays, "rock&roll" → ["rock", "&", "roll"]. */

@@ -17,7 +17,7 @@ import { toItem, toJob, type ItemRow, type JobRow } from '../job-rows.js';
 
 
 const COLUMNS = `seq, id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source, kind,
-  upload_path, zpass, warning, size_bytes, state, created, started, finished, progress, attempts, error, result_path, options`;
+  upload_path, zpass, warning, size_bytes, state, created, started, finished, progress, attempts, error, result_path, options, content_hash`;
 
 export class PgJobStore implements JobStore {
   readonly #pool: pg.Pool;
@@ -37,8 +37,8 @@ export class PgJobStore implements JobStore {
     const r = await this.#q<JobRow>(
       `WITH ins AS (
          INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
-           kind, upload_path, zpass, warning, size_bytes, state, created, options)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', now(), $17)
+           kind, upload_path, zpass, warning, size_bytes, state, created, options, content_hash)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', now(), $17, $18)
          ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS})
        SELECT * FROM ins UNION ALL SELECT ${COLUMNS} FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
       [
@@ -59,9 +59,15 @@ export class PgJobStore implements JobStore {
         job.warning ?? null,
         job.sizeBytes,
         job.options === undefined ? null : JSON.stringify(job.options),
+        job.contentHash ?? null,
       ],
     );
     return toJob(r.rows[0]!);
+  }
+
+  async firstWithContent(company: string, contentHash: string): Promise<Job | undefined> {
+    const r = await this.#q<JobRow>(`SELECT ${COLUMNS} FROM jobs WHERE company = $1 AND content_hash = $2 ORDER BY seq LIMIT 1`, [company, contentHash]);
+    return r.rows[0] && toJob(r.rows[0]);
   }
 
   async get(id: string): Promise<Job | undefined> {

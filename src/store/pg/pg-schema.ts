@@ -121,9 +121,16 @@ CREATE TABLE company_settings (company TEXT PRIMARY KEY, settings TEXT NOT NULL)
 CREATE TRIGGER company_settings_notify AFTER INSERT OR UPDATE OR DELETE ON company_settings FOR EACH STATEMENT EXECUTE FUNCTION voxdex_notify('voxdex_tenancy');
 `;
 
+/** The upload's sha256 (the jobs page tells the same recording sent twice, issue 28). */
+const V5 = `
+ALTER TABLE jobs ADD COLUMN content_hash TEXT;
+CREATE INDEX jobs_content ON jobs (company, content_hash, seq) WHERE content_hash IS NOT NULL;
+`;
+
 export const PG_SCHEMA: readonly Migration[] = [
   { version: 1, name: 'jobs, items, callback outbox, submission ledger, tenancy, rate limits', sql: V1 },
   { version: 2, name: 'jobs by company, newest first (the web UI\'s recent requests)', sql: V2 },
   { version: 3, name: 'request options per job (numtrans, scrubtext, diarize, ...)', sql: V3 },
   { version: 4, name: 'company settings (redaction policy, option defaults, vocabulary)', sql: V4 },
+  { version: 5, name: 'content hash of each upload (the same recording sent twice)', sql: V5 },
 ];

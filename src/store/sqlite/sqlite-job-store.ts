@@ -42,6 +42,9 @@ export class SqliteJobStore implements JobStore {
     `);
     // Added after the first release: the request's options (JSON), absent on older jobs.
     if (!this.db.prepare('SELECT 1 FROM pragma_table_info(\'jobs\') WHERE name = \'options\'').get()) this.db.exec('ALTER TABLE jobs ADD COLUMN options TEXT');
+    // Added for the jobs page (issue 28): the upload's sha256, to tell the same recording sent twice.
+    if (!this.db.prepare('SELECT 1 FROM pragma_table_info(\'jobs\') WHERE name = \'content_hash\'').get()) this.db.exec('ALTER TABLE jobs ADD COLUMN content_hash TEXT');
+    this.db.exec('CREATE INDEX IF NOT EXISTS jobs_content ON jobs (company, content_hash, seq) WHERE content_hash IS NOT NULL');
   }
 
   #insert(job: NewJob): Job {
@@ -49,8 +52,8 @@ export class SqliteJobStore implements JobStore {
     if (existing) return existing;
     this.#sql(
         `INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
-          kind, upload_path, zpass, warning, size_bytes, state, created, options)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
+          kind, upload_path, zpass, warning, size_bytes, state, created, options, content_hash)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
       )
       .run(
         job.id,
@@ -71,6 +74,7 @@ export class SqliteJobStore implements JobStore {
         job.sizeBytes,
         new Date().toISOString(),
         job.options === undefined ? null : JSON.stringify(job.options),
+        job.contentHash ?? null,
       );
     return this.#get(job.id)!;
   }
@@ -119,6 +123,11 @@ export class SqliteJobStore implements JobStore {
 
   #get(id: string): Job | undefined {
     const row = this.#sql('SELECT * FROM jobs WHERE id = ?').get(id) as JobRow | undefined;
+    return row && toJob(row);
+  }
+
+  async firstWithContent(company: string, contentHash: string): Promise<Job | undefined> {
+    const row = this.#sql('SELECT * FROM jobs WHERE company = ? AND content_hash = ? ORDER BY seq LIMIT 1').get(company, contentHash) as JobRow | undefined;
     return row && toJob(row);
   }
 

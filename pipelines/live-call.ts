@@ -1,0 +1,316 @@
+/**
+ * One live call through the one pipeline, as its audio arrives (API.md §11; docs/live.md):
+ *
+ *   audio message → recording (call-recording.ts, durable as it arrives)
+ *                 → per channel: endpointer (an utterance has ended) → ASR pool, ahead of batch work
+ *                 → the utterance's stages (utterance-stages.ts: numbers; redaction over the call so
+ *                   far, held back until decided; sentiment) → `utterance` message → category alerts
+ *
+ * and at the end, every utterance still open is decoded and sent; end() resolves to the call's
+ * utterances as the ASR gave them (a TranscribeResult), which the call's job hands to the upload
+ * pipeline instead of decoding the recording again (src/live/recorded-transcriber.ts): speakers,
+ * whole-call redaction, metrics and categories then run once, as for an upload. Nothing here stores
+ * anything but the recording; the job is src/jobs/live-calls.ts's.
+ */
+import type { LiveModel, TranscribeResult, Transcriber } from '../src/asr/transcriber.js';
+import { resampleToInt16 } from '../src/audio/resample.js';
+import { toVoxdexError, voxdexError, type ErrorInfo } from '../src/errors.js';
+import { AudioInput } from '../src/live/audio-input.js';
+import type { CallRecording } from '../src/live/call-recording.js';
+import { energyEndpointer, type Endpointer, type LiveSegment } from '../src/live/endpointer.js';
+import { decidedUtterances } from '../src/live/redaction-hold.js';
+import { LocalAgreement, partialText } from '../src/live/partials.js';
+import type { Logger } from '../src/log.js';
+import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
+import { documentUtterance } from '../src/stages/document.js';
+import type { AudioFormat, Destination, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../src/types.js';
+import { decodedUtterance, releasedUtterance } from './utterance-stages.js';
+
+export type LiveMessage =
+  | { type: 'started'; requestid: string }
+  | { type: 'partial'; channel: number; text: string }
+  | ({ type: 'utterance' } & Utterance)
+  | { type: 'category'; name: string; at: number }
+  | ({ type: 'result' } & TranscriptDocument)
+  | ({ type: 'error' } & ErrorInfo);
+
+export interface LiveCallInput {
+  requestid: string;
+  /** The call's name in its document (`source`). */
+  source: string;
+  destination: Destination;
+  options: RequestOptions;
+  /** Registry name/alias or 'auto'. */
+  model: string;
+  /** The declared audio shape (a WAV header in the first message replaces it). */
+  format: AudioFormat;
+  partials: boolean;
+  recording: CallRecording;
+}
+
+export interface LiveCallLimits {
+  /** Longest call, seconds of audio. */
+  maxCallSec: number;
+  /** Least time between two partial decodes of a channel, seconds. */
+  partialEverySec: number;
+}
+
+export interface LiveCallDeps {
+  transcriber: Pick<Transcriber, 'liveModel' | 'decodeLive' | 'liveQueued'>;
+  log: Logger;
+  limits: LiveCallLimits;
+  /** The company's categories the call so far is in (src/analytics/categories.ts `categorizer`). */
+  categorize?: (destination: Destination, document: TranscriptDocument) => Promise<string[]>;
+}
+
+interface Channel {
+  channel: number;
+  endpointer: Endpointer;
+  /** Decodes in flight: their speech start, seconds. */
+  inflight: Map<number, number>;
+  speechSec: number;
+  partial: LocalAgreement;
+  partialBusy: boolean;
+  partialAt: number;
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
+
+export class LiveCall {
+  readonly input: LiveCallInput;
+  readonly #deps: LiveCallDeps;
+  readonly #emit: (m: LiveMessage) => void;
+  readonly #audio: AudioInput;
+  #model: LiveModel | undefined;
+  #channels: Channel[] = [];
+  #seq = 0;
+  #uttid = 0;
+  /** The call so far: the ASR's utterances (for the job), and after numbers (for redaction). */
+  readonly #recorded: Utterance[] = [];
+  readonly #call: Utterance[] = [];
+  /** Indexes into #call not sent yet (held back under redaction). */
+  #held: number[] = [];
+  readonly #sent: Utterance[] = [];
+  readonly #alerted = new Set<string>();
+  #categories: Promise<void> = Promise.resolve();
+  readonly #work = new Set<Promise<void>>();
+  #failed: unknown;
+  #ended = false;
+  #frames = 0;
+  #owed = 0;
+  #notes: string[] = [];
+  /** Called when the backlog shrinks (the transport resumes reading). */
+  onDrain: (() => void) | undefined;
+
+  constructor(input: LiveCallInput, deps: LiveCallDeps, emit: (m: LiveMessage) => void) {
+    this.input = input;
+    this.#deps = deps;
+    this.#emit = emit;
+    this.#audio = new AudioInput(input.format);
+  }
+
+  /** Seconds of audio received. */
+  get audioSec(): number {
+    return this.#frames / this.#audio.format.sampleRate;
+  }
+
+  /**
+   * Seconds of audio handed to the ASR and not decoded yet: what back-pressure watches (audio that
+   * waits for the rest of its utterance is not owed by the ASR, and counts in no backlog).
+   */
+  get backlogSec(): number {
+    return this.#owed;
+  }
+
+  get format(): AudioFormat {
+    return this.#audio.format;
+  }
+
+  /**
+   * One binary message of audio. Throws (a VoxdexError) on audio that cannot be taken: a bad WAV
+   * header, the call's length limit, a recording that could not be written.
+   */
+  audio(message: Uint8Array): void {
+    if (this.#ended) throw voxdexError('BAD_ARGUMENT', 'The call has ended; no more audio is taken');
+    if (this.#failed !== undefined) throw toVoxdexError(this.#failed);
+    const first = !this.#audio.started;
+    const chunk = this.#audio.push(message);
+    if (first) this.#begin();
+    const rate = this.#audio.format.sampleRate;
+    const frames = chunk.channels[0]?.length ?? 0;
+    if ((this.#frames + frames) / rate > this.#deps.limits.maxCallSec) {
+      throw voxdexError('TOO_LARGE', `The call is longer than the limit of ${this.#deps.limits.maxCallSec} s (VOXDEX_LIVE_MAX_CALL_SEC); it was ended and is kept as request ${this.input.requestid}`);
+    }
+    this.#frames += frames;
+    this.input.recording.append(chunk.bytes).catch((err: unknown) => {
+      this.#failed ??= voxdexError('STORAGE_UNAVAILABLE', `The call's audio could not be written (${(err as Error).message}); it was ended`, err);
+    });
+    for (const c of this.#channels) {
+      for (const s of c.endpointer.push(chunk.channels[c.channel]!)) this.#decode(c, s);
+      if (this.input.partials) this.#partial(c);
+    }
+  }
+
+  /** The call's audio is complete: decodes what is still open, sends every utterance; resolves to the call's ASR result. */
+  async end(): Promise<TranscribeResult | undefined> {
+    this.#ended = true;
+    for (const c of this.#channels) for (const s of c.endpointer.flush()) this.#decode(c, s);
+    while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
+    this.#release();
+    await this.#categories;
+    // A decode that failed leaves the job to transcribe the recording itself.
+    return this.#model && this.#failed === undefined ? this.#result(this.#model) : undefined;
+  }
+
+  #begin(): void {
+    const format = this.#audio.format;
+    this.input.recording.start(format).catch((err: unknown) => {
+      this.#failed ??= voxdexError('STORAGE_UNAVAILABLE', `The call's audio could not be written (${(err as Error).message}); it was ended`, err);
+    });
+    this.#model = this.#deps.transcriber.liveModel(this.input.model, format.sampleRate);
+    this.#channels = Array.from({ length: format.channels }, (_, channel) => ({
+      channel,
+      endpointer: energyEndpointer({ sampleRate: format.sampleRate, maxUtteranceSec: this.#model!.maxUtteranceSec }),
+      inflight: new Map(),
+      speechSec: 0,
+      partial: new LocalAgreement(),
+      partialBusy: false,
+      partialAt: 0,
+    }));
+  }
+
+  /** Every utterance of this channel starting before this time (seconds) has been decoded. */
+  #horizon(c: Channel): number {
+    const rate = this.#audio.format.sampleRate;
+    return Math.min(c.endpointer.committed / rate, ...c.inflight.values());
+  }
+
+  #decode(c: Channel, s: LiveSegment): void {
+    const model = this.#model!;
+    const rate = this.#audio.format.sampleRate;
+    const id = this.#seq++;
+    c.inflight.set(id, s.speechStart / rate);
+    c.speechSec += (s.speechEnd - s.speechStart) / rate;
+    c.partial.reset();
+    const pcm = resampleToInt16(c.endpointer.audio(s.start, s.end), rate, model.sampleRate);
+    const owed = (s.end - s.start) / rate;
+    this.#owed += owed;
+    const t0 = performance.now();
+    const work = this.#deps.transcriber
+      .decodeLive(model, pcm, { offsetSec: s.start / rate, vocab: this.input.options.vocab })
+      .then(({ words, notes }) => {
+        this.#notes.push(...notes);
+        this.#deps.log.debug({ channel: c.channel, sec: round3((s.end - s.start) / rate), ms: Math.round(performance.now() - t0) }, 'live utterance decoded');
+        this.#decoded(c.channel, words);
+      })
+      .catch((err: unknown) => {
+        this.#failed ??= err;
+        this.#deps.log.warn({ err: toVoxdexError(err) }, 'a live utterance failed to decode');
+      })
+      .finally(() => {
+        c.inflight.delete(id);
+        this.#owed -= owed;
+        this.#work.delete(work);
+        this.#release();
+        this.onDrain?.();
+      });
+    this.#work.add(work);
+  }
+
+  #decoded(channel: number, words: WordEvent[]): void {
+    if (words.length === 0) return;
+    const raw: Utterance = {
+      start: words[0]!.start,
+      end: words[words.length - 1]!.end,
+      confidence: round3(words.reduce((n, w) => n + w.confidence, 0) / words.length),
+      metadata: { channel, uttid: this.#uttid++, source: this.input.source, model: this.#model!.spec.name },
+      events: words,
+    };
+    this.#recorded.push(raw);
+    this.#call.push(decodedUtterance(raw, this.input.options));
+    this.#held.push(this.#call.length - 1);
+  }
+
+  /** Sends the utterances whose redaction is decided (all of them without scrubtext). */
+  #release(): void {
+    if (this.#held.length === 0) return;
+    const o = this.input.options;
+    let ready = this.#held;
+    let call = this.#call;
+    if (o.scrubtext) {
+      const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
+      const kinds = o.redact.length ? o.redact : DEFAULT_KINDS;
+      const decided = decidedUtterances(this.#call, now, kinds);
+      ready = this.#held.filter((i) => decided.has(i));
+      if (ready.length === 0) return;
+      call = redactUtterances(this.#call, kinds).utterances;
+    }
+    const sent = new Set(ready);
+    this.#held = this.#held.filter((i) => !sent.has(i));
+    for (const i of ready) {
+      const u = documentUtterance(releasedUtterance(call[i]!, o), this.input.source, this.#model!.spec.name);
+      this.#sent.push(u);
+      this.#emit({ type: 'utterance', ...u });
+    }
+    this.#alerts(Math.max(...ready.map((i) => call[i]!.end)));
+  }
+
+  /** Category alerts: each category the call so far (as sent) first matches, once per call. */
+  #alerts(at: number): void {
+    const categorize = this.#deps.categorize;
+    if (!categorize) return;
+    const document = { utterances: [...this.#sent], nchannels: this.#channels.length } as TranscriptDocument;
+    this.#categories = this.#categories
+      .then(() => categorize(this.input.destination, document))
+      .then((names) => {
+        for (const name of names) {
+          if (this.#alerted.has(name)) continue;
+          this.#alerted.add(name);
+          this.#emit({ type: 'category', name, at: round3(at) });
+        }
+      })
+      .catch((err: unknown) => this.#deps.log.warn({ err }, 'live category matching failed'));
+  }
+
+  /** Partial text of the channel's open utterance, at most every partialEverySec, one decode at a time. */
+  #partial(c: Channel): void {
+    const open = c.endpointer.openSpeech;
+    const now = performance.now();
+    // Best effort: never ahead of a finished utterance waiting for a thread.
+    if (open === undefined || c.partialBusy || now - c.partialAt < this.#deps.limits.partialEverySec * 1000 || this.#deps.transcriber.liveQueued > 0) return;
+    const rate = this.#audio.format.sampleRate;
+    if ((c.endpointer.received - open) / rate < 0.5) return;
+    c.partialBusy = true;
+    c.partialAt = now;
+    const pcm = resampleToInt16(c.endpointer.audio(open, c.endpointer.received), rate, this.#model!.sampleRate);
+    const work = this.#deps.transcriber
+      .decodeLive(this.#model!, pcm, { offsetSec: open / rate, vocab: this.input.options.vocab })
+      .then(({ words }) => {
+        // The utterance ended meanwhile (its start moves a little as the noise floor is re-estimated).
+        const now = c.endpointer.openSpeech;
+        if (now === undefined || Math.abs(now - open) > rate / 2) return;
+        const stable = c.partial.add(words.map((w) => w.word));
+        if (stable) this.#emit({ type: 'partial', channel: c.channel, text: partialText(stable, this.input.options) });
+      })
+      .catch(() => undefined) // partials are best effort
+      .finally(() => {
+        c.partialBusy = false;
+        this.#work.delete(work);
+      });
+    this.#work.add(work);
+  }
+
+  #result(model: LiveModel): TranscribeResult {
+    const words = this.#recorded.flatMap((u) => u.events);
+    const audiosecs = round3(this.audioSec);
+    return {
+      model: model.spec.name,
+      utterances: this.#recorded.map((u) => ({ ...u, events: u.events.slice() })),
+      chaninfo: this.#channels.map((c) => ({ channel: c.channel, audiosecs, speechsecs: round3(c.speechSec) })),
+      confidence: words.length ? round3(words.reduce((n, w) => n + w.confidence, 0) / words.length) : undefined,
+      audiosecs,
+      nchannels: this.#channels.length,
+      notes: this.#notes,
+    };
+  }
+}

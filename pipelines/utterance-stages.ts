@@ -1,0 +1,25 @@
+/**
+ * The post-ASR stages of one utterance, for a live call (src/live/live-call.ts): the same functions
+ * the whole-file stages (post-asr-stages.ts) map over a recording's utterances, in the same order —
+ * numbers as the utterance is decoded; redaction over the call so far (redact.ts `redactUtterances`,
+ * with the hold-back of src/live/redaction-hold.ts); then the readable text (src/readable/, from the
+ * redacted events) and sentiment, on what is sent and kept.
+ * Speakers, metrics and the final categories need the whole call: they run once at its end, as for
+ * an upload.
+ */
+import { scoreUtterance } from '../src/analytics/sentiment.js';
+import { numbersUtterance } from '../src/numbers/stage.js';
+import { readableUtterance } from '../src/readable/stage.js';
+import type { RequestOptions, Utterance } from '../src/types.js';
+
+/** What runs on an utterance as soon as it is decoded (before redaction). */
+export function decodedUtterance(u: Utterance, options: Pick<RequestOptions, 'numtrans'>): Utterance {
+  return options.numtrans ? numbersUtterance(u) : u;
+}
+
+/** What runs on an utterance once its redaction is decided, before it is sent: its text (and no written form), its sentiment. */
+export function releasedUtterance(u: Utterance, options: Pick<RequestOptions, 'sentiment' | 'numtrans'>): Utterance {
+  const out = readableUtterance({ ...u, metadata: { ...u.metadata } }, options);
+  if (options.sentiment) scoreUtterance(out);
+  return out;
+}

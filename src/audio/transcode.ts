@@ -1,0 +1,239 @@
+/**
+ * Transcoding: an audio format voxdex does not decode itself (MP3, FLAC, Ogg, M4A, AMR, GSM WAV,
+ * WebM…) → 16-bit PCM at 8–16 kHz, through Debian's `ffmpeg` run as a child process. Every file is
+ * treated as hostile:
+ * - the bytes (a ByteSource: a sealed upload is unsealed block by block in memory) reach ffmpeg
+ *   through its stdin pipe and the PCM comes back through its stdout pipe: ffmpeg opens no file and
+ *   no network connection (`-protocol_whitelist pipe`), and the container
+ *   is the one sniff() found (`-f <demuxer>`), so ffmpeg never guesses one (no playlists, no
+ *   concat lists that name other files);
+ * - one thread, and the kernel's limits on the process (prlimit): CPU seconds (RLIMIT_CPU), address
+ *   space (RLIMIT_AS), no file written (RLIMIT_FSIZE 0), no core dump; a wall-clock limit of three
+ *   times the CPU limit; the environment is emptied;
+ * - the output is counted as it arrives and ffmpeg is killed once it exceeds the audio one file may
+ *   hold (the length a header claims is never trusted).
+ * Failures become the contract's errors: BAD_AUDIO (undecodable), TOO_LARGE (a limit), CANCELLED.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import type { Readable } from 'node:stream';
+import type { TranscodeConfig } from '../config.js';
+import { asSource, readAll, type ByteSource } from './byte-source.js';
+import { voxdexError } from '../errors.js';
+import { moovFirst } from './mp4-faststart.js';
+import { transcodingRefusal, type TranscodeState } from './sniff.js';
+
+/** Rates ffmpeg may write: a file at another rate is resampled by ffmpeg to the nearest (44.1/48 kHz → 16 kHz). */
+export const TRANSCODED_RATES = [8000, 11025, 12000, 16000] as const;
+/** The only paths ffmpeg may find its program on (the environment is emptied). */
+const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
+/** ffmpeg's own cap on one heap allocation. */
+const MAX_ALLOC = 256 << 20;
+/** stderr kept for the error message. */
+const STDERR_BYTES = 16 << 10;
+
+/** What ffmpeg wrote: interleaved 16-bit little-endian PCM. */
+export interface TranscodedPcm {
+  sampleRate: number;
+  channels: number;
+  /** Whole frames only. */
+  pcm: Buffer;
+  /** What ffmpeg complained about while it still decoded (a truncated file, a damaged frame). */
+  warnings: string[];
+}
+
+export interface TranscodeOptions {
+  /** The format's name for messages ("MPEG audio"). */
+  what: string;
+  signal?: AbortSignal;
+  /** Decode only this many seconds (the acceptance check). */
+  probeSec?: number;
+}
+
+/** Whether ffmpeg (under prlimit) runs, per program: checked once per process. */
+const runs = new Map<string, boolean>();
+
+/** Whether this installation transcodes: 'off' (VOXDEX_TRANSCODE=off), 'missing' (no ffmpeg) or 'on'. */
+export function transcoding(cfg: TranscodeConfig): TranscodeState {
+  if (!cfg.enabled) return 'off';
+  let ok = runs.get(cfg.ffmpeg);
+  if (ok === undefined) {
+    const r = spawnSync('prlimit', ['--core=0', '--', cfg.ffmpeg, '-hide_banner', '-version'], { stdio: 'ignore', timeout: 20_000, env: { PATH: SAFE_PATH } });
+    runs.set(cfg.ffmpeg, (ok = r.status === 0));
+  }
+  return ok ? 'on' : 'missing';
+}
+
+/** The ffmpeg command line (after the program name). */
+export function ffmpegArgs(demuxer: string, probeSec?: number): string[] {
+  return [
+    '-hide_banner', '-nostdin', '-loglevel', 'error', '-max_alloc', String(MAX_ALLOC),
+    '-threads', '1', '-filter_threads', '1',
+    '-protocol_whitelist', 'pipe', '-f', demuxer, '-i', 'pipe:0',
+    '-map', '0:a:0', '-vn', '-sn', '-dn', '-map_metadata', '-1', '-bitexact',
+    // Gaps in the timestamps (frames the decoder dropped: AMR comfort noise, damaged MP3 frames) become
+    // silence, so word times stay those of the recording.
+    '-af', `aresample=async=1:first_pts=0,aformat=sample_fmts=s16:sample_rates=${TRANSCODED_RATES.join('|')}`,
+    ...(probeSec ? ['-t', String(probeSec)] : []),
+    '-c:a', 'pcm_s16le', '-f', 'wav', 'pipe:1',
+  ];
+}
+
+/** The input as ffmpeg reads it: MP4 with the index first (mp4-faststart.ts, in memory), anything else streamed as it is. */
+async function inputBytes(source: ByteSource, demuxer: string): Promise<Readable | Uint8Array> {
+  return demuxer === 'mov' ? moovFirst(await readAll(source)) : source.stream();
+}
+
+/** Decodes `input` (a path: a plain file, or a source) read as `demuxer`. */
+export async function transcode(input: string | ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
+  const { src, owned } = asSource(input);
+  try {
+    return await transcodeSource(src, demuxer, cfg, opts);
+  } finally {
+    if (owned) await src.close();
+  }
+}
+
+async function transcodeSource(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
+  if (opts.signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
+  const input = await inputBytes(source, demuxer);
+  const child = spawn('prlimit', [`--as=${cfg.memoryBytes}`, `--cpu=${cfg.cpuSec}`, '--fsize=0', '--core=0', '--', cfg.ffmpeg, ...ffmpegArgs(demuxer, opts.probeSec)], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { PATH: SAFE_PATH, LC_ALL: 'C' },
+  });
+  return new Promise<TranscodedPcm>((resolve, reject) => {
+    const out = new PcmCollector(cfg.maxAudioSec);
+    let stderr = '';
+    let stopped: Error | undefined;
+    const stop = (err: Error) => {
+      stopped ??= err;
+      child.kill('SIGKILL');
+    };
+    const wall = setTimeout(() => stop(tooLong(opts.what, cfg)), cfg.cpuSec * 3000);
+    const onAbort = () => stop(voxdexError('CANCELLED', 'Decoding was cancelled.'));
+    opts.signal?.addEventListener('abort', onAbort, { once: true });
+
+    child.stdin.on('error', () => {}); // ffmpeg may stop reading early (a probe, an error): EPIPE is expected
+    if (input instanceof Uint8Array) child.stdin.end(input);
+    else {
+      input.on('error', (err) => stop(voxdexError('BAD_AUDIO', `The ${opts.what} could not be read (${err.message}).`)));
+      input.pipe(child.stdin);
+    }
+    child.stdout.on('data', (chunk: Buffer) => {
+      if (stopped) return;
+      try {
+        out.push(chunk);
+      } catch (err) {
+        stop(err as Error);
+      }
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      if (stderr.length < STDERR_BYTES) stderr += chunk.toString('latin1');
+    });
+    child.on('error', () => stop(voxdexError('UNSUPPORTED_AUDIO', `Found ${opts.what}; ${transcodingRefusal('missing')}.`)));
+    child.on('close', (code, signal) => {
+      clearTimeout(wall);
+      if (!(input instanceof Uint8Array)) input.destroy();
+      opts.signal?.removeEventListener('abort', onAbort);
+      const lines = ffmpegLines(stderr);
+      if (stopped) return reject(stopped);
+      if (signal === 'SIGXCPU' || signal === 'SIGKILL') return reject(tooLong(opts.what, cfg));
+      if (code !== 0 || signal) {
+        if (lines.some((l) => /cannot allocate memory|out of memory|failed to map segment/i.test(l))) {
+          return reject(voxdexError('TOO_LARGE', `Decoding the ${opts.what} needed more than the ${cfg.memoryBytes >> 20} MiB of memory allowed (VOXDEX_TRANSCODE_MEMORY_MIB). Split the recording, or convert it to WAV.`));
+        }
+        return reject(undecodable(opts.what, lines));
+      }
+      try {
+        const pcm = out.finish();
+        if (pcm.pcm.length === 0) return reject(voxdexError('BAD_AUDIO', `The ${opts.what} holds no audio that could be decoded${lines.length ? ` (ffmpeg: ${lines[0]})` : ''}. Send a complete recording.`));
+        resolve({ ...pcm, warnings: lines.slice(0, 3).map((l) => `ffmpeg: ${l}`) });
+      } catch (err) {
+        reject(err);
+      }
+    });
+  });
+}
+
+function tooLong(what: string, cfg: TranscodeConfig) {
+  return voxdexError('TOO_LARGE', `Decoding the ${what} took longer than allowed (${cfg.cpuSec} CPU seconds, VOXDEX_TRANSCODE_CPU_SEC). Split the recording, or convert it to WAV.`);
+}
+
+function undecodable(what: string, lines: string[]) {
+  return voxdexError('BAD_AUDIO', `The ${what} could not be decoded${lines.length ? ` (ffmpeg: ${lines[0]})` : ''}. Send a complete, undamaged recording.`);
+}
+
+/** ffmpeg's error lines, printable, without "pipe:0:" prefixes and repeats; at most 200 characters each. */
+export function ffmpegLines(stderr: string): string[] {
+  const seen = new Set<string>();
+  for (const raw of stderr.split(/\r?\n/)) {
+    const line = raw
+      .replace(/[^\x20-\x7e]/g, '?')
+      .replace(/^\[[^\]]*\]\s*/, '')
+      .replace(/^pipe:[01]:\s*/, '')
+      .trim()
+      .slice(0, 200);
+    if (line && !/^Last message repeated/.test(line) && !/Broken pipe/.test(line)) seen.add(line);
+  }
+  return [...seen];
+}
+
+/**
+ * ffmpeg's WAV output as it arrives: the header (fmt, then data of unknown size) gives the rate and
+ * channels; the sample bytes are counted against the limit (channel-seconds) and kept.
+ */
+class PcmCollector {
+  #head = Buffer.alloc(0);
+  #format: { sampleRate: number; channels: number } | undefined;
+  #chunks: Buffer[] = [];
+  #bytes = 0;
+  #maxBytes = Infinity;
+
+  constructor(private readonly maxAudioSec: number) {}
+
+  push(chunk: Buffer): void {
+    if (!this.#format) {
+      this.#head = Buffer.concat([this.#head, chunk]);
+      const h = wavStreamHeader(this.#head);
+      if (!h) {
+        if (this.#head.length > 1 << 16) throw voxdexError('INTERNAL', 'ffmpeg wrote no WAV header');
+        return;
+      }
+      this.#format = h;
+      this.#maxBytes = this.maxAudioSec * h.sampleRate * 2;
+      chunk = this.#head.subarray(h.dataOffset);
+      this.#head = Buffer.alloc(0);
+    }
+    this.#bytes += chunk.length;
+    if (this.#bytes > this.#maxBytes) {
+      throw voxdexError('TOO_LARGE', `The recording decodes to more than ${this.maxAudioSec} seconds of audio (every channel counted; VOXDEX_TRANSCODE_MAX_AUDIO_SEC=${this.maxAudioSec}). Split it into shorter files.`);
+    }
+    this.#chunks.push(chunk);
+  }
+
+  finish(): Omit<TranscodedPcm, 'warnings'> {
+    const f = this.#format ?? { sampleRate: TRANSCODED_RATES[0], channels: 1 };
+    const frameBytes = f.channels * 2;
+    const all = Buffer.concat(this.#chunks);
+    this.#chunks = [];
+    const pcm = all.subarray(0, all.length - (all.length % frameBytes));
+    return { sampleRate: f.sampleRate, channels: f.channels, pcm };
+  }
+}
+
+/** The rate, channels and data offset of ffmpeg's WAV output, once its header is complete. */
+function wavStreamHeader(b: Buffer): { sampleRate: number; channels: number; dataOffset: number } | undefined {
+  if (b.length < 12) return undefined;
+  if (b.toString('latin1', 0, 4) !== 'RIFF' || b.toString('latin1', 8, 12) !== 'WAVE') throw voxdexError('INTERNAL', 'ffmpeg wrote no WAV header');
+  let fmt: { sampleRate: number; channels: number } | undefined;
+  for (let pos = 12; pos + 8 <= b.length; ) {
+    const id = b.toString('latin1', pos, pos + 4);
+    const size = b.readUInt32LE(pos + 4);
+    if (id === 'data') return fmt && { ...fmt, dataOffset: pos + 8 };
+    if (id === 'fmt ') {
+      if (pos + 16 > b.length) return undefined;
+      fmt = { channels: b.readUInt16LE(pos + 10), sampleRate: b.readUInt32LE(pos + 12) };
+    }
+    pos += 8 + size + (size & 1);
+  }
+  return undefined;
+}

@@ -1,0 +1,131 @@
+/**
+ * Endpointing one channel of a live call: as audio arrives, find the utterances that have ended
+ * (speech followed by at least a pause) so each can be decoded at once. Samples are counted from the
+ * start of the call at the call's own rate.
+ *
+ * This endpointer runs the batch segmenter (src/audio/segment.ts: energy over 10 ms frames, an
+ * adaptive noise floor, the same pause, padding and length rules) over the audio not yet cut plus a
+ * few seconds before it (for the noise floor), every `everySec` of new audio: a segment is finished
+ * once `minPauseSec` of non-speech follows it, or when the next one has begun (speech longer than the
+ * longest utterance is cut at its quietest point). The same rules as the batch path, so live and
+ * batch cut a call alike. The streaming Silero VAD (src/vad/) replaces the energy decision where it
+ * is installed, behind this same interface.
+ */
+import { SEGMENT_DEFAULTS, segmentSamples } from '../audio/segment.js';
+import { toInt16 } from '../audio/resample.js';
+
+/** One finished utterance, in samples from the start of the call. */
+export interface LiveSegment {
+  start: number;
+  end: number;
+  speechStart: number;
+  speechEnd: number;
+}
+
+export interface Endpointer {
+  /** Adds samples; returns the utterances that ended. */
+  push(samples: Float32Array): LiveSegment[];
+  /** The call ended: every utterance still open. */
+  flush(): LiveSegment[];
+  /** The audio of [start, end) (samples from the start of the call), while it is still held. */
+  audio(start: number, end: number): Float32Array;
+  /** Speech has begun and not ended: its start (for partial results), else undefined. */
+  readonly openSpeech: number | undefined;
+  /** Samples received so far. */
+  readonly received: number;
+  /** Every utterance before this sample has been returned. */
+  readonly committed: number;
+}
+
+export interface EndpointerOptions {
+  sampleRate: number;
+  maxUtteranceSec: number;
+  /** Non-speech after an utterance that ends it (default: the batch segmenter's pause). */
+  minPauseSec?: number;
+  /** How often the audio is looked at, seconds of new audio (default 0.1). */
+  everySec?: number;
+  /** Audio kept before the last cut for the noise floor, seconds (default 3). */
+  historySec?: number;
+}
+
+export function energyEndpointer(o: EndpointerOptions): Endpointer {
+  const rate = o.sampleRate;
+  const minPause = o.minPauseSec ?? SEGMENT_DEFAULTS.minPauseSec;
+  const every = Math.round((o.everySec ?? 0.1) * rate);
+  const history = Math.round((o.historySec ?? 3) * rate);
+  // Speech has ended once a pause longer than the segmenter bridges follows it (its padding, shorter, is in it).
+  const trailing = Math.round((Math.max(minPause, SEGMENT_DEFAULTS.padSec) + 0.02) * rate);
+  // buf holds samples [base, base + len); cut: every utterance before it has been returned.
+  let buf = new Float32Array(rate * 8);
+  let len = 0;
+  let base = 0;
+  let cut = 0;
+  let lookedAt = 0;
+  let open: number | undefined;
+  // Dropped at the next push, so that the audio of the segments just returned can still be read.
+  let dropTo = 0;
+
+  const append = (x: Float32Array) => {
+    if (len + x.length > buf.length) {
+      const bigger = new Float32Array(Math.max(buf.length * 2, len + x.length));
+      bigger.set(buf.subarray(0, len));
+      buf = bigger;
+    }
+    buf.set(x, len);
+    len += x.length;
+  };
+  const dropBefore = (sample: number) => {
+    const keep = Math.max(base, sample - history);
+    const n = keep - base;
+    if (n <= 0) return;
+    buf.copyWithin(0, n, len);
+    len -= n;
+    base = keep;
+  };
+  const analyse = (final: boolean): LiveSegment[] => {
+    lookedAt = base + len;
+    const segments = segmentSamples(toInt16(buf.subarray(0, len)), rate, { maxUtteranceSec: o.maxUtteranceSec, minPauseSec: minPause });
+    const out: LiveSegment[] = [];
+    open = undefined;
+    segments.forEach((s, i) => {
+      const abs = { start: Math.max(cut, base + s.start), end: base + s.end, speechStart: base + s.speechStart, speechEnd: base + s.speechEnd };
+      if (abs.speechEnd <= cut) return; // returned before
+      const ended = final || i < segments.length - 1 || len - s.speechEnd >= trailing;
+      if (!ended) {
+        open = abs.speechStart;
+        return;
+      }
+      out.push(abs);
+    });
+    if (out.length > 0) {
+      cut = out[out.length - 1]!.end;
+      dropTo = cut;
+    } else if (open === undefined) {
+      // Silence only: nothing before the last pause can still become an utterance.
+      dropTo = Math.max(cut, base + len - trailing);
+    }
+    return out;
+  };
+
+  return {
+    push(samples) {
+      dropBefore(dropTo);
+      append(samples);
+      return base + len - lookedAt >= every ? analyse(false) : [];
+    },
+    flush: () => analyse(true),
+    audio(start, end) {
+      const a = Math.max(0, start - base);
+      return buf.slice(a, Math.max(a, Math.min(len, end - base)));
+    },
+    get openSpeech() {
+      return open;
+    },
+    get received() {
+      return base + len;
+    },
+    get committed() {
+      return open ?? Math.max(cut, base + len - trailing);
+    },
+  };
+}

@@ -1,0 +1,141 @@
+/**
+ * The context personal-data recognizers share (presidio's context words, as for card numbers): the
+ * cues said in a call ("my name is", "what's your email", "date of birth", "routing number") and the
+ * windows they open. A cue opens an ANSWER window on the other speakers (the agent asks, the caller
+ * answers) and, when said in the first person ("my name is", "I live at", "I was born on"), a window
+ * on the speaker's own next words. A window lasts until ANSWER_WINDOW_SEC after the cue or until a
+ * cue of another topic. Pure: a call so far gives the windows so far (live calls call it again).
+ */
+import type { Stream, StreamToken } from '../digit-runs.js';
+
+export type PiiKind = 'bank' | 'phone' | 'email' | 'name' | 'address' | 'dob' | 'id';
+
+/** Seconds after a cue in which the other speakers' words answer it. */
+export const ANSWER_WINDOW_SEC = 20;
+/** Seconds after a first-person cue in which the speaker's own words are the answer. */
+export const SELF_WINDOW_SEC = 10;
+
+export interface Cue {
+  topic: PiiKind;
+  stream: Stream;
+  /** Index of the cue's last token in its stream. */
+  index: number;
+  time: number;
+  /** Said of oneself ("my name is", "I live at"): opens a window on the speaker's own words. */
+  self: boolean;
+  /** A weak cue ("this is", "I'm") needs a name-like word after it. */
+  weak?: boolean;
+  /** Asks for the speaker's own data: "your email", "email address", "your name" (not "the email we sent"). */
+  asks: boolean;
+}
+
+export interface Window {
+  topic: PiiKind;
+  cue: Cue;
+  stream: Stream;
+  /** Token indexes [first, last] of `stream` inside the window (first > last: empty). */
+  first: number;
+  last: number;
+}
+
+type Pattern = [topic: PiiKind, words: string, person?: 'self' | 'weak'];
+
+/** Cue phrases, matched on word keys ending at a token; the longest match wins. */
+const PATTERNS: readonly Pattern[] = [
+  ['name', 'my name is', 'self'], ['name', 'my name', 'self'], ['name', "my name's", 'self'], ['name', 'name is'], ["name", "name's"],
+  ['name', 'first name'], ['name', 'last name'], ['name', 'full name'], ['name', 'middle name'], ['name', 'surname'], ['name', 'your name'],
+  ['name', 'the name'], ['name', 'speaking with'], ['name', 'speaking to'], ["name", "who's calling"], ['name', 'who is calling'],
+  ['name', 'this is', 'weak'], ["name", "i'm", 'weak'], ['name', 'i am', 'weak'], ['name', 'call me', 'self'], ['name', 'named'],
+  ['name', 'spell that'], ['name', 'spell it'], ['name', 'spelled'], ['name', 'spelt'], ['name', 'spell'],
+  ['address', 'address'], ['address', 'my address', 'self'], ['address', 'live at', 'self'], ['address', 'live on', 'self'],
+  ['address', 'i live', 'self'], ['address', 'zip code'], ['address', 'zip'], ['address', 'postcode'], ['address', 'postal code'],
+  ['address', 'post code'], ['address', 'the city'], ['address', 'what city'], ['address', 'which city'], ['address', 'the state'],
+  ['address', 'what state'], ['address', 'which state'], ['address', 'the town'], ['address', 'street name'], ['address', 'ship it to'], ['address', 'send it to'], ['address', 'mailing'], ['address', 'moved to', 'self'],
+  ['email', 'email'], ['email', 'e-mail'], ['email', 'e mail'], ['email', 'email address'], ['email', 'my email', 'self'],
+  ['email', 'emails'], ['email', 'mail address'],
+  ['phone', 'phone number'], ['phone', 'phone'], ['phone', 'telephone'], ['phone', 'mobile'], ['phone', 'cell'], ['phone', 'call you back'],
+  ['phone', 'reach you'], ['phone', 'reach me', 'self'], ['phone', 'contact number'], ['phone', 'best number'], ['phone', 'call me back', 'self'],
+  ['phone', 'my number', 'self'], ['phone', 'area code'], ['phone', 'extension'],
+  ['dob', 'date of birth'], ['dob', 'birth date'], ['dob', 'birthdate'], ['dob', 'birthday'], ['dob', 'born', 'self'], ['dob', 'dob'],
+  ['dob', 'd o b'], ['dob', 'my birthday', 'self'],
+  ['bank', 'account number'], ['bank', 'routing number'], ['bank', 'routing'], ['bank', 'sort code'], ['bank', 'iban'], ['bank', 'bank'],
+  ['bank', 'checking account'], ['bank', 'savings account'], ['bank', 'swift'], ['bank', 'bic'], ['bank', 'aba'], ['bank', 'my account', 'self'],
+  ['id', 'passport'], ['id', 'license number'], ['id', 'licence number'], ['id', "driver's license"], ['id', 'drivers license'],
+  ['id', "driver's licence"], ['id', 'driving licence'], ['id', 'license'], ['id', 'licence'], ['id', 'id number'], ['id', 'i d number'],
+  ['id', 'identification'], ['id', 'member id'], ['id', 'national insurance'], ['id', 'tax id'], ['id', 'medicare'], ['id', 'insurance number'],
+  ['id', 'my id', 'self'], ['id', 'id'],
+];
+const BY_LAST = new Map<string, Array<{ topic: PiiKind; words: string[]; person?: 'self' | 'weak' }>>();
+for (const [topic, words, person] of PATTERNS) {
+  const w = words.split(' ');
+  const list = BY_LAST.get(w.at(-1)!) ?? [];
+  list.push({ topic, words: w, person });
+  list.sort((a, b) => b.words.length - a.words.length);
+  BY_LAST.set(w.at(-1)!, list);
+}
+/** First-person words before a cue make it a self cue ("my … address", "I was born"). */
+const FIRST_PERSON = new Set(['my', 'i', "i'm", 'me', "i've", 'mine']);
+
+/** The cue ending at token i of the stream, if any. */
+function cueAt(t: readonly StreamToken[], i: number): Omit<Cue, 'stream'> | undefined {
+  for (const p of BY_LAST.get(t[i]!.key) ?? []) {
+    const n = p.words.length;
+    if (i + 1 < n || !p.words.every((w, k) => t[i - n + 1 + k]!.key === w)) continue;
+    // "email address": the address pattern would also match its last word; the longer one is listed first.
+    // "my email", "my home address": the word right before the cue (or one word before it) is "my" / "I".
+    const before = t.slice(Math.max(0, i - n - 1), i - n + 1).map((x) => x.key);
+    const self = p.person === 'self' || p.person === 'weak' || before.some((k) => FIRST_PERSON.has(k));
+    const asks = n > 1 || t[i - n]?.key === 'your' || t[i - n]?.key === 'my';
+    return { topic: p.topic, index: i, time: t[i - n + 1]!.start, self, asks, ...(p.person === 'weak' ? { weak: true } : {}) };
+  }
+  return undefined;
+}
+
+/** Every cue of the call, in time order (an "email address" is one email cue, not an address cue too). */
+export function findCues(streams: readonly Stream[]): Cue[] {
+  const cues: Cue[] = [];
+  for (const stream of streams) {
+    const t = stream.tokens;
+    for (let i = 0; i < t.length; i++) {
+      const c = cueAt(t, i);
+      if (!c) continue;
+      const prev = cues.at(-1);
+      if (prev && prev.stream === stream && prev.index === i - 1 && prev.topic !== c.topic && c.topic === 'address' && prev.topic === 'email') continue;
+      cues.push({ ...c, stream });
+    }
+  }
+  return cues.sort((a, b) => a.time - b.time);
+}
+
+/** Token indexes of `stream` whose start lies in [from, to), after index `after`. */
+function tokensIn(stream: Stream, from: number, to: number, after = -1): [number, number] {
+  const t = stream.tokens;
+  let first = after + 1;
+  while (first < t.length && t[first]!.start < from) first++;
+  let last = first - 1;
+  while (last + 1 < t.length && t[last + 1]!.start < to) last++;
+  return [first, last];
+}
+
+/** The windows the cues open: on the other speakers (answers) and, for first-person cues, on the speaker's own words. */
+export function findWindows(streams: readonly Stream[], cues: readonly Cue[]): Window[] {
+  const windows: Window[] = [];
+  const oneStream = streams.length === 1;
+  cues.forEach((cue, k) => {
+    const next = cues.slice(k + 1).find((o) => o.topic !== cue.topic && o.time > cue.time);
+    const nextOwn = cues.slice(k + 1).find((o) => o.stream === cue.stream && o.time > cue.time);
+    const end = Math.min(cue.time + ANSWER_WINDOW_SEC, next?.time ?? Infinity);
+    // A weak cue ("this is", "I'm") speaks of the speaker only: it opens no answer window.
+    for (const stream of cue.weak ? [] : streams) {
+      if (stream === cue.stream && !oneStream) continue;
+      const [first, last] = tokensIn(stream, cue.time, end, stream === cue.stream ? cue.index : -1);
+      if (first <= last) windows.push({ topic: cue.topic, cue, stream, first, last });
+    }
+    if (cue.self && (!oneStream || cue.weak)) {
+      const selfEnd = Math.min(cue.time + SELF_WINDOW_SEC, nextOwn?.time ?? Infinity, next?.time ?? Infinity);
+      const [first, last] = tokensIn(cue.stream, cue.time, selfEnd, cue.index);
+      if (first <= last) windows.push({ topic: cue.topic, cue, stream: cue.stream, first, last });
+    }
+  });
+  return windows;
+}

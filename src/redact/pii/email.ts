@@ -1,0 +1,103 @@
+/**
+ * Emails and web addresses (kind `email`), written ("john.smith@gmail.com", a word the ASR wrote with
+ * "@" or ending in ".com") or spoken ("john dot smith at gmail dot com", "j o h n at yahoo dot co dot
+ * uk"). The end is "dot" + a top-level domain (also spelled: "dot c o m"), a mail provider's name, or
+ * a written address; the start is found by walking back over the local part (names, letters, digits,
+ * "dot", "underscore", "dash") to a function word, a pause or a cue. A spoken address needs "at" (or
+ * a provider) inside it, or an email question or cue before it: "amazon dot com" alone is a shop.
+ */
+import type { Stream, StreamToken } from '../digit-runs.js';
+import { EMAIL_SYMBOLS, FILLERS, LETTER_WORDS, MAIL_DOMAINS, NOT_A_NAME, TLDS } from './lexicon.js';
+import type { Window } from './context.js';
+import { answerSpan, gap, isLetter, isNumber, rawWord, type PiiSpan, type PiiView } from './spans.js';
+
+/** How the ASR hears "dot com" said fast: "not come", "dot calm". */
+const DOT_HEARD = new Set(['not', 'dog', 'dart', 'dock']);
+const COM_HEARD = new Set(['come', 'calm', 'comb', 'cam']);
+const WRITTEN = /@|^[\w.+-]+\.(com|net|org|edu|gov|co|uk|us|io|ca|info|biz)$/i;
+/** Most tokens of a spoken email's local part and domain. */
+const MAX_EMAIL_TOKENS = 30;
+const EMAIL_PAUSE_SEC = 2;
+
+/** The index of the last token of a top-level domain said at i ("com", "c o m", "co dot uk"), else -1. */
+function tldEnd(t: readonly StreamToken[], i: number): number {
+  let end = -1;
+  if (TLDS.has(t[i]?.key ?? '') || COM_HEARD.has(t[i]?.key ?? '')) end = i;
+  else {
+    // Spelled: "c o m", "n e t" (the longest that is a domain: "c o m a f" → "com").
+    let s = '';
+    for (let j = i; j < t.length && j < i + 4 && isLetter(t[j]); j++) {
+      s += LETTER_WORDS[t[j]!.key] ?? t[j]!.key[0];
+      if (TLDS.has(s)) end = j;
+    }
+  }
+  if (end >= 0 && t[end + 1]?.key === 'dot' && TLDS.has(t[end + 2]?.key ?? '')) end += 2;
+  return end;
+}
+
+/** A token that may be part of an email's local part or domain. */
+function emailPart(t: StreamToken): boolean {
+  return EMAIL_SYMBOLS.has(t.key) || isLetter(t) || isNumber(t) || MAIL_DOMAINS.has(t.key) || (t.key !== '' && !NOT_A_NAME.has(t.key) && !FILLERS.has(t.key));
+}
+
+/**
+ * Walks back from `end` over the address; `stop` is the first index it may not cross. One short
+ * function word between address words is crossed ("maria those reed at…": a "dot" misheard).
+ */
+function startOf(t: readonly StreamToken[], end: number, stop: number): number {
+  let k = end;
+  for (;;) {
+    if (k - 1 <= stop || end - k >= MAX_EMAIL_TOKENS || gap(t[k - 1]!, t[k]!) > EMAIL_PAUSE_SEC) break;
+    if (emailPart(t[k - 1]!)) k--;
+    else if (k - 2 > stop && t[k - 1]!.key.length <= 5 && !FILLERS.has(t[k - 1]!.key) && emailPart(t[k - 2]!) && !NOT_A_NAME.has(t[k - 2]!.key) && gap(t[k - 2]!, t[k - 1]!) <= 0.5) k -= 2;
+    else break;
+  }
+  return k;
+}
+
+function windowOf(view: PiiView, stream: Stream, i: number): Window | undefined {
+  return view.windows.find((w) => w.topic === 'email' && w.stream === stream && i >= w.first && i <= w.last);
+}
+
+/** The email cue said by this stream last before i (its index), or -1. */
+function cueBefore(view: PiiView, stream: Stream, i: number): number {
+  let c = -1;
+  for (const cue of view.cues) if (cue.stream === stream && cue.index < i) c = cue.index;
+  return c;
+}
+
+export function recognizeEmails(view: PiiView): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const stream of view.streams) {
+    const t = stream.tokens;
+    for (let i = 0; i < t.length; i++) {
+      const written = WRITTEN.test(rawWord(view, t[i]!));
+      let end = -1;
+      if (written) end = i;
+      else if (i > 0 && (t[i]!.key === 'dot' || t[i]!.key === 'period' || (DOT_HEARD.has(t[i]!.key) && COM_HEARD.has(t[i + 1]?.key ?? '')))) end = tldEnd(t, i + 1);
+      else if (t[i]!.key === 'dotcom') end = i;
+      // "at icloud com": the "dot" lost between a mail provider and its domain.
+      else if (MAIL_DOMAINS.has(t[i]!.key) && TLDS.has(t[i + 1]?.key ?? '')) end = i + 1;
+      if (end < 0) continue;
+      // Inside an answer to "what's your email?", the answer starts it ("please ah …" misheard from the name).
+      const w = windowOf(view, stream, i);
+      const answer = w ? answerSpan(t, w.first, w.last) : undefined;
+      const walked = written && !w ? i : startOf(t, i, cueBefore(view, stream, i));
+      const from = answer && answer[0] < walked ? answer[0] : walked;
+      const words = t.slice(from, end + 1).map((x) => x.key);
+      const spelled = t.slice(from, end + 1).filter((x) => isLetter(x)).length >= 3;
+      const dots = words.filter((k) => k === 'dot').length >= 2;
+      const evidence = written || spelled || dots || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || w !== undefined;
+      if (!evidence) continue;
+      out.push({ kind: 'email', stream, from, to: end, score: written ? 1 : 0.9 });
+      i = end;
+    }
+  }
+  // An answer to an email question in which no address could be read ("patric's not caught and i glove not come"): the answer itself.
+  for (const w of view.windows) {
+    if (w.topic !== 'email' || !w.cue.asks || out.some((s) => s.stream === w.stream && s.to >= w.first && s.from <= w.last)) continue;
+    const a = answerSpan(w.stream.tokens, w.first, w.last);
+    if (a) out.push({ kind: 'email', stream: w.stream, from: a[0], to: a[1], score: 0.8 });
+  }
+  return out;
+}

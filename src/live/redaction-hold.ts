@@ -17,21 +17,16 @@
  * so far leaves it. Inside an answer window ("what's the card number?", src/redact/answer-windows.ts)
  * an utterance is also held until LEAD_GAP_SEC after it: digits following that soon make its words a
  * misheard first group. Utterances that touch neither go at once. With kinds beyond the digit kinds
- * (WORD_KINDS_HOLD_SEC), every utterance also waits a few seconds. The whole call is redacted again
- * at its end for the stored document, by the same functions.
+ * (names, emails, addresses…), an utterance whose redaction a word still to come could change is held
+ * too (word-kinds-hold.ts: the call so far is probed with the words that reach furthest back). The
+ * whole call is redacted again at its end for the stored document, by the same functions.
  */
 import { HOMOPHONES, MONTHS, REPEATS } from '../numbers/lexicon.js';
 import { ANSWER_CONTINUE_SEC, answerWindows, topics, type AnswerWindow } from '../redact/answer-windows.js';
 import { buildStreams, RUN_WINDOW_SEC, type Stream, type StreamToken } from '../redact/digit-runs.js';
 import { LEAD_GAP_SEC } from '../redact/redact.js';
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.js';
-
-/**
- * The kinds beyond the default digit kinds (names, addresses, emails, IDs, dates…, src/redact/pii/)
- * join words across pauses of up to 3 s (spelled letters, an email said in pieces): with any of them
- * asked for, every utterance also waits until this long after its end has been decoded.
- */
-export const WORD_KINDS_HOLD_SEC = 5;
+import { heldForWordKinds } from './word-kinds-hold.js';
 
 /** How long after a stream's last number token a later one can still join it. */
 export const NUMBER_PERIOD_SEC = Math.max(RUN_WINDOW_SEC, ANSWER_CONTINUE_SEC);
@@ -71,18 +66,19 @@ function mayLead(u: Utterance, windows: readonly AnswerWindow[], now: number): b
 
 /**
  * Which of `call`'s utterances (the call so far, in any order) may be sent at `now`: the indexes
- * of those whose redaction can no longer change.
+ * of those whose redaction can no longer change, among `pending` (the indexes not sent yet; default all).
  */
-export function decidedUtterances(call: readonly Utterance[], now: number, kinds: readonly RedactKind[] = DEFAULT_REDACT_KINDS): Set<number> {
-  const words = kinds.some((k) => !DEFAULT_REDACT_KINDS.includes(k));
+export function decidedUtterances(call: readonly Utterance[], now: number, kinds: readonly RedactKind[] = DEFAULT_REDACT_KINDS, pending?: readonly number[]): Set<number> {
   const streams = buildStreams(call);
   const windows = answerWindows(topics(streams), streams);
   const byStream = new Map<string, Array<{ from: number; until: number }>>();
   for (const [speaker, tokens] of numberTokens(streams)) byStream.set(speaker, periods(tokens));
-  const out = new Set<number>();
-  call.forEach((u, i) => {
+  // The digit kinds' hold first; the word kinds' probes decide only what it lets go.
+  const free = (pending ?? call.map((_, i) => i)).filter((i) => {
+    const u = call[i]!;
     const open = (byStream.get(streamOf(u)) ?? []).some((p) => p.until > now && u.end >= p.from && u.start <= p.until);
-    if (!open && !mayLead(u, windows, now) && (!words || now >= u.end + WORD_KINDS_HOLD_SEC)) out.add(i);
+    return !open && !mayLead(u, windows, now);
   });
-  return out;
+  const held = heldForWordKinds(call, now, kinds, free);
+  return new Set(free.filter((i) => !held.has(i)));
 }

@@ -11,7 +11,7 @@ import { loadSpeakerEncoder } from '../src/speakers/encoder.js';
 import { speakersOfRecording } from '../src/speakers/recording.js';
 import type { Utterance } from '../src/types.js';
 import { loadSileroVad } from '../src/vad/silero.js';
-import { buildChannelCall, utterancesOf, voicedWords, voicesAvailable, type ChannelCall } from './fixtures/speaker-calls.js';
+import { buildChannelCall, channelsOf, voicesAvailable, type ChannelCall } from './fixtures/speaker-calls.js';
 
 const rule = suite('crosstalk: the rule');
 
@@ -85,18 +85,7 @@ real.after(async () => {
   await models.vad.release();
 });
 
-/**
- * Each channel's "recognised words": its voiced stretches (its own voice and, louder than the floor, the
- * other's bleed), named per channel (w<ch>.<utt>.<i>: no two channels say the same word by accident).
- */
-function channels(c: ChannelCall) {
-  return c.channels.map((samples, ch) => ({
-    channel: ch,
-    sampleRate: c.sampleRate,
-    samples,
-    utterances: (utterancesOf(voicedWords(samples, c.sampleRate), ch) as Utterance[]).map((u) => ({ ...u, events: u.events.map((e) => ({ ...e, word: `c${ch}${e.word}` })) })),
-  }));
-}
+const channels = channelsOf;
 
 /** A detected word is the channel's own when its own voice covers at least half of it. */
 function own(c: ChannelCall, voice: string, w: { start: number; end: number }): boolean {

@@ -49,6 +49,9 @@ test('phrases are matched as whole words, case and punctuation aside; the compan
   const d = decideRoles(call, 1, { agentPhrases: ['welcome to acme'] })!;
   assert.is(d.roles.get('S1'), 'agent');
   assert.is(decideRoles([say(A, 0, 'rethank you for callingx'), say(B, 2, 'ok')], 1), undefined);
+  // `*` stands for one word, built in ("this is * speaking") and in the company's phrases
+  assert.is(decideRoles([say(A, 0, 'hi this is dana speaking'), say(B, 2, 'hello')], 1)!.roles.get('S1'), 'agent');
+  assert.is(decideRoles([say(A, 0, 'you reached acme south desk'), say(B, 2, 'hello')], 1, { agentPhrases: ['acme * desk'] })!.roles.get('S1'), 'agent');
 });
 
 test('no evidence, a tie or one party: no roles', () => {

@@ -8,6 +8,7 @@ import { loadSpeakerEncoder } from '../src/speakers/encoder.js';
 import type { DiarizeModels } from '../src/speakers/diarize.js';
 import { loadSileroVad } from '../src/vad/silero.js';
 import { genderOf, median } from '../src/speakers/pitch.js';
+import { gendersOf } from '../src/speakers/gender.js';
 import { regionWindows, speechRegions, speechTimeline, toSpeechTime, windowStarts } from '../src/speakers/regions.js';
 import { clusterWindows, referenceSimilarity } from '../src/speakers/ahc.js';
 import { resegment, viterbi } from '../src/speakers/resegment.js';
@@ -151,6 +152,17 @@ steps('gender: median F0 below 165 Hz is male', () => {
   assert.is(genderOf(undefined), undefined);
 });
 
+steps("gender per speaker: all their speech decides, a merged man-and-woman speaker is decided per utterance", () => {
+  const f = (hz: number, n = 10) => Array<number>(n).fill(hz);
+  // a high-pitched man: two utterances over 165 Hz, most of his speech under: male throughout
+  assert.equal(gendersOf([f(185), f(120, 40), f(175), f(130, 30)], [0, 0, 0, 0]), ['male', 'male', 'male', 'male']);
+  // the same utterances with no speakers known: each on its own
+  assert.equal(gendersOf([f(185), f(120, 40), f(175), f(130, 30)], [undefined, undefined, undefined, undefined]), ['female', 'male', 'female', 'male']);
+  // one cluster holding a man (110 Hz) and a woman (220 Hz): per utterance; a short one takes the pooled value
+  assert.equal(gendersOf([f(110), f(220), f(115), f(230), f(200, 2)], [0, 0, 0, 0, 0]), ['male', 'female', 'male', 'female', 'female']);
+  assert.equal(gendersOf([f(220), []], [1, 1]), ['female', 'female']);
+});
+
 steps('text, srt and vtt lines start with the speaker', () => {
   const a = { ...utt(0, [['hello', 0.5, 0.9], ['there', 1.0, 1.4]]), metadata: { channel: 0, uttid: 0, speaker: 'S1' } };
   const b = { ...utt(1, [['hi', 2.0, 2.3]]), metadata: { channel: 0, uttid: 1, speaker: 'S2' } };
@@ -219,7 +231,7 @@ real('speakers=2 on a 16 kHz call of two voices (LibriVox reader and June)', asy
 });
 
 real('a real meeting excerpt in the telephone band (trn00: three men, overlap): two or three voices, and a lower DER than calling it one speaker', async () => {
-  const bytes = execFileSync('sox', ['-V1', meetingWav('trn00'), '-t', 'wav', '-r', '8000', '-e', 'u-law', '-b', '8', '-', 'sinc', '300-3400']);
+  const bytes = execFileSync('sox', ['-V1', '-D', meetingWav('trn00'), '-t', 'wav', '-r', '8000', '-e', 'u-law', '-b', '8', '-', 'sinc', '300-3400']);
   const audio = decodeWavBuffer(bytes);
   const samples = audio.channels[0]!;
   // no transcript here: the VAD's own regions stand for the words

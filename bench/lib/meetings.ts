@@ -35,7 +35,7 @@ const CACHE = path.join(PACKAGE_ROOT, '.cache', 'bench', 'meetings');
 export function meetingBytes(id: string, band: Band): Buffer {
   const file = meetingWav(id);
   if (band === '16k') return readFileSync(file);
-  return execFileSync('sox', ['-V1', file, '-t', 'wav', '-r', '8000', '-e', 'u-law', '-b', '8', '-', 'sinc', '300-3400'], { maxBuffer: 1 << 26 });
+  return execFileSync('sox', ['-V1', '-D', file, '-t', 'wav', '-r', '8000', '-e', 'u-law', '-b', '8', '-', 'sinc', '300-3400'], { maxBuffer: 1 << 26 });
 }
 
 let transcriber: Transcriber | undefined;

@@ -19,7 +19,8 @@ import { centroids, dot } from './cluster.js';
 import { embedTimeline, remerge, to16k, wordsOf } from './channel-audio.js';
 import { SAMPLE_RATE, type SpeakerEncoder } from './encoder.js';
 import { diarizeChannelByWords } from './legacy-channel.js';
-import { genderOf, median, voicedF0, type Gender } from './pitch.js';
+import { gendersOf } from './gender.js';
+import { voicedF0, type Gender } from './pitch.js';
 import { regionWindows, speechTimeline, type Span, type SpeechTimeline } from './regions.js';
 import { resegment, type ResegmentOptions } from './resegment.js';
 import { SPEECH_DEFAULTS, speechFromVad, type SpeechOptions } from './speech.js';
@@ -244,7 +245,7 @@ export async function diarizeRecording(m: DiarizeModels | undefined, channels: D
         : nameSpeakers([...r.pieces.map((p) => ({ start: p.utterance.start, speaker: p.speaker })), ...r.turns], multi ? `C${ch.channel}S` : 'S')
       : undefined;
     const t0 = performance.now();
-    const genders = o.gender ? genderOfPieces(ch, r.pieces, o.diarize) : undefined;
+    const genders = o.gender ? genderOfPieces(ch, r.pieces, o.diarize || multi) : undefined;
     timings.gender += performance.now() - t0;
     r.pieces.forEach((p, n) => {
       const metadata: SpeakerUtterance['metadata'] = { ...p.utterance.metadata };
@@ -276,18 +277,12 @@ export function decimate(samples: Float32Array, factor: number): Float32Array {
   return out;
 }
 
-/** Gender per piece: from its speaker's pooled F0 when diarized, else its own (the channel's when it has no voiced frame). */
+/** Gender per piece (gender.ts): per speaker when the channel's speakers are known (diarized, or one channel of several). */
 function genderOfPieces(ch: DiarizeChannel, pieces: { utterance: Utterance; speaker: number }[], bySpeaker: boolean): (Gender | undefined)[] {
   // pitch at 4 kHz: F0 is at most 400 Hz, and the autocorrelation costs a sixteenth of what it does at 16 kHz
   const factor = ch.sampleRate % PITCH_RATE === 0 ? ch.sampleRate / PITCH_RATE : 1;
   const rate = ch.sampleRate / factor;
   const pcm = decimate(ch.samples, factor);
   const f0s = pieces.map((p) => voicedF0(pcm, rate, wordsOf([p.utterance])));
-  const channelF0 = median(f0s.flat());
-  if (bySpeaker) {
-    const pooled = new Map<number, number[]>();
-    pieces.forEach((p, i) => pooled.set(p.speaker, [...(pooled.get(p.speaker) ?? []), ...f0s[i]!]));
-    return pieces.map((p) => genderOf(median(pooled.get(p.speaker)!) ?? channelF0));
-  }
-  return f0s.map((f) => genderOf(f.length >= 5 ? median(f) : channelF0));
+  return gendersOf(f0s, pieces.map((p) => (bySpeaker ? p.speaker : undefined)));
 }

@@ -24,6 +24,7 @@ export const AGENT_PHRASES: readonly string[] = [
   'can i get your', 'could i have your', 'may i have your', 'can you confirm', 'could you confirm', 'can you verify',
   'for security purposes', 'have a great day', 'have a nice day', 'have a wonderful day', 'sorry for the inconvenience',
   'apologize for the inconvenience', 'i can help you with that', 'happy to help', 'let me transfer you',
+  'you have reached', 'one moment', 'this is * speaking', 'this is * from', 'you are through to',
 ];
 
 export const CUSTOMER_PHRASES: readonly string[] = [
@@ -49,12 +50,12 @@ export interface RoleDecision {
   by: 'setting' | 'phrases';
 }
 
-/** Lower case, apostrophes kept, other punctuation to spaces, single spaces. */
-export function normalizeText(s: string): string {
+/** Lower case, apostrophes kept (and `*`, in a phrase), other punctuation to spaces, single spaces. */
+export function normalizeText(s: string, phrase = false): string {
   return s
     .toLowerCase()
     .replace(/[’‘]/g, "'")
-    .replace(/[^\p{L}\p{N}' ]+/gu, ' ')
+    .replace(phrase ? /[^\p{L}\p{N}'* ]+/gu : /[^\p{L}\p{N}' ]+/gu, ' ')
     .replace(/\s+/g, ' ')
     .trim();
 }
@@ -62,21 +63,23 @@ export function normalizeText(s: string): string {
 /** The party an utterance belongs to: its speaker when diarized, else its channel. */
 export const partyOf = (u: Pick<Utterance, 'metadata'>): string => u.metadata.speaker ?? String(u.metadata.channel);
 
-function countPhrase(text: string, phrase: string): number {
+const patterns = new Map<string, RegExp>();
+
+/** Whole-word occurrences of a normalised phrase (`*`: any one word) in normalised text. */
+export function countPhrase(text: string, phrase: string): number {
   if (!phrase) return 0;
-  let n = 0;
-  for (let at = text.indexOf(phrase); at >= 0; at = text.indexOf(phrase, at + phrase.length)) {
-    const before = at === 0 || text[at - 1] === ' ';
-    const after = at + phrase.length === text.length || text[at + phrase.length] === ' ';
-    if (before && after) n++;
+  let re = patterns.get(phrase);
+  if (!re) {
+    const body = phrase.split(' ').map((w) => (w === '*' ? "[^ ]+" : w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join(' ');
+    patterns.set(phrase, (re = new RegExp(`(?<![^ ])${body}(?![^ ])`, 'g')));
   }
-  return n;
+  return text.match(re)?.length ?? 0;
 }
 
 /** Each party's script score: agent phrases minus customer phrases, those in its first 30 s twice. */
 export function scriptScores(utterances: readonly Utterance[], agentPhrases: readonly string[] = []): Map<string, number> {
-  const agent = [...AGENT_PHRASES, ...agentPhrases.map(normalizeText)];
-  const customer = CUSTOMER_PHRASES.map(normalizeText);
+  const agent = [...AGENT_PHRASES, ...agentPhrases.map((p) => normalizeText(p, true))];
+  const customer = CUSTOMER_PHRASES.map((p) => normalizeText(p));
   const byParty = new Map<string, { early: string[]; late: string[]; first: number }>();
   for (const u of [...utterances].sort((a, b) => a.start - b.start)) {
     const key = partyOf(u);

@@ -463,9 +463,9 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 }
 
-/** Sorted by score (without a speaker): every match is scored in the app, so all of them are fetched. */
+/** Sorted by score (without a speaker or role): every match is scored in the app, so all of them are fetched. */
 function scoresAll(query: SearchQuery): boolean {
-  return query.sort === 'score' && query.terms !== undefined && query.speaker === undefined;
+  return query.sort === 'score' && query.terms !== undefined && !byPart(query);
 }
 
 const INSERT_FTS = `INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(FTS_COLUMNS.length)})`;

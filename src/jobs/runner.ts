@@ -35,6 +35,7 @@ import type { RequestOptions, StageContext } from '../types.js';
 import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
 import { clientTextOf } from '../redact/client-policy.js';
 import { defaultRequestOptions, policyFloor } from './request-options.js';
+import { shownJob } from './shown-job.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
 export interface JobRunnerDeps {
@@ -243,6 +244,10 @@ export class JobRunner {
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
       const pipelineJob = { ...job, options, source: client.text(job.source), metadata: client.metadata(job.metadata) };
+      // A job accepted before the policy: its row holds them redacted from now on too.
+      if (pipelineJob.source !== job.source || JSON.stringify(pipelineJob.metadata) !== JSON.stringify(job.metadata)) {
+        await store.rewriteClientText(id, pipelineJob.source, pipelineJob.metadata);
+      }
       const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
@@ -301,7 +306,8 @@ export class JobRunner {
   async #settle(job: Job, settlement: Settlement): Promise<boolean> {
     if (settlement.state !== 'done' && this.#scrubsAudio(job) && (await this.#mayRemove(job, settlement.owner))) await this.#removeUpload(job);
     const t0 = performance.now();
-    const settled = await this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, undefined));
+    // The result's name in the callback: the client's file name as it may be shown now (a job accepted before the policy included).
+    const settled = await this.#d.store.settle(job.id, settlement, callbackOf(shownJob(job, this.#d.tenancy), settlement, undefined));
     if (settlement.owner !== undefined) this.#d.metrics.settleSeconds.observe((performance.now() - t0) / 1000);
     return settled;
   }

@@ -6,6 +6,8 @@
 import { timeTokens } from '../readable/text-timing.js';
 import type { TranscriptDocument, Utterance } from '../types.js';
 import type { Hit, SearchQuery } from './transcript-index.js';
+import type { CpuBudget } from './budget.js';
+import { compileGlob, type Glob } from './glob.js';
 import { isWildcard, normalizeWord, redactedToken, type QueryNode } from './query.js';
 import { wordStems, wordStem } from './word-forms.js';
 
@@ -24,6 +26,8 @@ export interface ChannelWords {
   ends: number[];
   /** Each word's speaker (`metadata.speaker` of its utterance) when the transcript is diarized. */
   speakers?: (string | undefined)[];
+  /** Each word's role (`metadata.role`: agent, customer) when the call's roles are known. */
+  roles?: (string | undefined)[];
 }
 
 export const SNIPPET_CONTEXT_WORDS = 3;
@@ -36,10 +40,12 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
   const byChannel = new Map<number, ChannelWords>();
   const utts = [...(doc.utterances ?? [])].sort((a, b) => a.start - b.start || (a.metadata?.uttid ?? 0) - (b.metadata?.uttid ?? 0));
   for (const u of utts) {
+    if (u.metadata?.crosstalk) continue; // another channel's speech heard on this one (crosstalk=keep) is not searched
     const channel = u.metadata?.channel ?? 0;
     let cw = byChannel.get(channel);
     if (!cw) byChannel.set(channel, (cw = { channel, norm: [], words: [], starts: [], ends: [] }));
     const speaker = typeof u.metadata?.speaker === 'string' ? u.metadata.speaker : undefined;
+    const role = typeof u.metadata?.role === 'string' ? u.metadata.role : undefined;
     const shown = displayWords(u);
     let pending = '';
     for (const [i, e] of (u.events ?? []).entries()) {
@@ -56,6 +62,8 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
       cw.ends.push(e.end);
       if (speaker !== undefined) (cw.speakers ??= new Array<string | undefined>(cw.norm.length - 1).fill(undefined)).push(speaker);
       else cw.speakers?.push(undefined);
+      if (role !== undefined) (cw.roles ??= new Array<string | undefined>(cw.norm.length - 1).fill(undefined)).push(role);
+      else cw.roles?.push(undefined);
     }
   }
   return [...byChannel.values()].sort((a, b) => a.channel - b.channel);
@@ -79,34 +87,57 @@ export function speakersOf(all: ChannelWords[]): string[] {
   return [...first].sort((a, b) => a[1] - b[1]).map(([s]) => s);
 }
 
+/** Each channel's words reduced to those whose label (`labels(cw)[i]`) is `value`. */
+function wordsLabelled(all: ChannelWords[], labels: (cw: ChannelWords) => (string | undefined)[] | undefined, value: string): ChannelWords[] {
+  return all
+    .filter((cw) => labels(cw)?.includes(value))
+    .map((cw) => {
+      const keep = labels(cw)!.map((s, i) => (s === value ? i : -1)).filter((i) => i >= 0);
+      const pick = <T>(xs: T[]) => keep.map((i) => xs[i]!);
+      const out: ChannelWords = { channel: cw.channel, norm: pick(cw.norm), words: pick(cw.words), starts: pick(cw.starts), ends: pick(cw.ends) };
+      if (cw.speakers) out.speakers = pick(cw.speakers);
+      if (cw.roles) out.roles = pick(cw.roles);
+      return out;
+    });
+}
+
 /**
  * One speaker's words only (search option `speaker`): each channel's sequence reduced to that speaker's
  * words, so that phrases and proximity match within what that speaker said.
  */
 export function speakerWords(all: ChannelWords[], speaker: string): ChannelWords[] {
-  return all
-    .filter((cw) => cw.speakers?.includes(speaker))
-    .map((cw) => {
-      const keep = cw.speakers!.map((s, i) => (s === speaker ? i : -1)).filter((i) => i >= 0);
-      const pick = <T>(xs: T[]) => keep.map((i) => xs[i]!);
-      return { channel: cw.channel, norm: pick(cw.norm), words: pick(cw.words), starts: pick(cw.starts), ends: pick(cw.ends), speakers: keep.map(() => speaker) };
-    });
+  return wordsLabelled(all, (cw) => cw.speakers, speaker);
 }
 
-const patterns = new Map<string, RegExp | string>();
+/** One role's words only (search option `role`), as speakerWords. */
+export function roleWords(all: ChannelWords[], role: string): ChannelWords[] {
+  return wordsLabelled(all, (cw) => cw.roles, role);
+}
 
-/** A query word as a matcher: the word itself, or an anchored RegExp for `*` / `?` wildcards. */
-function pattern(word: string): RegExp | string {
+/** Whether the query restricts matches to a part of each transcript (a speaker or a role): matched in the app. */
+export const byPart = (q: Pick<SearchQuery, 'speaker' | 'role'>): boolean => q.speaker !== undefined || q.role !== undefined;
+
+/** The words the query's terms are matched against: the speaker's and/or the role's when it names them. */
+export function queryWords(all: ChannelWords[], q: Pick<SearchQuery, 'speaker' | 'role'>): ChannelWords[] {
+  const mine = q.speaker === undefined ? all : speakerWords(all, q.speaker);
+  return q.role === undefined ? mine : roleWords(mine, q.role);
+}
+
+const patterns = new Map<string, Glob | string>();
+
+/** A query word as a matcher: the word itself, or a Glob for `*` / `?` wildcards (glob.ts: no backtracking). */
+function pattern(word: string): Glob | string {
   let p = patterns.get(word);
   if (p === undefined) {
-    p = /[*?]/.test(word)
-      ? new RegExp(`^${word.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'u')
-      : word;
+    p = isWildcard(word) ? compileGlob(word) : word;
     if (patterns.size > 10_000) patterns.clear();
     patterns.set(word, p);
   }
   return p;
 }
+
+/** What the matching loops report their work to (a search's CpuBudget); absent: unbounded. */
+export type Spend = Pick<CpuBudget, 'spend'> | undefined;
 
 const stemCache = new WeakMap<ChannelWords, string[]>();
 
@@ -122,29 +153,36 @@ export function matchesForms(node: { word: string; exact?: true }): boolean {
   return !node.exact && !isWildcard(node.word);
 }
 
-function matches(p: RegExp | string, token: string): boolean {
-  return typeof p === 'string' ? p === token : p.test(token);
+/** One comparison, its cost reported in characters examined (a wildcard test reads the word). */
+function matches(p: Glob | string, token: string, budget: Spend): boolean {
+  if (typeof p === 'string') {
+    budget?.spend(1);
+    return p === token;
+  }
+  budget?.spend(1 + token.length);
+  return p.test(token);
 }
 
 /** Word-index spans [first, last] of a leaf's occurrences in one channel: non-overlapping, left to right. */
-export function leafSpans(node: QueryNode, cw: ChannelWords): Array<[number, number]> {
+export function leafSpans(node: QueryNode, cw: ChannelWords, budget?: Spend): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const n = cw.norm.length;
   if (node.type === 'word' && matchesForms(node)) {
     const stem = wordStem(node.word);
     const stems = channelStems(cw);
+    budget?.spend(n);
     for (let i = 0; i < n; i++) if (stems[i] === stem) spans.push([i, i]);
   } else if (node.type === 'word') {
     const p = pattern(node.word);
-    for (let i = 0; i < n; i++) if (matches(p, cw.norm[i]!)) spans.push([i, i]);
+    for (let i = 0; i < n; i++) if (matches(p, cw.norm[i]!, budget)) spans.push([i, i]);
   } else if (node.type === 'phrase') {
     const ps = node.words.map(pattern);
     const k = ps.length;
     const first = ps[0]!;
     for (let i = 0; i + k <= n; i++) {
-      if (!matches(first, cw.norm[i]!)) continue;
+      if (!matches(first, cw.norm[i]!, budget)) continue;
       let j = 1;
-      while (j < k && matches(ps[j]!, cw.norm[i + j]!)) j++;
+      while (j < k && matches(ps[j]!, cw.norm[i + j]!, budget)) j++;
       if (j === k) {
         spans.push([i, i + k - 1]);
         i += k - 1;
@@ -159,7 +197,7 @@ export function leafSpans(node: QueryNode, cw: ChannelWords): Array<[number, num
     for (let e = 0; e < n; e++) {
       let hit = false;
       ps.forEach((p, k) => {
-        if (matches(p, cw.norm[e]!)) {
+        if (matches(p, cw.norm[e]!, budget)) {
           latest[k] = e;
           hit = true;
         }
@@ -179,7 +217,7 @@ function inChannels(all: ChannelWords[], channel: number | undefined): ChannelWo
 }
 
 /** Does the transcript match the query (restricted to `channel` when given)? */
-export function evaluate(node: QueryNode, all: ChannelWords[], channel?: number): boolean {
+export function evaluate(node: QueryNode, all: ChannelWords[], channel?: number, budget?: Spend): boolean {
   const chans = inChannels(all, channel);
   const test = (q: QueryNode): boolean => {
     switch (q.type) {
@@ -190,7 +228,7 @@ export function evaluate(node: QueryNode, all: ChannelWords[], channel?: number)
       case 'not':
         return !test(q.child);
       default:
-        return chans.some((cw) => leafSpans(q, cw).length > 0);
+        return chans.some((cw) => leafSpans(q, cw, budget).length > 0);
     }
   };
   return test(node);
@@ -211,14 +249,14 @@ const ms = (x: number) => Math.round(x * 1000) / 1000;
  * group (restricted to `channel` when given), deduplicated, ordered by start time, channel, end.
  * score = the number of hits; `hits` holds the first MAX_HITS_PER_ROW of them.
  */
-export function findHits(node: QueryNode | undefined, all: ChannelWords[], channel?: number): { score: number; hits: Hit[] } {
+export function findHits(node: QueryNode | undefined, all: ChannelWords[], channel?: number, budget?: Spend): { score: number; hits: Hit[] } {
   if (!node) return { score: 0, hits: [] };
   const leaves = positiveLeaves(node);
   const found: Array<{ cw: ChannelWords; s: number; e: number }> = [];
   for (const cw of inChannels(all, channel)) {
     const seen = new Set<string>();
     for (const leaf of leaves) {
-      for (const [s, e] of leafSpans(leaf, cw)) {
+      for (const [s, e] of leafSpans(leaf, cw, budget)) {
         const key = `${s}:${e}`;
         if (!seen.has(key)) {
           seen.add(key);
@@ -237,6 +275,8 @@ export function findHits(node: QueryNode | undefined, all: ChannelWords[], chann
     };
     const speaker = cw.speakers?.[s];
     if (speaker !== undefined) hit.speaker = speaker;
+    const role = cw.roles?.[s];
+    if (role !== undefined) hit.role = role;
     return hit;
   });
   return { score: found.length, hits };
@@ -279,6 +319,6 @@ export function fromSpeakerRuns(runs: SpeakerRuns, n: number): (string | undefin
 /** Does one speaker's part of a transcript (speakerWords) match the query's terms, or hold its channel? */
 export function speakerMatches(query: SearchQuery, mine: ChannelWords[]): boolean {
   if (mine.length === 0) return false;
-  if (query.terms) return evaluate(query.terms, mine, query.channel);
+  if (query.terms) return evaluate(query.terms, mine, query.channel, query.budget);
   return query.channel === undefined || mine.some((c) => c.channel === query.channel);
 }

@@ -15,6 +15,7 @@
  */
 import type { RedactKind, TranscriptDocument } from '../types.js';
 import type { ChannelWords } from './match.js';
+import type { CpuBudget } from './budget.js';
 import type { QueryNode } from './query.js';
 
 /** One transcript as handed to the index. Re-indexing the same tid replaces it. */
@@ -57,6 +58,8 @@ export interface SearchQuery {
   channel?: number;
   /** Terms match in this speaker's words only (`metadata.speaker`); without terms: transcripts with this speaker. */
   speaker?: string;
+  /** Terms match in this role's words only (`metadata.role`: agent, customer); without terms: transcripts with this role. */
+  role?: 'agent' | 'customer';
   /** Call datetime range, epoch milliseconds, both inclusive. */
   fromMs?: number;
   toMs?: number;
@@ -83,6 +86,8 @@ export interface SearchQuery {
   size: number;
   sort: SortKey;
   sortdir: SortDir;
+  /** The search's CPU budget (budget.ts), set by the route: backends report their matching work to it and pace their loops. */
+  budget?: CpuBudget;
 }
 
 /** One matched occurrence: the channel, the time span of the matched words, and a short snippet. */
@@ -90,6 +95,8 @@ export interface Hit {
   channel: number;
   /** The speaker of the hit's first word, when the transcript is diarized. */
   speaker?: string;
+  /** The role of the hit's first word (agent, customer), when the call's roles are known. */
+  role?: string;
   start: number;
   end: number;
   text: string;

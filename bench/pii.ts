@@ -3,7 +3,7 @@
  * voxdex's redaction with every kind (redact=all) against the peer `compromise` alone (its people,
  * places, emails and phone numbers) on the same transcripts, in the same run.
  *
- *   node --import tsx bench/pii.ts [--calls 100] [--from 0] [--threads N] [--model auto] [--show N] [--cache DIR]
+ *   node --import tsx bench/pii.ts [--calls 100] [--from 0] [--threads N] [--model auto] [--show N] [--cache DIR] [--live]
  *
  * Calls (bench/lib/pii-calls.ts): stereo 8 kHz mu-law, agent on channel 0, caller on channel 1; names
  * from 522 first and last names of many origins, said whole, spelled (Allison's real letters),
@@ -32,6 +32,7 @@ import { normalizeNumbers } from '../src/numbers/normalize.js';
 import { redactUtterances } from '../src/redact/redact.js';
 import { decodeWav } from '../src/stages/decode.js';
 import { REDACT_KINDS, type Utterance } from '../src/types.js';
+import { BLANKET_RULE, HOLD_RULE, replayLive, type HoldRule } from './lib/live-hold-replay.js';
 import { ALLISON, callScript, type EntityKind, type Part, type SyntheticVoice } from './lib/pii-calls.js';
 
 const arg = (name: string) => {
@@ -40,7 +41,7 @@ const arg = (name: string) => {
 };
 const RATE = 8000;
 /** Bumped when the calls' scripts or their synthesis change (the cache is then ignored). */
-const CACHE_VERSION = 2;
+const CACHE_VERSION = 3;
 const KINDS: readonly EntityKind[] = ['name', 'address', 'email', 'phone', 'dob', 'bank', 'pin', 'id'];
 const tmp = mkdtempSync(path.join(os.tmpdir(), 'voxdex-pii-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
@@ -168,23 +169,12 @@ interface Score {
 }
 const score = (): Score => ({ words: {}, removed: {}, other: 0, kept: 0 });
 
-/**
- * Calls cached before the script said "it is" apart from the address (CACHE_VERSION 2, calls with
- * n % 4 == 0) recorded "it is 42 maple street" as one address part: its first "it is" is no address word.
- */
-function leadIn(ent: Entity, events: readonly Utterance['events'][number][], e: Utterance['events'][number]): boolean {
-  if (ent.kind !== 'address') return false;
-  const inSpan = events.filter((x) => (x.start + x.end) / 2 >= ent.start - 0.1);
-  const k = inSpan.indexOf(e);
-  return (k === 0 && e.word === "it's") || (k === 0 && e.word === 'it' && inSpan[1]?.word === 'is') || (k === 1 && e.word === 'is' && inSpan[0]?.word === 'it');
-}
-
 function tally(s: Score, call: CallResult, utts: readonly Utterance[]): void {
   for (const u of utts) {
     for (const e of u.events) {
       const mid = (e.start + e.end) / 2;
       const ent = call.entities.find((x) => x.channel === u.metadata.channel && mid >= x.start - 0.1 && mid <= x.end + 0.1);
-      if (ent && !leadIn(ent, u.events, e)) {
+      if (ent) {
         s.words[ent.kind] = (s.words[ent.kind] ?? 0) + 1;
         if (e.redacted) s.removed[ent.kind] = (s.removed[ent.kind] ?? 0) + 1;
         continue;
@@ -193,6 +183,33 @@ function tally(s: Score, call: CallResult, utts: readonly Utterance[]): void {
       s.other++;
       if (!e.redacted) s.kept++;
     }
+  }
+}
+
+/**
+ * --live: each call replayed as a live call (bench/lib/live-hold-replay.ts) with redact=all, under the
+ * hold-back and under the rule before it; words sent unredacted that the stored document redacts, how
+ * long utterances waited, and the CPU of the replay (redaction at every arrival, and the hold's probes).
+ */
+function liveReport(results: readonly CallResult[], audioSecs: number): void {
+  console.log('\n| live rule (redact=all) | utterances | words sent unredacted that the document redacts | wait: median / p95 / max | CPU per audio s |');
+  console.log('|---|---|---|---|---|');
+  const rules: Array<[string, HoldRule]> = [['probes (word-kinds-hold.ts)', HOLD_RULE], ['before: every utterance 5 s', BLANKET_RULE]];
+  for (const [name, rule] of rules) {
+    const leaks: Record<string, number> = {};
+    const waits: number[] = [];
+    const c0 = process.cpuUsage();
+    for (const call of results) {
+      const r = replayLive(call.words.map((u) => ({ ...u, events: normalizeNumbers(u.events) })), REDACT_KINDS, rule);
+      for (const l of r.leaks) leaks[l.kind] = (leaks[l.kind] ?? 0) + 1;
+      waits.push(...r.waits);
+    }
+    const c = process.cpuUsage(c0);
+    waits.sort((a, b) => a - b);
+    const q = (p: number) => waits[Math.min(waits.length - 1, Math.floor(p * waits.length))]!.toFixed(1);
+    const leaked = Object.values(leaks).reduce((a, b) => a + b, 0);
+    const byKind = Object.entries(leaks).map(([k, n]) => `${k} ${n}`).join(', ');
+    console.log(`| ${name} | ${waits.length} | ${leaked}${byKind ? ` (${byKind})` : ''} | ${q(0.5)} / ${q(0.95)} / ${waits.at(-1)!.toFixed(1)} s | ${((c.user + c.system) / 1e6 / audioSecs).toExponential(2)} s |`);
   }
 }
 
@@ -278,6 +295,7 @@ async function main() {
     console.log(`| ${k} | ${ours.words[k] ?? 0} | ${pct(ours.removed[k] ?? 0, ours.words[k] ?? 0)} | ${pct(peer.removed[k] ?? 0, peer.words[k] ?? 0)} | ${goal} |`);
   }
   console.log(`| other words kept | ${ours.other} | ${pct(ours.kept, ours.other)} (${ours.other - ours.kept} lost) | ${pct(peer.kept, peer.other)} (${peer.other - peer.kept} lost) | ≥ 97 % |`);
+  if (process.argv.includes('--live')) liveReport(results, audioSecs);
   console.log(`\nCPU per audio second: ASR ${(asrCpu / audioSecs).toFixed(3)} s; voxdex numbers + redaction (all kinds) ${(oursCpu / audioSecs).toExponential(2)} s = ${((100 * oursCpu) / asrCpu).toFixed(2)} % of ASR (goal < 2 %); peer ${(peerCpu / audioSecs).toExponential(2)} s; compromise's first load ${((load.user + load.system) / 1e6).toFixed(2)} s once per process`);
 }
 

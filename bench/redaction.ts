@@ -2,15 +2,22 @@
  * Numbers (numtrans) and redaction (scrubtext, scrubaudio) on generated payment calls through the
  * real ASR, against a naive per-utterance redactor (6+ digits in a row) in the same run.
  *
- *   node --import tsx bench/redaction.ts [--calls 50] [--threads N] [--model auto] [--show N] [--save FILE | --load FILE] [--dump DIR]
+ *   node --import tsx bench/redaction.ts [--calls 60] [--first 0] [--threads N] [--model auto] [--show N] [--save FILE | --load FILE] [--dump DIR]
  *
- * Each call is stereo 8 kHz mu-law. Channel 0 is the agent, channel 1 the caller. The sensitive parts
- * (card numbers in four groups, sometimes one group per turn with the agent's "okay" between; expiry;
- * security code; social security and phone numbers) are REAL voices: Asterisk's digit recordings
- * (en_US_f_Allison/digits), a TIDIGITS speaker (dhd.2934z: "two nine three four zero") and a cards
- * speaker ("five five"). Everything else — the agent's questions, amounts, dates, times, harmless
- * numbers, the caller's small talk — is synthetic: espeak-ng (two voices), flite (kal, slt, awb),
- * festival (kal diphone), in turn.
+ * Each call is stereo 8 kHz mu-law. Channel 0 is the agent, channel 1 the caller. Call n is of class
+ * CLASSES[n % 10] (issue 24's ways a number escapes, beside the plain cases):
+ *   card (four groups, sometimes one per turn with the agent's "okay" between; expiry; security
+ *   code), ssn, phone; quantity (a card, then "three months ago I lost it"; an SSN, then "two people
+ *   live here"), pause (the caller's "my card number is", then four groups 25 s apart), chatter (a
+ *   real reader's sentence and the agent's "take your time" between the groups), misheard (the first
+ *   group hurried and under noise), diarized (the caller's utterances under two diarization labels
+ *   on one channel), pin ("what is your pin"), other-words ("the three digits on the back", "the
+ *   last four digits of your social", "the long number on the front").
+ * The sensitive parts are REAL voices: Asterisk's digit recordings (en_US_f_Allison/digits), a
+ * TIDIGITS speaker (dhd.2934z: "two nine three four zero") and a cards speaker ("five five"); the
+ * chatter is a LibriVox reader. Everything else — the agent's questions, amounts, dates, times,
+ * harmless numbers, the caller's small talk — is synthetic: espeak-ng (two voices), flite (kal, slt,
+ * awb), festival (kal diphone), in turn.
  *
  * Measured (docs/redaction.md):
  * - sensitive digits removed from the text: a digit said in a sensitive part and written (as a digit,
@@ -91,13 +98,42 @@ async function realClip(name: 'tidigits-29340' | 'cards-55'): Promise<Float32Arr
   return clipCache.get(key)!;
 }
 
+/** A LibriVox reader's sentence (real voice): chatter between digit groups. */
+const CHATTER = ['sense_and_sensibility_01_austen_64kb-0880.wav', 'sense_and_sensibility_01_austen_64kb-0930.wav'];
+async function realChatter(k: number): Promise<Float32Array> {
+  const key = `chatter|${k % CHATTER.length}`;
+  if (!clipCache.has(key)) clipCache.set(key, await to8k(path.join(DATA, 'librivox', CHATTER[k % CHATTER.length]!)));
+  return clipCache.get(key)!;
+}
+
+/** A digit hurried (tempo 1.6) under pink noise at -18 dB: what the ASR mishears. */
+async function hurriedDigit(d: string): Promise<Float32Array> {
+  const key = `hurried|${d}`;
+  if (!clipCache.has(key)) {
+    const out = path.join(tmp, `h${clipN++}.wav`);
+    const noise = path.join(tmp, `n${clipN++}.wav`);
+    const src = path.join(ALLISON, `${d}.wav`);
+    execFileSync('sox', ['-V1', src, '-r', String(RATE), noise, 'synth', 'pinknoise', 'vol', '-18dB']);
+    execFileSync('sox', ['-V1', '-m', src, noise, '-r', String(RATE), '-c', '1', '-e', 'signed', '-b', '16', out, 'tempo', '1.6']);
+    clipCache.set(key, await to8k(out));
+    rmSync(out);
+    rmSync(noise);
+  }
+  return clipCache.get(key)!;
+}
+
 // ---------------------------------------------------------------- calls
+
+/** The classes of calls (docs/redaction.md, "Measured"): call n is of class CLASSES[n % CLASSES.length]. */
+const CLASSES = ['card', 'ssn', 'phone', 'quantity', 'pause', 'chatter', 'misheard', 'diarized', 'pin', 'other-words'] as const;
+type CallClass = (typeof CLASSES)[number];
 
 interface Sensitive {
   channel: number;
   start: number;
   end: number;
   digits: number;
+  cls: CallClass;
 }
 interface NumberItem {
   channel: number;
@@ -116,6 +152,7 @@ interface Call {
   sensitive: Sensitive[];
   numbers: NumberItem[];
   kinds: string[];
+  cls: CallClass;
 }
 
 /** Harmless numbers said by synthetic voices: [words, the numeral text numtrans should write]. */
@@ -161,24 +198,25 @@ async function makeCall(n: number): Promise<Call> {
   };
   const agent = async (text: string) => put(0, await say(voice(0), text));
   const caller = async (text: string) => put(1, await say(voice(3), text));
-  /** Digits read by real voices, a short pause between them; `gap` after the group. */
-  const digits = async (ds: string, gap = 0.6) => {
+  const cls = CLASSES[n % CLASSES.length]!;
+  /** Digits read by real voices, a short pause between them; `gap` after the group. `hurried`: the misheard group. */
+  const digits = async (ds: string, gap = 0.6, hurried = false) => {
     for (let i = 0; i < ds.length; i++) {
-      if (ds.startsWith('29340', i) && n % 3 === 0) {
+      if (!hurried && ds.startsWith('29340', i) && n % 3 === 0) {
         const [s, e] = put(1, await realClip('tidigits-29340'), 0.15);
-        sensitive.push({ channel: 1, start: s, end: e, digits: 5 });
+        sensitive.push({ channel: 1, start: s, end: e, digits: 5, cls });
         i += 4;
         continue;
       }
-      if (ds.startsWith('55', i) && n % 4 === 1) {
+      if (!hurried && ds.startsWith('55', i) && n % 4 === 1) {
         const [s, e] = put(1, await realClip('cards-55'), 0.15);
-        sensitive.push({ channel: 1, start: s, end: e, digits: 2 });
+        sensitive.push({ channel: 1, start: s, end: e, digits: 2, cls });
         i += 1;
         continue;
       }
-      const d = ds[i] === '0' && i > 0 && n % 2 === 0 ? 'o' : ds[i]!;
-      const [s, e] = put(1, await realDigit(d), 0.08 + rnd() * 0.2);
-      sensitive.push({ channel: 1, start: s, end: e, digits: 1 });
+      const d = ds[i] === '0' && i > 0 && n % 2 === 0 && !hurried ? 'o' : ds[i]!;
+      const [s, e] = put(1, hurried ? await hurriedDigit(d) : await realDigit(d), hurried ? 0.04 : 0.08 + rnd() * 0.2);
+      sensitive.push({ channel: 1, start: s, end: e, digits: 1, cls });
     }
     t += gap;
   };
@@ -187,39 +225,86 @@ async function makeCall(n: number): Promise<Call> {
     const [s, e] = await agent(words);
     numbers.push({ channel: 0, start: s, end: e, words, expected });
   };
+  const digitString = (length: number) => Array.from({ length }, () => Math.floor(rnd() * 10)).join('');
+  /** A card in four groups; `between(g)` runs after group g (0..2). */
+  const card = async (gap: number, between?: (g: number) => Promise<void>, hurriedFirst = false) => {
+    const number = cardNumber(rnd);
+    for (let g = 0; g < 4; g++) {
+      await digits(number.slice(g * 4, g * 4 + 4), gap, hurriedFirst && g === 0);
+      if (g < 3) await between?.(g);
+    }
+  };
 
   const kinds: string[] = [];
   if (n % 2 === 0) await harmless(n);
-  const scenario = n % 3;
-  if (scenario === 0 || n % 5 === 1) {
+  if (cls === 'card' || cls === 'diarized') {
     kinds.push('card');
     await agent('can I have the card number please');
     await caller('yes it is');
-    const card = cardNumber(rnd);
-    for (let g = 0; g < 4; g++) {
-      await digits(card.slice(g * 4, g * 4 + 4), n % 2 ? 1.2 : 0.5);
-      if (n % 2 && g < 3) await agent(g === 1 ? 'okay go on' : 'okay');
-    }
-    if (n % 2 === 0) {
+    await card(n % 4 < 2 ? 1.2 : 0.5, n % 4 < 2 ? (g) => agent(g === 1 ? 'okay go on' : 'okay').then(() => undefined) : undefined);
+    if (n % 20 < 10) {
       await agent('and the expiry date');
       const month = 1 + Math.floor(rnd() * 12);
       await digits(String(month).padStart(2, '0') + String(26 + Math.floor(rnd() * 5)));
     }
-    if (n % 2 === 1 || n % 6 === 0) {
+    if (n % 20 >= 10 || n % 30 === 0) {
       await agent('and the security code on the back');
-      await digits(Array.from({ length: 3 }, () => Math.floor(rnd() * 10)).join(''));
+      await digits(digitString(3));
     }
-  }
-  if (scenario === 1) {
+  } else if (cls === 'ssn') {
     kinds.push('ssn');
     await agent('can you confirm your social security number');
-    await digits(Array.from({ length: 9 }, () => Math.floor(rnd() * 10)).join(''));
-  }
-  if (scenario === 2 || n % 4 === 3) {
+    await digits(digitString(9));
+  } else if (cls === 'phone') {
     kinds.push('phone');
     await agent('what is the best number to call you back on');
-    const phone = (n % 3 === 0 ? '29340' : '55' + Math.floor(rnd() * 1000).toString().padStart(3, '0')) + Array.from({ length: 5 }, () => Math.floor(rnd() * 10)).join('');
-    await digits(phone);
+    await digits((n % 3 === 0 ? '29340' : '55' + Math.floor(rnd() * 1000).toString().padStart(3, '0')) + digitString(5));
+  } else if (cls === 'quantity') {
+    if (n % 20 < 10) {
+      kinds.push('card');
+      await caller('my card number is');
+      await card(0.5);
+      t += 0.7;
+      await caller('three months ago I lost it');
+    } else {
+      kinds.push('ssn');
+      await agent('can you confirm your social security number');
+      await digits(digitString(9), 0.1);
+      await caller('two people live here');
+    }
+  } else if (cls === 'pause') {
+    kinds.push('card');
+    await caller('my card number is');
+    await card(25);
+  } else if (cls === 'chatter') {
+    kinds.push('card');
+    await agent('can I have the card number please');
+    await card(0.6, async (g) => {
+      if (g !== 1) return;
+      put(1, await realChatter(n), 0.8);
+      await agent('no problem take your time');
+    });
+  } else if (cls === 'misheard') {
+    kinds.push('card');
+    await caller('my card number is');
+    await card(0.7, undefined, true);
+  } else if (cls === 'pin') {
+    kinds.push('pin');
+    await agent(n % 20 < 10 ? 'and what is your pin' : 'please say your passcode');
+    await digits(digitString(n % 3 === 0 ? 6 : 4));
+  } else {
+    kinds.push('other-words');
+    const k = Math.floor(n / CLASSES.length) % 3;
+    if (k === 0) {
+      await agent('and the three digits on the back');
+      await digits(digitString(3));
+    } else if (k === 1) {
+      await agent('what are the last four digits of your social');
+      await digits(digitString(4));
+    } else {
+      await agent('what is the long number on the front');
+      await card(0.6);
+    }
   }
   await caller(SMALL_TALK[n % SMALL_TALK.length]!);
   if (n % 2 === 1) await harmless(n + 5);
@@ -236,7 +321,7 @@ async function makeCall(n: number): Promise<Call> {
   });
   return {
     audio: { format: { encoding: 'mulaw', sampleRate: RATE, channels: 2, bitsPerSample: 8 }, channels, durationSec: frames / RATE, warnings: [] },
-    sensitive, numbers, kinds,
+    sensitive, numbers, kinds, cls,
   };
 }
 
@@ -274,8 +359,23 @@ interface Score {
   kept: number;
   audioDigits: number;
   audioSilenced: number;
+  /** The same digit counts per class of call. */
+  byClass: Map<CallClass, { digits: number; leaked: number; audioDigits: number; audioSilenced: number }>;
 }
-const score = (): Score => ({ digits: 0, leaked: 0, other: 0, kept: 0, audioDigits: 0, audioSilenced: 0 });
+const score = (): Score => ({ digits: 0, leaked: 0, other: 0, kept: 0, audioDigits: 0, audioSilenced: 0, byClass: new Map() });
+const classScore = (s: Score, cls: CallClass) => {
+  if (!s.byClass.has(cls)) s.byClass.set(cls, { digits: 0, leaked: 0, audioDigits: 0, audioSilenced: 0 });
+  return s.byClass.get(cls)!;
+};
+
+/**
+ * The call as diarization with one voice split in two labels leaves it (class "diarized"): the
+ * caller's utterances on channel 1 labelled C1S1, every third one C1S2.
+ */
+function splitLabels(utts: readonly Utterance[]): Utterance[] {
+  let k = 0;
+  return utts.map((u) => ({ ...u, metadata: { ...u.metadata, speaker: u.metadata.channel === 1 ? (k++ % 3 === 2 ? 'C1S2' : 'C1S1') : `C${u.metadata.channel}` } }));
+}
 
 function tally(s: Score, call: Call, utts: readonly Utterance[], spans: ReadonlyArray<{ start: number; end: number }> | undefined) {
   const events = utts.flatMap((u) => u.events.map((e) => ({ e: e as RedactedWordEvent, ch: u.metadata.channel })));
@@ -287,6 +387,9 @@ function tally(s: Score, call: Call, utts: readonly Utterance[], spans: Readonly
       if (ch === sp.channel && overlap > 0 && !e.redacted) leaked += shownDigits(e.word);
     }
     s.leaked += Math.min(sp.digits, leaked);
+    const c = classScore(s, sp.cls);
+    c.digits += sp.digits;
+    c.leaked += Math.min(sp.digits, leaked);
   }
   const near = (ch: number, a: number, b: number) => call.sensitive.some((sp) => sp.channel === ch && (a + b) / 2 > sp.start - 0.3 && (a + b) / 2 < sp.end + 0.3);
   for (const { e, ch } of events) {
@@ -302,6 +405,9 @@ function tally(s: Score, call: Call, utts: readonly Utterance[], spans: Readonly
       const covered = ranges.reduce((n, [x, y]) => n + Math.max(0, Math.min(b, y) - Math.max(a, x)), 0);
       s.audioDigits += sp.digits;
       if (covered >= 0.9 * (b - a)) s.audioSilenced += sp.digits;
+      const c = classScore(s, sp.cls);
+      c.audioDigits += sp.digits;
+      if (covered >= 0.9 * (b - a)) c.audioSilenced += sp.digits;
     }
   }
 }
@@ -309,7 +415,9 @@ function tally(s: Score, call: Call, utts: readonly Utterance[], spans: Readonly
 const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(2)} %`);
 
 async function main() {
-  const calls = Number(arg('calls') ?? 50);
+  const calls = Number(arg('calls') ?? 60);
+  // --first N: the calls from number N on (other digits, voices in another turn): a set the rules were not tuned on.
+  const first = Number(arg('first') ?? 0);
   const threads = Number(arg('threads') ?? os.availableParallelism());
   const show = Number(arg('show') ?? 0);
   for (const f of [ALLISON, path.join(DATA, 'tidigits', 'dhd.2934z.raw'), '/usr/bin/espeak-ng', '/usr/bin/flite', '/usr/bin/text2wave']) {
@@ -363,11 +471,11 @@ async function main() {
     if (loaded) {
       const l = loaded[n]!;
       call = { ...l.call, audio: { ...l.call.audio, channels: [] } };
-      words = l.words;
+      words = l.call.cls === 'diarized' ? splitLabels(l.words) : l.words;
       audioSecs += call.audio.durationSec;
       asrCpu += l.asrCpu;
     } else {
-      call = await makeCall(n);
+      call = await makeCall(first + n);
       audioSecs += call.audio.durationSec;
       const c0 = process.cpuUsage();
       const r = await transcriber!.transcribe(call.audio, { source: `call-${n}`, model: arg('model') });
@@ -375,6 +483,7 @@ async function main() {
       asrCpu += (c.user + c.system) / 1e6;
       words = r.utterances;
       saved.push({ call: { ...call, audio: { ...call.audio, channels: [] } }, words, asrCpu: (c.user + c.system) / 1e6 });
+      if (call.cls === 'diarized') words = splitLabels(words);
     }
     for (const k of call.kinds) kinds.set(k, (kinds.get(k) ?? 0) + 1);
 
@@ -428,6 +537,17 @@ async function main() {
   for (const [name, s, c] of rows) {
     const cpuCell = Number.isNaN(c) ? '—' : `${(c / audioSecs).toExponential(2)} (${((100 * c) / asrCpu).toFixed(3)} %)`;
     console.log(`| ${name} | ${pct(s.digits - s.leaked, s.digits)} (${s.leaked} of ${s.digits} leaked) | ${pct(s.audioSilenced, s.audioDigits)} | ${pct(s.kept, s.other)} (${s.other - s.kept} of ${s.other} lost) | ${cpuCell} |`);
+  }
+  console.log('\nPer class (sensitive digits; goal ≥ 99.5 % removed on every class):\n');
+  console.log('| class | calls | digits | voxdex removed (text, numtrans=true) | voxdex silenced (audio) | voxdex removed (numtrans=false) | peer removed (text) |');
+  console.log('|---|---|---|---|---|---|---|');
+  for (const cls of CLASSES) {
+    const o = ours.numerals.byClass.get(cls);
+    if (!o) continue;
+    const w = ours.words.byClass.get(cls)!;
+    const p = peer.byClass.get(cls)!;
+    const count = (loaded ?? saved).filter((x) => x.call.cls === cls).length;
+    console.log(`| ${cls} | ${count} | ${o.digits} | ${pct(o.digits - o.leaked, o.digits)} (${o.leaked} leaked) | ${pct(o.audioSilenced, o.audioDigits)} | ${pct(w.digits - w.leaked, w.digits)} | ${pct(p.digits - p.leaked, p.digits)} |`);
   }
   console.log(`\nnumerals right when the words were right: ${pct(numRight, numWordsRight)} (${numRight} of ${numWordsRight}; words right in ${numWordsRight} of ${numItems} sentences)`);
   console.log(`ASR: ${(asrCpu / audioSecs).toFixed(3)} CPU s per audio s`);

@@ -20,6 +20,7 @@ import { isFailedItem, type AudioItem, type UnpackItem } from '../src/stages/unp
 import type { Job, JobItem, JobStore } from '../src/store/job-store.js';
 import { playableWav } from '../src/redact/silence-audio.js';
 import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
+import { clientTextOf, uniqueNames, type ClientText } from '../src/redact/client-policy.js';
 import { processFile, type FileProgress } from './process-file.js';
 import type { PostAsrStage } from './post-asr-stages.js';
 
@@ -50,8 +51,10 @@ export type PipelineJob = Job & { options: RequestOptions };
 /** Progress is written at most this often while a file is transcribed. */
 const PROGRESS_MS = 500;
 
-/** What became of every member of the job, in order. */
-export async function runFiles(job: PipelineJob, members: UnpackItem[], deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome[]> {
+/** What became of every member of the job, in order (under redaction, named as clientMembers names them). */
+export async function runFiles(job: PipelineJob, unpacked: UnpackItem[], deps: FileRunnerDeps, ctx: StageContext): Promise<MemberOutcome[]> {
+  const client = clientTextOf(job.options);
+  const members = clientMembers(unpacked, client);
   const items = await deps.store.setItems(job.id, members.map((m) => m.name));
   const outcomes: MemberOutcome[] = [];
   for (const [n, item] of items.entries()) {
@@ -69,6 +72,20 @@ export async function runFiles(job: PipelineJob, members: UnpackItem[], deps: Fi
     }
   }
   return outcomes;
+}
+
+/**
+ * Under redaction, the members as the job's records name them: names, sidecar metadata and error
+ * messages redacted before any is written (job items, index, result zip, errors.json), names kept
+ * unique (`cc-################~2.wav`).
+ */
+function clientMembers(members: UnpackItem[], client: ClientText): UnpackItem[] {
+  if (!client.active) return members;
+  const names = uniqueNames(members.map((m) => client.text(m.name)));
+  return members.map((m, i): UnpackItem => {
+    if (isFailedItem(m)) return { name: names[i]!, error: client.error(m.error) };
+    return { ...m, name: names[i]!, ...(m.metadata ? { metadata: client.metadata(m.metadata) } : {}) };
+  });
 }
 
 function throwIfAborted(signal: AbortSignal): void {
@@ -115,8 +132,9 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
     if (ctx.signal.aborted) throw err;
     const e = toVoxdexError(err);
     if (e.code === 'INDEX_UNAVAILABLE') throw e; // the index is down: retry the job later, do not fail the file
-    if (e.code === 'INTERNAL') ctx.log.error({ err, member: item.member }, 'file failed');
-    const error: ErrorInfo = { code: e.code, message: e.message };
+    const client = clientTextOf(job.options);
+    const error: ErrorInfo = client.error({ code: e.code, message: e.message });
+    if (e.code === 'INTERNAL') ctx.log.error({ err: client.active ? error : err, member: item.member }, 'file failed');
     await deps.store.updateItem(job.id, item.member, { state: 'failed', error });
     return { member: item.member, error };
   }

@@ -20,6 +20,7 @@ import type { CallRecording } from '../src/live/call-recording.js';
 import type { Endpointed, Endpointer, LiveSegment } from '../src/live/endpointer.js';
 import { decidedUtterances } from '../src/live/redaction-hold.js';
 import { LocalAgreement, partialText } from '../src/live/partials.js';
+import { maskedPartialWords } from '../src/live/word-kinds-hold.js';
 import type { Logger } from '../src/log.js';
 import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
 import { documentUtterance } from '../src/stages/document.js';
@@ -269,7 +270,7 @@ export class LiveCall {
     if (o.scrubtext) {
       const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
       const kinds = o.redact.length ? o.redact : DEFAULT_KINDS;
-      const decided = decidedUtterances(this.#call, now, kinds);
+      const decided = decidedUtterances(this.#call, now, kinds, this.#held);
       ready = this.#held.filter((i) => decided.has(i));
       if (ready.length === 0) return;
       call = redactUtterances(this.#call, kinds).utterances;
@@ -319,7 +320,7 @@ export class LiveCall {
         const now = c.endpointer.openSpeech;
         if (now === undefined || Math.abs(now - open) > rate / 2) return;
         const stable = c.partial.add(words.map((w) => w.word));
-        if (stable) this.#emit({ type: 'partial', channel: c.channel, text: partialText(stable, this.input.options) });
+        if (stable) this.#emit({ type: 'partial', channel: c.channel, text: partialText(stable, this.input.options, this.#masked(c.channel, words.slice(0, stable.length))) });
       })
       .catch(() => undefined) // partials are best effort
       .finally(() => {
@@ -327,6 +328,12 @@ export class LiveCall {
         this.#work.delete(work);
       });
     this.#work.add(work);
+  }
+
+  /** Under scrubtext with personal-data kinds: what the partial shows instead of its words that are, or may become, redacted. */
+  #masked(channel: number, partial: readonly WordEvent[]): Map<number, string> | undefined {
+    const o = this.input.options;
+    return o.scrubtext ? maskedPartialWords(this.#call, partial, channel, o.redact) : undefined;
   }
 
   #result(model: LiveModel): TranscribeResult {

@@ -396,6 +396,7 @@ export function serviceSubmitter(intake: JobIntake): Submitter {
       });
       return { requestid };
     },
+    clientText: (company, fields) => intake.clientText(company, fields),
   };
 }
 

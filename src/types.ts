@@ -47,12 +47,13 @@ export interface ChannelPcm {
 /**
  * What redaction replaces (docs/redaction.md), in the order they are listed to users: card numbers,
  * card security codes, expiry dates, social security numbers, other runs of 6+ digits (the default
- * kinds), and the personal data asked for by name (docs/pii.md): bank account and routing numbers,
- * phone numbers, emails, people's names, street addresses, dates of birth, ID numbers.
+ * kinds), and those asked for by name: PINs, and the personal data of docs/pii.md — bank account and
+ * routing numbers, phone numbers, emails, people's names, street addresses, dates of birth, ID numbers.
+ * The one list every edge checks `redact=` against (request, company settings, CLI).
  */
-export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
+export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
 export type RedactKind = (typeof REDACT_KINDS)[number];
-/** What `scrubtext=true` redacts when no kinds are asked for (the established service's kinds). */
+/** What `scrubtext=true` (or a policy without `--redact`) redacts when no kinds are asked for (the established service's kinds). */
 export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**

@@ -189,15 +189,16 @@ cli('company set and vocab say what they did; an unknown kind names the accepted
     stderr: '',
   });
   assert.is((await inProcess('company', 'set', 'hooli', '--scrub', 'none', '--sentiment', 'on')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
-  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,iban')).error, 'Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, bank, phone, email, name, address, dob, id');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,iban')).error, 'Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id');
   assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'name,email,address,card')).stdout, 'hooli: redact=card,email,name,address diarize=on sentiment=on numtrans=off\n');
-  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'all')).stdout, 'hooli: redact=card,cvv,expiry,ssn,digits,bank,phone,email,name,address,dob,id diarize=on sentiment=on numtrans=off\n');
+  assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'all')).stdout, 'hooli: redact=card,cvv,expiry,ssn,digits,pin,bank,phone,email,name,address,dob,id diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,ssn')).stdout, 'hooli: redact=card,ssn diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--gender', 'maybe')).error, '--gender takes on or off, not "maybe"');
   assert.match((await inProcess('company', 'set', 'hooli')).error ?? '', /^company set needs at least one of --scrub, --redact/);
   assert.is((await inProcess('vocab', 'add', 'hooli', 'Pied Piper', 'middle out')).stdout, 'hooli: added 2 phrases\n');
   assert.is((await inProcess('vocab', 'add', 'hooli', 'middle out')).stdout, 'hooli: added 0 phrases (1 already there)\n');
   assert.is((await inProcess('vocab', 'list', 'hooli')).stdout, 'Pied Piper\nmiddle out\n');
+  assert.match((await inProcess('vocab', 'add', 'hooli', 'card 4539148803436467')).error ?? '', /^A vocabulary phrase "card ################" holds digits; the vocabulary never writes numbers/);
   assert.is((await inProcess('vocab', 'remove', 'hooli', 'Pied Piper', 'nucleus')).stdout, 'hooli: removed 1 phrase (1 not in the vocabulary)\n');
   assert.match(voxdex('company', 'list').stdout, /\nhooli\thq\/inbox\t\*\t\tredact=card,ssn diarize=on sentiment=on numtrans=off vocab=1 phrase\n/);
 });

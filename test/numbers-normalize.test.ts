@@ -26,6 +26,17 @@ n('groups said as pairs and cardinals join into one digit string', () => {
   assert.is(say('two point five'), '2.5');
 });
 
+n('a unit claims only the short number before it, never the digit string said before that (issue 24)', () => {
+  assert.is(say('my social is five three seven two one eight eight four six two people live here'), 'my social is 537218846 two people live here');
+  assert.is(say('four one one one one one one one forty two dollars'), '41111111 $42');
+  assert.is(say('five four two five three percent'), '5425 3%');
+  assert.is(say('one two three four five six twenty five minutes'), '123456 25 minutes');
+  // Short runs stay one amount, as prices are said.
+  assert.is(say('nineteen ninety five dollars'), '$1,995');
+  assert.is(say('twelve fifty dollars'), '$1,250');
+  assert.is(say('one oh five dollars'), '$105');
+});
+
 n('hyphenated numbers ("forty-two", as writers and Moonshine spell them) read as their words', () => {
   assert.is(say('forty-two'), '42');
   assert.is(say('Forty-two,'), '42');

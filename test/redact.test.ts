@@ -120,7 +120,8 @@ r('only the requested kinds are redacted; a card still counts as a run of digits
   // Asked for digits only, the expiry and code still go: 3+ digits answering a question count.
   assert.equal(redact(PAYMENT, true, ['digits']).spans, ['digits C1 6-18.4 16', 'digits C1 22.5-24.4 4', 'digits C1 30-31.4 3']);
   assert.equal(parseKinds('card, CVV,card'), { kinds: ['card', 'cvv'] });
-  assert.equal(parseKinds('card,pin'), { bad: 'pin' });
+  assert.equal(parseKinds('card,pin'), { kinds: ['card', 'pin'] });
+  assert.equal(parseKinds('card,iban'), { bad: 'iban' });
 });
 
 r('misheard digits answering a question are redacted with the answer', () => {

@@ -2,7 +2,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VoxdexError } from '../src/errors.js';
-import { defaultRequestOptions, pickRequestOptions, resolveRequestOptions } from '../src/jobs/request-options.js';
+import { defaultRequestOptions, pickRequestOptions, policyFloor, resolveRequestOptions } from '../src/jobs/request-options.js';
 
 const opts = suite('request options');
 
@@ -70,18 +70,49 @@ opts('vocab: comma-separated, trimmed, at most 100 phrases of at most 50 charact
   assert.equal(refused(() => resolveRequestOptions({ vocab: `ok,${'x'.repeat(51)}` }, {})).message, `Expected phrases of at most 50 characters for vocab but received "${'x'.repeat(51)}"`);
 });
 
+opts('vocab never writes digits: a phrase with digits is 400 naming the rule, the digits masked; length counts characters, not UTF-16 units (issue 24)', () => {
+  assert.equal(refused(() => resolveRequestOptions({ vocab: 'Acme Gold,4539148803436467' }, {})), {
+    code: 'BAD_ARGUMENT',
+    status: 400,
+    message: 'The vocab phrase "################" holds digits; the vocabulary never writes numbers (it could put a number nobody said into a transcript): spell names without digits, numbers are recognised without it',
+  });
+  assert.match(refused(() => resolveRequestOptions({ vocab: 'double four double five' }, {})).message, 'spells a number of 4 digits');
+  assert.equal(resolveRequestOptions({ vocab: `Office three sixty five,${'é'.repeat(50)},${'👍🏽'.repeat(50)}` }, {}).vocab, ['Office three sixty five', 'é'.repeat(50), '👍🏽'.repeat(50)]);
+  // A company phrase stored before the rule is never used.
+  assert.equal(resolveRequestOptions({}, { vocab: ['card 4111', 'Acme Gold'] }).vocab, ['Acme Gold']);
+  assert.equal(policyFloor({ ...defaultRequestOptions(), vocab: ['card 4111', 'Acme Gold'] }, {}).vocab, ['Acme Gold']);
+});
+
 opts('redact: known kinds only; a request adds kinds to the company\'s, never removes one', () => {
   assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'ssn']);
   assert.equal(resolveRequestOptions({ redact: 'ssn' }, { redact: ['card'] }).redact, ['card', 'ssn']);
   assert.equal(resolveRequestOptions({}, { redact: ['cvv'] }).redact, ['cvv']);
-  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits, bank, phone, email, name, address, dob, id, or all for redact but received "iban"');
+  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id, or all for redact but received "iban"');
+});
+
+opts('under a scrub policy a request\'s redact= adds to the default kinds, never narrows them (issue 24)', () => {
+  assert.equal(resolveRequestOptions({ redact: 'cvv' }, { scrub: ['text'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
+  assert.equal(resolveRequestOptions({ redact: 'pin' }, { scrub: ['text', 'audio'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin']);
+  assert.equal(resolveRequestOptions({ redact: 'cvv' }, { scrub: ['text'], redact: ['card'] }).redact, ['card', 'cvv']);
+  // Without a policy the request chooses.
+  assert.equal(resolveRequestOptions({ scrubtext: 'true', redact: 'cvv' }, {}).redact, ['cvv']);
+});
+
+opts('policyFloor: a job runs under the policy as it is when it runs — it only ever adds (issue 24)', () => {
+  const accepted = resolveRequestOptions({ redact: 'cvv', diarize: 'true' }, {});
+  assert.equal(policyFloor(accepted, {}), accepted);
+  const floored = policyFloor(accepted, { scrub: ['text'] });
+  assert.equal([floored.scrubtext, floored.scrubaudio, floored.redact, floored.diarize], [true, false, ['card', 'cvv', 'expiry', 'ssn', 'digits'], true]);
+  assert.equal(policyFloor(floored, { scrub: ['audio'], redact: ['pin'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin']);
+  assert.is(policyFloor(floored, { scrub: ['audio'] }).scrubaudio, true);
+  assert.is(policyFloor(resolveRequestOptions({ scrubtext: '1' }, {}), { diarize: false }).scrubtext, true);
 });
 
 opts('redact: the personal-data kinds by name, all for every kind; nothing asked: the default kinds', () => {
   assert.equal(resolveRequestOptions({ scrubtext: 'true' }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
   assert.equal(resolveRequestOptions({ redact: 'Name,email,address' }, {}).redact, ['email', 'name', 'address']);
   assert.equal(resolveRequestOptions({ redact: ['dob', 'id'] }, { redact: ['bank'] }).redact, ['bank', 'dob', 'id']);
-  assert.equal(resolveRequestOptions({ redact: 'all' }, { redact: ['card'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id']);
+  assert.equal(resolveRequestOptions({ redact: 'all' }, { redact: ['card'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id']);
 });
 
 opts('scrubtext=tag marks without replacing; refused (403) when the company policy redacts text', () => {

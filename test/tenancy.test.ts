@@ -240,27 +240,49 @@ tenancy('company settings start empty, merge patch by patch, and survive reopeni
   }
 });
 
+/** `CODE: message` of what fn throws, or 'no error'. */
+function message(fn: () => unknown): string {
+  try {
+    fn();
+    return 'no error';
+  } catch (err) {
+    return `${(err as VoxdexError).code}: ${(err as Error).message}`;
+  }
+}
+
 tenancy('company settings refuse unknown kinds naming the accepted ones, and hold at most 1000 phrases of 50 characters', () => {
   const t = new SqliteTenancy(':memory:');
   t.addCompany('acme', { org: 'o', folder: 'f' });
-  const message = (fn: () => unknown) => {
-    try {
-      fn();
-      return 'no error';
-    } catch (err) {
-      return `${(err as VoxdexError).code}: ${(err as Error).message}`;
-    }
-  };
-  assert.is(message(() => t.setCompanySettings('acme', { redact: ['card', 'iban' as 'card'] })), 'BAD_ARGUMENT: Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, bank, phone, email, name, address, dob, id');
+  assert.is(message(() => t.setCompanySettings('acme', { redact: ['card', 'iban' as 'card'] })), 'BAD_ARGUMENT: Unknown redaction kind "iban"; accepted: card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id');
   assert.is(message(() => t.setCompanySettings('acme', { scrub: ['video' as 'text'] })), 'BAD_ARGUMENT: Unknown scrub target "video"; accepted: text, audio');
   assert.is(message(() => t.addVocab('acme', ['x'.repeat(51)])), `BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "${'x'.repeat(51)}" has 51`);
   assert.is(message(() => t.addVocab('acme', ['  '])), 'BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "  " has 0');
-  assert.is(t.addVocab('acme', Array.from({ length: 1000 }, (_, i) => `phrase ${i}`)).length, 1000);
+  const letters = (i: number) => [i % 26, Math.floor(i / 26) % 26, Math.floor(i / 676)].map((x) => String.fromCharCode(97 + x)).join('');
+  assert.is(t.addVocab('acme', Array.from({ length: 1000 }, (_, i) => `phrase ${letters(i)}`)).length, 1000);
   assert.is(
     message(() => t.addVocab('acme', ['one more'])),
     "BAD_ARGUMENT: A company's vocabulary holds at most 1000 phrases; this change would make it 1001. Remove some with voxdex vocab remove.",
   );
   assert.is(t.companySettings('acme').vocab?.length, 1000);
+  t.close();
+});
+
+tenancy('the vocabulary never writes digits: a phrase with digits, or number words of 4+ digits, is refused; one stored before can be removed (issue 24)', () => {
+  const t = new SqliteTenancy(':memory:');
+  t.addCompany('acme', { org: 'o', folder: 'f' });
+  const rule = 'the vocabulary never writes numbers (it could put a number nobody said into a transcript): spell names without digits, numbers are recognised without it';
+  assert.is(message(() => t.addVocab('acme', ['4539148803436467'])), `BAD_ARGUMENT: A vocabulary phrase "################" holds digits; ${rule}`);
+  assert.is(message(() => t.addVocab('acme', ['Gold ٣'])), `BAD_ARGUMENT: A vocabulary phrase "Gold #" holds digits; ${rule}`);
+  assert.is(message(() => t.addVocab('acme', ['four five three nine'])), `BAD_ARGUMENT: A vocabulary phrase "four five three nine" spells a number of 4 digits; ${rule}`);
+  assert.equal(t.addVocab('acme', ['Office three sixty five', 'Seven Eleven', 'Channel Four']), ['Office three sixty five', 'Seven Eleven', 'Channel Four']);
+  // Length is counted in characters as a reader counts them, not UTF-16 units.
+  assert.equal(t.addVocab('acme', ['👍🏽'.repeat(50)]), ['👍🏽'.repeat(50)]);
+  assert.is(message(() => t.addVocab('acme', ['日'.repeat(51)])), `BAD_ARGUMENT: A vocabulary phrase has 1 to 50 characters; "${'日'.repeat(51)}" has 51`);
+  // A phrase stored before the rule does not block changes, and can be removed.
+  t.db.prepare('UPDATE company_settings SET settings = ? WHERE company = ?').run(JSON.stringify({ vocab: ['card 4111'] }), 'acme');
+  assert.equal(t.addVocab('acme', ['Acme Gold']), ['Acme Gold']);
+  assert.equal(t.removeVocab('acme', ['card 4111']), ['card 4111']);
+  assert.equal(t.companySettings('acme').vocab, ['Acme Gold']);
   t.close();
 });
 

@@ -66,7 +66,9 @@ export function transcoding(cfg: TranscodeConfig): TranscodeState {
 /** The ffmpeg command line (after the program name). */
 export function ffmpegArgs(demuxer: string, probeSec?: number): string[] {
   return [
-    '-hide_banner', '-nostdin', '-loglevel', 'error', '-max_alloc', String(MAX_ALLOC),
+    // Damaged frames are skipped with a warning, however many (the silence fill below keeps the times):
+    // ffmpeg 5.1 cannot decode AMR-NB comfort noise and would otherwise fail a file of mostly pauses.
+    '-hide_banner', '-nostdin', '-loglevel', 'error', '-max_alloc', String(MAX_ALLOC), '-max_error_rate', '1',
     '-threads', '1', '-filter_threads', '1',
     '-protocol_whitelist', 'pipe', '-f', demuxer, '-i', 'pipe:0',
     '-map', '0:a:0', '-vn', '-sn', '-dn', '-map_metadata', '-1', '-bitexact',

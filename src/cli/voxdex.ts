@@ -28,9 +28,9 @@ import { createService, serviceSubmitter } from '../service.js';
 import { JobPaths } from '../store/paths.js';
 import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
-  describeCompanySettings, parseKindList, parseOnOff, REDACT_KINDS, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
+  describeCompanySettings, parseKindList, parseOnOff, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
-import { DEFAULT_REDACT_KINDS, type CompanySettings } from '../types.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';

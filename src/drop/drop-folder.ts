@@ -12,6 +12,7 @@ import { voxdexError } from '../errors.js';
 import { isShortName } from '../is.js';
 import { silentLogger, type Logger } from '../log.js';
 import type { SubmissionLedger } from '../store/ledger.js';
+import { NO_REDACTION, type ClientText } from '../redact/client-policy.js';
 import type { Destination } from '../types.js';
 import { exists, isCandidateName, moveInto, writeJson } from './files.js';
 import { intakeFile, type IntakeResult } from './submit-once.js';
@@ -92,12 +93,27 @@ export class DropFolderWatcher {
     await this.#chain;
   }
 
+  /** How a file's path may be logged: redacted under its company's policy (the company is the path's first folder). */
+  #clientText(file: string): ClientText {
+    const company = path.relative(path.resolve(this.#o.dropDir), file).split(path.sep)[0] ?? '';
+    return (isShortName(company) && this.#o.submitter.clientText?.(company, {})) || NO_REDACTION;
+  }
+
+  #shown(file: string): string {
+    return this.#clientText(file).text(file);
+  }
+
+  #shownError(file: string, err: unknown): unknown {
+    const client = this.#clientText(file);
+    return client.active ? client.error({ message: err instanceof Error ? err.message : String(err) }) : err;
+  }
+
   #enqueue(file: string): void {
     if (this.#closing || this.#queued.has(file)) return;
     this.#queued.add(file);
     this.#chain = this.#chain
       .then(() => this.#handle(file))
-      .catch((err) => this.#log.error({ err, file }, 'drop folder: could not handle file'))
+      .catch((err) => this.#log.error({ err: this.#shownError(file, err), file: this.#shown(file) }, 'drop folder: could not handle file'))
       .finally(() => this.#queued.delete(file));
   }
 
@@ -106,7 +122,7 @@ export class DropFolderWatcher {
     const root = path.resolve(this.#o.dropDir);
     const parts = path.relative(root, file).split(path.sep);
     if (parts.length !== 4) {
-      this.#log.warn({ file }, 'drop folder: files belong in <dropDir>/<company>/<org>/<folder>/; left where it is');
+      this.#log.warn({ file: this.#shown(file) }, 'drop folder: files belong in <dropDir>/<company>/<org>/<folder>/; left where it is');
       return;
     }
     const [company, org, folder] = parts as [string, string, string, string];
@@ -115,7 +131,7 @@ export class DropFolderWatcher {
     let destination: Destination | undefined;
     if (![company, org, folder].every(isShortName)) {
       const e = voxdexError('NOT_FOUND', `No folder ${company}/${org}/${folder}: drop files into <company>/<org>/<folder>/ of an existing folder`);
-      result = { kind: 'failed', error: { code: e.code, message: e.message } };
+      result = { kind: 'failed', error: { code: e.code, message: e.message }, shown: file };
     } else {
       destination = { company, org, folder };
       result = await intakeFile(file, destination, 'drop', { ledger: this.#ledger, submitter: this.#o.submitter });
@@ -128,7 +144,7 @@ export class DropFolderWatcher {
     const sidecar = 'sidecar' in result ? result.sidecar : undefined;
     switch (result.kind) {
       case 'busy': {
-        this.#log.info({ file, error: result.error }, 'drop folder: service busy; will retry');
+        this.#log.info({ file: result.shown, error: result.error }, 'drop folder: service busy; will retry');
         const t = setTimeout(() => {
           this.#retryTimers.delete(t);
           this.#enqueue(file);
@@ -140,7 +156,7 @@ export class DropFolderWatcher {
       case 'resumed':
         event.movedTo = await moveInto(file, path.join(dir, DONE_DIR));
         if (sidecar) await moveInto(sidecar, path.join(dir, DONE_DIR));
-        this.#log.info({ file, requestid: result.requestid }, 'drop folder: submitted');
+        this.#log.info({ file: result.shown, requestid: result.requestid }, 'drop folder: submitted');
         break;
       case 'duplicate':
         event.movedTo = await moveInto(file, path.join(dir, DONE_DIR));
@@ -151,13 +167,13 @@ export class DropFolderWatcher {
           firstPath: result.firstPath,
           note: 'same content as a file submitted before; not submitted again',
         });
-        this.#log.info({ file, requestid: result.requestid }, 'drop folder: duplicate content; not submitted again');
+        this.#log.info({ file: result.shown, requestid: result.requestid }, 'drop folder: duplicate content; not submitted again');
         break;
       case 'failed':
         event.movedTo = await moveInto(file, path.join(dir, FAILED_DIR));
         if (sidecar && (await exists(sidecar))) await moveInto(sidecar, path.join(dir, FAILED_DIR));
         await writeJson(`${event.movedTo}.error.json`, result.error);
-        this.#log.warn({ file, error: result.error }, 'drop folder: file failed');
+        this.#log.warn({ file: result.shown, error: result.error }, 'drop folder: file failed');
         break;
     }
     this.#o.onSettled?.(event);

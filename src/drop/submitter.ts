@@ -1,5 +1,6 @@
 /** The boundary between intake (drop folder, `voxdex import`) and the service that accepts work. */
 import type { RequestOptionValues } from '../jobs/request-options.js';
+import type { ClientText, RedactionFields } from '../redact/client-policy.js';
 import type { Destination } from '../types.js';
 
 export interface SubmitInput {
@@ -24,4 +25,9 @@ export interface SubmitInput {
  */
 export interface Submitter {
   submit(input: SubmitInput): Promise<{ requestid: string }>;
+  /**
+   * How names and messages about a file for `company` are written (the ledger's path, reports,
+   * logs): redacted under the company's policy or when the options ask for redaction. Absent: as they are.
+   */
+  clientText?(company: string, fields: RedactionFields): ClientText;
 }

@@ -20,6 +20,7 @@ import type { Job, JobStore } from '../store/job-store.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { CompanySettings, Destination, OutputFormat, RequestOptions } from '../types.js';
+import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '../redact/client-policy.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 import { sha256Of } from './content-hash.js';
 
@@ -117,17 +118,25 @@ export class JobIntake {
     this.#d.tenancy.requireScope(company, req.destination.org, req.destination.folder);
     const model = this.#d.tenancy.resolveModel(company, req.model, this.#d.installedModels());
     const options = resolveRequestOptions(req.options ?? {}, this.#settings(company), company);
+    // Under redaction (asked or the company's policy) the client's metadata is kept redacted only.
+    const client = this.clientText(company, req.options);
     const warning = req.ignored && req.ignored.length > 0 ? `parameters not implemented and ignored: ${req.ignored.join(', ')}` : undefined;
-    return { destination: req.destination, output, callback: req.callback || undefined, callbackError: req.callbackerror || undefined, metadata, datetime, model, options, warning };
+    return { destination: req.destination, output, callback: req.callback || undefined, callbackError: req.callbackerror || undefined, metadata: client.metadata(metadata), datetime, model, options, warning };
   }
 
-  /** Validates, stores the upload and the job durably, queues it, and returns its request id. */
+  /**
+   * Validates, stores the upload and the job durably, queues it, and returns its request id. Under
+   * redaction (asked or the company's policy) the file name and metadata are stored redacted, and
+   * an error's message is redacted before it leaves (redact/client-policy.ts).
+   */
   async submit(req: SubmitRequest): Promise<string> {
     let target: string | undefined;
     let copy: string | undefined;
+    const client = this.clientText(req.destination.company, req.options);
     try {
       await this.checkCapacity();
       const prepared = this.prepare(req);
+      const source = client.text(req.file.name);
       if (req.file.size > this.#d.config.maxUploadBytes) {
         throw voxdexError('TOO_LARGE', `The file is larger than the limit of ${Math.round(this.#d.config.maxUploadBytes / 1048576)} MiB`);
       }
@@ -137,7 +146,7 @@ export class JobIntake {
       // The recording's own bytes (a sealed upload is read through its seal), as the drop folder hashes them.
       const contentHash = req.sha256 ?? (await sha256Of(upload).finally(() => upload.close()));
       const id = randomUUID();
-      const key = this.#d.blobs.uploadKey(id, safeName(req.file.name));
+      const key = this.#d.blobs.uploadKey(id, safeName(source));
       if (!req.move) {
         copy = path.join(this.#d.paths.incoming, `${id}.copy`);
         mkdirSync(this.#d.paths.incoming, { recursive: true });
@@ -149,7 +158,7 @@ export class JobIntake {
       const job = await this.#d.store.create({
         ...prepared,
         id,
-        source: req.file.name,
+        source,
         kind: probe.kind === 'wav' || probe.kind === 'coded' ? 'audio' : 'archive',
         uploadPath: key,
         zpass: req.zpass || undefined,
@@ -162,7 +171,7 @@ export class JobIntake {
       if (req.move) rmSync(req.file.path, { force: true });
       if (copy) rmSync(copy, { force: true });
       if (target) await this.#d.blobs.delete(target).catch(() => undefined); // stored but not committed: never acknowledged
-      throw err;
+      throw client.active && err instanceof VoxdexError ? redactedError(err, client) : err;
     }
   }
 
@@ -184,6 +193,27 @@ export class JobIntake {
   liveUploadKey(id: string, name: string): string {
     return this.#d.blobs.uploadKey(id, safeName(name));
   }
+
+  /** How a request's client text is written: redacted under the company's policy or when `fields` ask for redaction. */
+  clientText(company: string, fields: RedactionFields = {}): ClientText {
+    return clientTextUnderPolicy(this.#settingsOrNone(company), fields);
+  }
+
+  /** The company's settings, or none when it does not exist (the request fails on its scope). */
+  #settingsOrNone(company: string): CompanySettings {
+    try {
+      return this.#settings(company);
+    } catch {
+      return {};
+    }
+  }
+}
+
+/** The error with its message (and stack) redacted: an invalid metadata value is quoted in it. */
+function redactedError(err: VoxdexError, client: ClientText): VoxdexError {
+  err.message = client.text(err.message);
+  if (err.stack) err.stack = client.text(err.stack);
+  return err;
 }
 
 /** A request's fields after validation and company policy: a job row without its file. */

@@ -6,6 +6,8 @@
  * the post-ASR stages; nothing downstream re-checks it.
  */
 import { voxdexError } from '../errors.js';
+import { policyKinds } from '../redact/client-policy.js';
+import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } from '../tenancy/company-settings.js';
 import { invalidParameter, parseInteger } from '../is.js';
 import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
 
@@ -33,7 +35,6 @@ export function pickRequestOptions(params: Readonly<Record<string, unknown>>): R
 
 export const MAX_SPEAKERS = 10;
 export const MAX_VOCAB_PHRASES = 100;
-export const MAX_VOCAB_PHRASE_CHARS = 50;
 
 const BOOLEANS: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
@@ -60,7 +61,7 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
     gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
     sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
-    vocab: [...new Set([...(settings.vocab ?? []), ...vocabulary(fields.vocab)])],
+    vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...vocabulary(fields.vocab)])],
   };
   const speakers = fields.speakers;
   if (!absent(speakers)) {
@@ -126,14 +127,42 @@ function list(name: string, value: unknown): string[] {
   return (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
 }
 
-/** The company's kinds (or the default kinds) plus what the request adds; a request cannot remove a company kind. `all`: every kind. */
+/**
+ * The company's kinds plus what the request adds: a request's `redact=` never narrows the policy
+ * (`redact=cvv` under `--scrub text` is every default kind, cvv among them). Without a policy or
+ * company kinds, the request's list is what it asked for; nothing asked: the default kinds.
+ */
 function redactKinds(value: unknown, settings: CompanySettings): RedactKind[] {
   const asked = list('redact', value).map((k) => k.toLowerCase()).flatMap((k) => (k === ALL_KINDS ? [...REDACT_KINDS] : [k]));
   const unknown = asked.find((k) => !(REDACT_KINDS as readonly string[]).includes(k));
   if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}, or all`, unknown);
-  const kinds = new Set<string>(settings.redact ?? (asked.length > 0 ? [] : DEFAULT_REDACT_KINDS));
-  for (const k of asked) kinds.add(k);
+  const kinds = new Set<string>([...policyKinds(settings), ...asked]);
+  return kindsInOrder(kinds.size > 0 ? kinds : new Set(DEFAULT_REDACT_KINDS));
+}
+
+function kindsInOrder(kinds: ReadonlySet<string>): RedactKind[] {
   return REDACT_KINDS.filter((k) => kinds.has(k));
+}
+
+/**
+ * The options a job runs with: those it was accepted with, made at least as strict as the company's
+ * settings when it runs (API.md §10: a policy applies to what runs after it is set, queued and
+ * resumed work included). It only ever adds: scrubtext/scrubaudio on, the policy's kinds.
+ */
+export function policyFloor(options: RequestOptions, settings: CompanySettings): RequestOptions {
+  const scrub = settings.scrub ?? [];
+  const { tag, ...rest } = options;
+  const scrubtext = options.scrubtext || scrub.includes('text');
+  return {
+    ...rest,
+    // scrubtext=tag keeps the words: not under a text policy.
+    ...(tag && !scrubtext ? { tag } : {}),
+    scrubtext,
+    scrubaudio: options.scrubaudio || scrub.includes('audio'),
+    redact: kindsInOrder(new Set([...options.redact, ...policyKinds(settings)])),
+    // Stored before phrases with digits were refused: never written.
+    vocab: options.vocab.filter((p) => vocabDigitsProblem(p) === undefined),
+  };
 }
 
 function vocabulary(value: unknown): string[] {
@@ -141,9 +170,10 @@ function vocabulary(value: unknown): string[] {
   if (phrases.length > MAX_VOCAB_PHRASES) {
     throw voxdexError('BAD_ARGUMENT', `vocab has ${phrases.length} phrases; send at most ${MAX_VOCAB_PHRASES} (comma-separated), or add the company's list with voxdex vocab add`);
   }
-  const long = phrases.find((p) => p.length > MAX_VOCAB_PHRASE_CHARS);
-  if (long !== undefined) throw invalidParameter('vocab', `phrases of at most ${MAX_VOCAB_PHRASE_CHARS} characters`, long);
+  const long = phrases.find((p) => phraseLength(p) > VOCAB_MAX_CHARS);
+  if (long !== undefined) throw invalidParameter('vocab', `phrases of at most ${VOCAB_MAX_CHARS} characters`, long);
   const bad = phrases.find((p) => /[\x00-\x1f\x7f]/.test(p));
   if (bad !== undefined) throw invalidParameter('vocab', 'phrases without control characters', bad);
+  for (const p of phrases) checkNewPhrase(p, 'The vocab phrase');
   return phrases;
 }

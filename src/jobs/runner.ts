@@ -31,9 +31,10 @@ import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } f
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 import type { JobPaths } from '../store/paths.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
-import type { StageContext } from '../types.js';
+import type { RequestOptions, StageContext } from '../types.js';
 import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
-import { defaultRequestOptions } from './request-options.js';
+import { clientTextOf } from '../redact/client-policy.js';
+import { defaultRequestOptions, policyFloor } from './request-options.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
 export interface JobRunnerDeps {
@@ -236,10 +237,13 @@ export class JobRunner {
     const ctx: StageContext = { jobId: id, signal, log, config: this.#d.config };
     const t0 = performance.now();
     const { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript } = this.#d;
+    const options = this.#runOptions(job);
+    // Under redaction the client's name and metadata go on redacted (a job queued before the policy included).
+    const client = clientTextOf(options);
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
-      // A job stored before request options existed runs with the defaults.
-      const outcome = await runUpload({ ...job, options: job.options ?? defaultRequestOptions() }, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
+      const pipelineJob = { ...job, options, source: client.text(job.source), metadata: client.metadata(job.metadata) };
+      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });
@@ -251,9 +255,10 @@ export class JobRunner {
         return;
       }
       const e = toVoxdexError(err);
+      const reported = client.active ? client.error({ code: e.code, message: e.message }) : e;
       const decision = decideRetry(e.code, job.attempts, this.#retry);
       if (decision.retry) {
-        log.warn({ err: e, attempts: job.attempts, delay: decision.delayMs }, 'job failed; retrying');
+        log.warn({ err: reported, attempts: job.attempts, delay: decision.delayMs }, 'job failed; retrying');
         if (owner !== undefined) {
           await this.#leases!.requeue(id, owner, decision.delayMs);
           return;
@@ -265,11 +270,24 @@ export class JobRunner {
         this.#retryTimers.add(t);
         return;
       }
-      log.warn({ err: e }, 'request failed');
-      await this.#settle(job, { state: 'failed', error: { code: e.code, message: e.message }, owner });
+      log.warn({ err: reported }, 'request failed');
+      await this.#settle(job, { state: 'failed', error: client.error({ code: e.code, message: e.message }), owner });
     } finally {
       if (owner !== undefined || (await this.#d.store.get(id))?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
     }
+  }
+
+  /**
+   * What the job runs with: its accepted options (a job stored before request options existed: the
+   * defaults) under the company's policy as it is now — set after the job was queued, it still applies.
+   */
+  #runOptions(job: Job): RequestOptions {
+    const accepted = job.options ?? defaultRequestOptions();
+    const floored = policyFloor(accepted, this.#d.tenancy.companySettings(job.destination.company));
+    if (floored.scrubtext !== accepted.scrubtext || floored.scrubaudio !== accepted.scrubaudio || floored.redact.length !== accepted.redact.length) {
+      this.#d.log.info({ requestid: job.id, scrubtext: floored.scrubtext, scrubaudio: floored.scrubaudio, redact: floored.redact }, 'the company policy set after this request was accepted applies to it');
+    }
+    return floored;
   }
 
   /**

@@ -37,8 +37,11 @@ function numeric(word: string): boolean {
   return /\d/.test(word) || isNumberWord(k) || k in HOMOPHONES || k in REPEATS || MONTH_SET.has(k) || k === 'oh';
 }
 
-/** The partial's text; under scrubtext with every number-like word masked. */
-export function partialText(words: readonly string[], options: Pick<RequestOptions, 'scrubtext'>): string {
+/**
+ * The partial's text; under scrubtext with every number-like word masked, and each word of `masked`
+ * (the personal-data kinds' words, word-kinds-hold.ts `maskedPartialWords`) shown as it says.
+ */
+export function partialText(words: readonly string[], options: Pick<RequestOptions, 'scrubtext'>, masked: ReadonlyMap<number, string> = new Map()): string {
   if (!options.scrubtext) return words.join(' ');
-  return words.map((w) => (numeric(w) ? (/\d/.test(w) ? w.replace(/\d/g, '#').replace(/[^#]/g, '') || '###' : '###') : w)).join(' ');
+  return words.map((w, i) => masked.get(i) ?? (numeric(w) ? (/\d/.test(w) ? w.replace(/\d/g, '#').replace(/[^#]/g, '') || '###' : '###') : w)).join(' ');
 }

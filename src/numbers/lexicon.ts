@@ -31,6 +31,18 @@ export const HOMOPHONES: Readonly<Record<string, number>> = {
   oh: 0, o: 0, won: 1, to: 2, too: 2, tu: 2, for: 4, fore: 4, ate: 8, knives: 5, fives: 5, nein: 9, tree: 3, free: 3, sicks: 6,
 };
 
+/**
+ * Words after a number that make it a quantity — a count, an amount, a time — not part of a digit
+ * string ("forty two dollars", "two pm", "three months", "two people"). A unit claims at most the
+ * short number right before it, in the same utterance (docs/redaction.md: a card number said just
+ * before "three months ago" stays a card number).
+ */
+export const QUANTITY_UNITS: ReadonlySet<string> = new Set([
+  'dollars', 'dollar', 'bucks', 'buck', 'cents', 'cent', 'pounds', 'pound', 'pence', 'quid', 'euros', 'euro', 'percent', 'am', 'pm', "o'clock", 'oclock',
+  'seconds', 'second', 'minutes', 'minute', 'hours', 'hour', 'days', 'day', 'weeks', 'week', 'months', 'month', 'years', 'year',
+  'times', 'items', 'item', 'people', 'persons', 'kids', 'children', 'pieces', 'boxes', 'units', 'miles', 'kilometers',
+]);
+
 export const MONTHS = [
   'january', 'february', 'march', 'april', 'may', 'june', 'july', 'august', 'september', 'october', 'november', 'december',
 ] as const;

@@ -6,7 +6,7 @@
  * that are more likely words ("one of them", "no one", "three items"), are kept as they are.
  */
 import type { WordEvent } from '../types.js';
-import { DIGITS, meridiem, MONTHS, ORDINALS, ordinalSuffix, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from './lexicon.js';
+import { DIGITS, meridiem, MONTHS, ORDINALS, ordinalSuffix, QUANTITY_UNITS, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from './lexicon.js';
 
 const CURRENCY: Record<string, string> = { dollars: '$', dollar: '$', bucks: '$', buck: '$', pounds: '£', pound: '£', quid: '£', euros: '€', euro: '€' };
 const MINOR = new Set(['cents', 'cent', 'pence', 'penny', 'p']);
@@ -162,6 +162,15 @@ export function normalizeNumbers(input: readonly WordEvent[], options: NumberOpt
     }
     const next = keys[end];
 
+    // A unit claims only the short number right before it: "five three seven two one eight eight
+    // four six two people" is the digit string 537218846, then "two people".
+    const unitAt = unitClaimStart(atoms, next);
+    if (unitAt !== undefined) {
+      out.push(merge(i, i + unitAt, numeral(atoms.slice(0, unitAt))!));
+      i += unitAt;
+      continue;
+    }
+
     // Amounts: "forty two dollars and fifty cents" → $42.50.
     const symbol = next !== undefined ? CURRENCY[next] : undefined;
     if (symbol && !text.includes('.')) {
@@ -215,6 +224,20 @@ export function normalizeNumbers(input: readonly WordEvent[], options: NumberOpt
   return out;
 }
 
+/**
+ * Where the last chunk of a digit string starts when a unit follows it (`next`) and the chunks
+ * before hold 3+ digits: that chunk is the quantity, the rest a digit string. Shorter runs stay one
+ * amount ("nineteen ninety five dollars" → $1,995, "twelve fifty dollars" → $1,250).
+ */
+function unitClaimStart(atoms: readonly Atom[], next: string | undefined): number | undefined {
+  if (next === undefined || !(QUANTITY_UNITS.has(next) || next in CURRENCY || next === 'per')) return undefined;
+  const c = chunks(atoms);
+  if (!c || c.frac !== undefined || c.chunks.length < 2) return undefined;
+  const last = c.chunks[c.chunks.length - 1]!;
+  const lead = c.chunks.slice(0, -1).reduce((n, x) => n + x.digits.length, 0);
+  return lead >= 3 && last.at > 0 ? last.at : undefined;
+}
+
 /** "1250000" → "1,250,000" (amounts only; digit strings are never grouped). */
 function groupThousands(text: string): string {
   const [whole, frac] = text.split('.');
@@ -225,6 +248,8 @@ function groupThousands(text: string): string {
 interface Chunk {
   digits: string;
   value: number;
+  /** Index of the chunk's first atom. */
+  at: number;
 }
 
 /**
@@ -238,16 +263,20 @@ function chunks(atoms: readonly Atom[]): { chunks: Chunk[]; frac?: string } | un
   let last: 'none' | 'digit' | 'zero' | 'teen' | 'tens' | 'tensunit' | 'hundred' | 'scale' | 'rep' = 'none';
   let rep = '';
   let frac: string | undefined;
+  let a = 0;
+  let begin = 0;
   const close = () => {
-    if (last === 'none') return;
-    if (last === 'rep') out.push({ digits: rep, value: Number(rep) });
-    else if (last === 'zero') out.push({ digits: '0', value: 0 });
-    else out.push({ digits: String(total + part), value: total + part });
+    if (last !== 'none') {
+      if (last === 'rep') out.push({ digits: rep, value: Number(rep), at: begin });
+      else if (last === 'zero') out.push({ digits: '0', value: 0, at: begin });
+      else out.push({ digits: String(total + part), value: total + part, at: begin });
+    }
     total = 0;
     part = 0;
     last = 'none';
+    begin = a;
   };
-  for (let a = 0; a < atoms.length; a++) {
+  for (; a < atoms.length; a++) {
     const atom = atoms[a]!;
     if (frac !== undefined) {
       if (atom.t !== 'digit') return undefined;

@@ -1,25 +1,21 @@
 /**
- * The analysis every redaction recognizer shares: each speaker's words in time order (a stream per
- * `metadata.speaker`, else per channel), what digits each word stands for — numerals ("4111"), number
+ * The analysis every redaction recognizer shares: each channel's words in time order (a stream per
+ * channel, whatever speaker labels diarization gave: a one-voice call split in two labels must not
+ * hide a digit), what digits each word stands for — numerals ("4111"), number
  * words ("forty five" → 4 5), "double"/"triple", and homophones ("to", "for", "ate", "won", "oh")
  * when they sit next to real digits — and the digit RUNS: groups of digits joined across pauses,
  * fillers and utterances of the same speaker within RUN_WINDOW_SEC (a card read out in four turns).
  * Quantities (amounts, percentages, times, ordinals, counts before a unit) break runs.
  */
-import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from '../numbers/lexicon.js';
+import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, QUANTITY_UNITS, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from '../numbers/lexicon.js';
 import type { Utterance } from '../types.js';
 
 /** Groups of the same speaker this close (seconds, end to start) may join into one run. */
 export const RUN_WINDOW_SEC = 20;
 /** Words that may sit between digit groups of one number ("four one one one, uh, okay, one one…"). */
-const FILLERS = new Set([
+export const FILLERS: ReadonlySet<string> = new Set([
   'uh', 'um', 'er', 'ah', 'eh', 'hmm', 'mm', 'and', 'then', 'okay', 'ok', 'yes', 'yeah', 'right', 'sorry', 'so', 'is', "it's", 'its',
-  'the', 'rest', 'next', 'last', 'digits', 'numbers', 'number', 'dash', 'space', 'again', 'that', "that's", 'thats', 'um-hum', 'uh-huh',
-]);
-/** Words after a number that make it a quantity, not part of a digit string. */
-const UNITS = new Set([
-  'dollars', 'dollar', 'bucks', 'cents', 'cent', 'pounds', 'pence', 'euros', 'euro', 'percent', 'am', 'pm', "o'clock", 'oclock',
-  'minutes', 'minute', 'hours', 'hour', 'days', 'day', 'weeks', 'week', 'months', 'month', 'years', 'year', 'times', 'items', 'people',
+  'the', 'rest', 'next', 'last', 'digits', 'numbers', 'number', 'dash', 'space', 'again', 'that', "that's", 'thats', 'um-hum', 'uh-huh', 'it',
 ]);
 const MONTH_SET = new Set<string>(MONTHS);
 
@@ -29,6 +25,8 @@ export interface StreamToken {
   /** Utterance and event index in the transcript. */
   u: number;
   e: number;
+  /** The utterance's `metadata.speaker`, else `C<channel>`. */
+  speaker: string;
   start: number;
   end: number;
   key: string;
@@ -38,6 +36,7 @@ export interface StreamToken {
 }
 
 export interface Stream {
+  /** `C<channel>`: the stream's name in hints and spans. */
   speaker: string;
   channel: number;
   tokens: StreamToken[];
@@ -51,6 +50,8 @@ export interface DigitRun {
   digits: string;
   start: number;
   end: number;
+  /** How many utterances (breaths, as the ASR split them) its digits were said in. */
+  pieces: number;
 }
 
 const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
@@ -77,15 +78,15 @@ function wordDigits(keys: readonly string[], i: number): string | undefined {
   return '';
 }
 
-/** One stream per speaker (or channel), words in time order, with the digits each stands for. */
+/** One stream per channel, words in time order, with the digits each stands for. */
 export function buildStreams(utterances: readonly Utterance[]): Stream[] {
-  const streams = new Map<string, Stream>();
+  const streams = new Map<number, Stream>();
   utterances.forEach((utt, u) => {
     const meta = utt.metadata as { channel: number; speaker?: string };
-    const speaker = meta.speaker ?? `C${meta.channel}`;
-    let s = streams.get(speaker);
-    if (!s) streams.set(speaker, (s = { speaker, channel: meta.channel, tokens: [] }));
-    utt.events.forEach((ev, e) => s!.tokens.push({ u, e, start: ev.start, end: ev.end, key: wordKey(ev.word), kind: 'word', digits: '' }));
+    let s = streams.get(meta.channel);
+    if (!s) streams.set(meta.channel, (s = { speaker: `C${meta.channel}`, channel: meta.channel, tokens: [] }));
+    const speaker = meta.speaker ?? s.speaker;
+    utt.events.forEach((ev, e) => s!.tokens.push({ u, e, speaker, start: ev.start, end: ev.end, key: wordKey(ev.word), kind: 'word', digits: '' }));
   });
   for (const s of streams.values()) {
     s.tokens.sort((a, b) => a.start - b.start || a.u - b.u || a.e - b.e);
@@ -104,12 +105,10 @@ function classify(tokens: StreamToken[]): void {
       t.digits = d;
     } else if (t.key in HOMOPHONES) t.kind = 'homophone';
   });
-  // A number said before a unit ("forty two dollars", "two pm", "three items") is a quantity.
+  // The short number right before a unit ("forty two dollars", "two pm", "three items") is a
+  // quantity; it keeps its digits, for a sensitive run it turns out to end (redact.ts).
   tokens.forEach((t, i) => {
-    if (!UNITS.has(t.key)) return;
-    for (let j = i - 1; j >= 0 && (tokens[j]!.kind === 'digit' || tokens[j]!.key === 'and' || tokens[j]!.key in SCALES); j--) {
-      if (tokens[j]!.kind === 'digit') tokens[j]!.kind = 'quantity';
-    }
+    if (QUANTITY_UNITS.has(t.key)) for (const j of unitClaim(tokens, i)) tokens[j]!.kind = 'quantity';
   });
   // "one of them", "no one", "the one": a lone "one" among ordinary words is a word.
   tokens.forEach((t, i) => {
@@ -147,6 +146,38 @@ function classify(tokens: StreamToken[]): void {
   }
 }
 
+/** Longest numeral a unit may claim as a whole ("1500 dollars"); a longer one is a digit string. */
+const SHORT_NUMERAL_DIGITS = 4;
+
+/** Whether number word `p` can come right before `c` inside one cardinal ("forty two", "two hundred and five"). */
+function sameCardinal(p: string, written: string): boolean {
+  const c = tensUnitParts(written)?.[0] ?? written; // "forty-two" continues like "forty"
+  if (c in DIGITS) return DIGITS[c]! > 0 && (p in TENS || p in SCALES || p === 'and');
+  if (c in TEENS || c in TENS) return p in SCALES || p === 'and';
+  if (c in SCALES) return p in DIGITS || p in TEENS || p in TENS || p in SCALES;
+  if (c === 'and') return p in SCALES;
+  return false;
+}
+
+/**
+ * The tokens the unit at `u` claims: the short number right before it in the same utterance — one
+ * numeral of up to 4 digits, or the number words of one cardinal ("two", "forty two", "two
+ * thousand"): never the digit groups before it ("…zero three" + "three months": only "three").
+ */
+function unitClaim(tokens: readonly StreamToken[], u: number): number[] {
+  const unit = tokens[u]!;
+  const prev = tokens[u - 1];
+  if (!prev || prev.u !== unit.u || prev.kind !== 'digit' || unit.start - prev.end > 1.5) return [];
+  if (/\d/.test(prev.key)) return prev.digits.length <= SHORT_NUMERAL_DIGITS ? [u - 1] : [];
+  const claimed = [u - 1];
+  for (let j = u - 2; j >= 0; j--) {
+    const t = tokens[j]!;
+    if (t.u !== unit.u || (t.kind !== 'digit' && t.key !== 'and') || /\d/.test(t.key) || !sameCardinal(t.key, tokens[j + 1]!.key)) break;
+    claimed.push(j);
+  }
+  return claimed.filter((j) => tokens[j]!.kind === 'digit');
+}
+
 /** The token next to i (dir ±1) is an ordinary word of the same utterance. */
 function inWords(t: readonly StreamToken[], i: number, dir: 1 | -1): boolean {
   const o = t[i + dir];
@@ -163,22 +194,40 @@ export interface RunHints {
 }
 const NO_HINTS: RunHints = { breaks: () => false, window: () => undefined };
 
+/** Seconds between two digit words said together as one group ("four one one one"). */
+export const GROUP_GAP_SEC = 2;
+
+export interface DigitGroup {
+  first: number;
+  last: number;
+  digits: string;
+}
+
+/** The stream's groups of adjacent digit words (≤ GROUP_GAP_SEC apart), in order. */
+export function digitGroups(stream: Stream): DigitGroup[] {
+  const t = stream.tokens;
+  const groups: DigitGroup[] = [];
+  for (let i = 0; i < t.length; i++) {
+    if (t[i]!.kind !== 'digit') continue;
+    const g = groups[groups.length - 1];
+    if (g && g.last === i - 1 && t[i]!.start - t[i - 1]!.end <= GROUP_GAP_SEC) {
+      g.last = i;
+      g.digits += t[i]!.digits;
+    } else groups.push({ first: i, last: i, digits: t[i]!.digits });
+  }
+  return groups;
+}
+
 export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
   const runs: DigitRun[] = [];
   for (const stream of streams) {
     const t = stream.tokens;
-    const groups: Array<{ first: number; last: number; digits: string }> = [];
-    for (let i = 0; i < t.length; i++) {
-      if (t[i]!.kind !== 'digit') continue;
-      const g = groups[groups.length - 1];
-      if (g && g.last === i - 1 && t[i]!.start - t[i - 1]!.end <= 2) {
-        g.last = i;
-        g.digits += t[i]!.digits;
-      } else groups.push({ first: i, last: i, digits: t[i]!.digits });
-    }
-    let cur: (typeof groups)[number] | undefined;
+    const groups = digitGroups(stream);
+    let cur: DigitGroup | undefined;
     const flush = () => {
-      if (cur) runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end });
+      if (!cur) return;
+      const pieces = new Set(t.slice(cur.first, cur.last + 1).filter((x) => x.kind === 'digit').map((x) => x.u)).size;
+      runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end, pieces });
     };
     for (const g of groups) {
       if (cur) {
@@ -189,13 +238,14 @@ export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS
         // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
         // channel in between ("security code", "expiry") starts a new number.
         const wordUse = (g.digits.length < 2 && inWords(t, g.last, 1)) || (cur.digits.length < 2 && inWords(t, cur.first, -1));
-        // Inside the answer to "what's the card number?" digits join across misheard words too.
+        // Inside the answer to "what's the card number?" (or after "my card number is") digits join
+        // across long pauses, chatter and misheard words, as long as the window stays open.
         const w = hints.window(stream.speaker, t[cur.first]!.start);
         const answer = w !== undefined && w === hints.window(stream.speaker, to);
-        const joins = gap <= RUN_WINDOW_SEC && !wordUse &&
+        const joins = (gap <= RUN_WINDOW_SEC || answer) && !wordUse &&
           !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
           !hints.breaks(stream.speaker, from, to) &&
-          (between.every((b) => FILLERS.has(b.key)) || (answer && between.length <= 6) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
+          (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
         if (joins) {
           cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
           continue;

@@ -14,7 +14,7 @@ export const REDACTION_KINDS: readonly RedactKind[] = REDACT_KINDS;
 export type RedactionKind = RedactKind;
 
 /** `other`: a topic word that only separates numbers ("phone", "account", "zip"). */
-export type ContextTag = 'card' | 'cvv' | 'expiry' | 'ssn' | 'other';
+export type ContextTag = 'card' | 'cvv' | 'expiry' | 'ssn' | 'pin' | 'other';
 
 /** Context said before a run (or inside it), the latest last. */
 export interface RunContext {
@@ -35,21 +35,56 @@ export interface Recognizer {
 /** Seconds before a run in which context words count. */
 export const CONTEXT_WINDOW_SEC = 30;
 
-/** Context tags of a word given the one before it. */
-export function contextTag(prev: string | undefined, key: string): ContextTag | undefined {
-  if (['card', 'visa', 'mastercard', 'amex', 'credit', 'debit'].includes(key)) return 'card';
-  if (['cvv', 'cvc', 'cvv2', 'csc', 'cid'].includes(key)) return 'cvv';
-  if (key === 'code' && (prev === 'security' || prev === 'verification' || prev === 'digit' || prev === 'pin')) return 'cvv';
-  if (['expires', 'expiry', 'expiration', 'expire', 'expiring', 'exp', 'expired'].includes(key)) return 'expiry';
+const CARD_WORDS = new Set(['card', 'visa', 'mastercard', 'amex', 'credit', 'debit']);
+const CVV_WORDS = new Set(['cvv', 'cvc', 'cvv2', 'csc', 'cid']);
+const EXPIRY_WORDS = new Set(['expires', 'expiry', 'expiration', 'expire', 'expiring', 'exp', 'expired']);
+const PIN_WORDS = new Set(['pin', 'passcode', 'passcodes', 'pins']);
+const OTHER_TOPICS = new Set([
+  'phone', 'telephone', 'mobile', 'cell', 'account', 'reference', 'zip', 'postcode', 'order', 'policy', 'member', 'date', 'birth',
+  'routing', 'iban', 'sort', 'confirmation', 'tracking', 'invoice', 'customer', 'id', 'license', 'licence', 'passport',
+]);
+/** "the three digits on the back": counts that name a card's code (3, 4) or its number (15, 16). */
+const CODE_COUNTS = new Set(['three', 'four', '3', '4']);
+const CARD_COUNTS = new Set(['fifteen', 'sixteen', '15', '16']);
+
+/**
+ * The context tag of word `i` given its neighbours — the usual names ("card", "security code",
+ * "expiry", "social", "pin") and the questions asked in other words: "the three digits on the
+ * back" (cvv), "the long number on the front" / "the sixteen digits" (card), "what's your pin" and
+ * "the passcode" (pin), "the last four of your social" (ssn, by "social").
+ */
+export function contextTag(keys: readonly string[], i: number): ContextTag | undefined {
+  const key = keys[i]!;
+  const prev = keys[i - 1];
+  if (CARD_WORDS.has(key)) return 'card';
+  if (CVV_WORDS.has(key)) return 'cvv';
+  if (PIN_WORDS.has(key)) return 'pin';
+  if (key === 'code') return codeTag(prev);
+  if ((key === 'digits' || key === 'digit') && prev !== undefined) return CODE_COUNTS.has(prev) ? 'cvv' : CARD_COUNTS.has(prev) ? 'card' : undefined;
+  if (key === 'back' && (prev === 'the' || prev === 'its') && keys[i - 2] === 'on') return 'cvv';
+  if (key === 'front' && (prev === 'the' || prev === 'its') && (keys[i - 2] === 'on' || keys[i - 2] === 'across')) return 'card';
+  if (EXPIRY_WORDS.has(key)) return 'expiry';
   if ((key === 'through' || key === 'thru') && prev === 'valid') return 'expiry';
   if (key === 'ssn' || key === 'social') return 'ssn';
-  if (['phone', 'telephone', 'mobile', 'cell', 'account', 'reference', 'zip', 'postcode', 'order', 'policy', 'member', 'date', 'birth'].includes(key)) return 'other';
-  if (key === 'number' && prev !== 'card' && prev !== 'security') return 'other';
+  if (OTHER_TOPICS.has(key)) return 'other';
+  if (key === 'number' && prev !== 'card' && prev !== 'security' && prev !== 'pin') return 'other';
   return undefined;
+}
+
+/** "security code" is a card's code; "pin code", "access code" a PIN; "zip code", "area code" only a topic. */
+function codeTag(prev: string | undefined): ContextTag {
+  if (prev === 'pin' || prev === 'access' || prev === 'pass' || prev === 'secret' || prev === 'login') return 'pin';
+  if (prev === 'zip' || prev === 'post' || prev === 'postal' || prev === 'area' || prev === 'country' || prev === 'promo' || prev === 'discount') return 'other';
+  return 'cvv';
 }
 
 const latest = (ctx: RunContext) => ctx.tags.filter((t) => t.tag !== 'other').pop()?.tag;
 const has = (ctx: RunContext, tag: ContextTag) => ctx.tags.some((t) => t.tag === tag);
+
+/** A whole card number: 12–19 digits passing Luhn. */
+export function isCard(d: string): boolean {
+  return d.length >= 12 && d.length <= 19 && luhn(d);
+}
 
 /** 12–19 digits passing Luhn, or a stray homophone's digit at either end dropped (not looser: any 16 digits hold some Luhn stretch). */
 function luhnInside(d: string): boolean {
@@ -73,16 +108,32 @@ export const cvvRecognizer: Recognizer = {
   kind: 'cvv',
   matches: (run, ctx) => ctx.answers === 'cvv' || (latest(ctx) === 'cvv' && run.digits.length >= 3 && run.digits.length <= 4),
 };
-/** Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn). */
-export const digitsRecognizer: Recognizer = { kind: 'digits', matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) };
+/** A PIN: the latest topic is a PIN ("what is your pin", "the passcode") and 4–8 digits; or 3+ digits answering it. */
+export const pinRecognizer: Recognizer = {
+  kind: 'pin',
+  matches: (run, ctx) => (ctx.answers === 'pin' && run.digits.length >= 3) || (latest(ctx) === 'pin' && run.digits.length >= 4 && run.digits.length <= 8),
+};
+/** A code read in pieces: this many digits at least, said in two or more utterances ("zero o nine" + "five"). */
+export const PIECES_MIN_DIGITS = 4;
+
+/**
+ * Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn),
+ * 3+ digits answering any question, or 4+ digits read in pieces — codes are read in chunks, counts,
+ * years and prices are said in one breath (a PIN after a question the ASR misheard: "and what has
+ * yorubin" + "one" + "47" + "three").
+ */
+export const digitsRecognizer: Recognizer = {
+  kind: 'digits',
+  matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) || (run.pieces >= 2 && run.digits.length >= PIECES_MIN_DIGITS),
+};
 
 /** In order of precedence: the first one that matches and is asked for names the run (bank, id, phone, dob: pii/numbers.ts). */
-export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, ...PII_RUN_RECOGNIZERS, digitsRecognizer];
+export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, pinRecognizer, ...PII_RUN_RECOGNIZERS, digitsRecognizer];
 
 /**
  * When spans of several kinds cover one word, the kind listed first names it: the card kinds, then
  * the personal data from the most specific to the least, `digits` last.
  */
-export const KIND_PRECEDENCE: readonly RedactionKind[] = ['card', 'ssn', 'bank', 'id', 'phone', 'email', 'dob', 'expiry', 'cvv', 'address', 'name', 'digits'];
+export const KIND_PRECEDENCE: readonly RedactionKind[] = ['card', 'ssn', 'bank', 'id', 'phone', 'email', 'dob', 'expiry', 'cvv', 'pin', 'address', 'name', 'digits'];
 
 export const MONTH_KEYS: ReadonlySet<string> = new Set(MONTHS);

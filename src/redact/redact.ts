@@ -8,8 +8,9 @@
  */
 import { closingPunctuation, utteranceText } from '../readable/utterance-text.js';
 import { DEFAULT_REDACT_KINDS, type Utterance, type WordEvent } from '../types.js';
-import { buildStreams, digitRuns, type DigitRun, type RunHints, type Stream } from './digit-runs.js';
-import { CONTEXT_WINDOW_SEC, contextTag, KIND_PRECEDENCE, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type ContextTag, type RedactionKind, type RunContext } from './recognizers.js';
+import { answerWindows, topics, windowHints, type Topic } from './answer-windows.js';
+import { buildStreams, digitRuns, FILLERS, type DigitRun, type Stream } from './digit-runs.js';
+import { CONTEXT_WINDOW_SEC, isCard, KIND_PRECEDENCE, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type RedactionKind, type RunContext } from './recognizers.js';
 import { runTopic } from './pii/numbers.js';
 import { findPersonalData, PII_KINDS, piiView } from './pii/recognize.js';
 import type { PiiView } from './pii/spans.js';
@@ -33,60 +34,10 @@ export interface RedactionResult {
 
 export const DEFAULT_KINDS: readonly RedactionKind[] = DEFAULT_REDACT_KINDS;
 
-interface Tag {
-  tag: ContextTag;
-  time: number;
-  speaker: string;
-  key: string;
-}
-interface AnswerWindow extends Tag {
-  end: number;
-}
-
-/** Seconds after a question ("what's the security code?") in which another speaker's digits answer it. */
-export const ANSWER_WINDOW_SEC = 20;
+/** Words this close (seconds, end to start) are said together. */
+const ADJACENT_SEC = 2;
 /** Short replies that end an answer ("okay", "thanks"), never redacted as part of one. */
 const REPLIES = new Set(['okay', 'ok', 'yes', 'yeah', 'thanks', 'thank', 'right', 'sure', 'no', 'great', 'good', 'please', 'alright', 'bye']);
-
-/** Every context tag said anywhere in the call, in time order. */
-function contextTags(streams: readonly Stream[]): Tag[] {
-  const tags: Tag[] = [];
-  for (const s of streams) {
-    s.tokens.forEach((t, i) => {
-      const tag = contextTag(s.tokens[i - 1]?.key, t.key);
-      if (tag) tags.push({ tag, time: t.start, speaker: s.speaker, key: t.key });
-    });
-  }
-  return tags.sort((a, b) => a.time - b.time);
-}
-
-/** Each topic's answer window: from the topic word until ANSWER_WINDOW_SEC later or the next other topic. */
-function answerWindows(tags: readonly Tag[]): AnswerWindow[] {
-  return tags.map((t, i) => {
-    const next = tags.slice(i + 1).find((o) => o.tag !== t.tag && o.time > t.time + 3);
-    return { ...t, end: Math.min(t.time + ANSWER_WINDOW_SEC, next?.time ?? Infinity) };
-  });
-}
-
-function hintsFor(tags: readonly Tag[], windows: readonly AnswerWindow[], oneStream: boolean): RunHints & { answered(speaker: string, time: number): AnswerWindow | undefined } {
-  const answered = (speaker: string, time: number) => {
-    let best: AnswerWindow | undefined;
-    for (const w of windows) {
-      if (time < w.time || time >= w.end || (w.speaker === speaker && !oneStream)) continue;
-      if (!best || (best.tag === 'other' && w.tag !== 'other') || (w.time >= best.time && (w.tag !== 'other' || best.tag === 'other'))) best = w;
-    }
-    return best;
-  };
-  return {
-    answered,
-    window: (speaker, time) => {
-      const w = answered(speaker, time);
-      return w ? windows.indexOf(w) : undefined;
-    },
-    // The caller's own "…the rest of the number is…" does not split their number.
-    breaks: (speaker, from, to) => tags.some((t) => t.time > from && t.time < to && (t.speaker !== speaker || t.key !== 'number')),
-  };
-}
 
 /** A sensitive digit run of the requested kinds: the run, its kind, and the stream tokens to replace. */
 export interface SensitiveRun {
@@ -96,43 +47,81 @@ export interface SensitiveRun {
   to: number;
 }
 
-/** Finds the sensitive runs of the requested kinds. */
+/**
+ * Finds the sensitive runs of the requested kinds. Pure: callable on a call so far (live); a run's
+ * extent can still change while its answer window is open (answer-windows.ts) or its stream's last
+ * digit is within RUN_WINDOW_SEC (docs/redaction.md, "Calling it on a call so far").
+ */
 export function findSensitive(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS): SensitiveRun[] {
   const streams = buildStreams(utterances);
   return sensitiveRuns(streams, piiView(utterances, streams), kinds);
 }
 
 function sensitiveRuns(streams: readonly Stream[], view: PiiView, kinds: readonly RedactionKind[]): SensitiveRun[] {
-  const tags = contextTags(streams);
-  const windows = answerWindows(tags);
-  const hints = hintsFor(tags, windows, streams.length === 1);
+  const said = topics(streams);
+  const hints = windowHints(said, answerWindows(said, streams));
   const wanted = new Set(kinds);
   const found: SensitiveRun[] = [];
   for (const run of digitRuns(streams, hints)) {
     const before = run.stream.tokens[run.first - 1];
     const answer = hints.answered(run.stream.speaker, run.start);
     const ctx: RunContext = {
-      tags: tags.filter((t) => t.time < run.end && t.time >= run.start - CONTEXT_WINDOW_SEC),
+      tags: said.filter((t) => t.time < run.end && t.time >= run.start - CONTEXT_WINDOW_SEC),
       monthBefore: before !== undefined && MONTH_KEYS.has(before.key) && run.start - before.end <= 3,
-      answers: answer?.tag,
+      answers: answer?.window.tag,
       topic: runTopic(view, run),
     };
     const r = RECOGNIZERS.find((rec) => wanted.has(rec.kind) && rec.matches(run, ctx));
     if (!r) continue;
-    // An answer's trailing misheard words ("two sakes") go with it, up to a reply or the window's end.
-    let to = run.last;
-    const t = run.stream.tokens;
-    const uttLength = (u: number) => t.filter((x) => x.u === u).length;
-    if (answer) {
-      while (to + 1 < t.length) {
-        const n = t[to + 1]!;
-        if (n.start >= answer.end || n.start - t[to]!.end > 3 || n.kind === 'quantity' || REPLIES.has(n.key) || uttLength(n.u) > 3) break;
-        to++;
-      }
-    }
-    found.push({ run, kind: r.kind, from: r.kind === 'expiry' && ctx.monthBefore ? run.first - 1 : run.first, to });
+    const month = r.kind === 'expiry' && ctx.monthBefore ? run.first - 1 : run.first;
+    const from = Math.min(month, answer ? leadingWords(run, answer.window, said) : run.first);
+    found.push({ run, kind: r.kind, from, to: trailingWords(run, answer?.end) });
   }
   return found;
+}
+
+/** Words of a misheard first group ("fortified two five") this many at most. */
+const LEAD_MAX_WORDS = 4;
+/** A misheard first group lies at most this long (seconds) before the next word of the answer. */
+export const LEAD_GAP_SEC = 3;
+
+/**
+ * The first token of an answer: its leading words that may be a misheard group ("my card number
+ * is" + "for tea fight" + "2334 …") go with it — back to the question, a reply or filler ("okay",
+ * "it is"), a topic word, a quantity or a pause over 3 s.
+ */
+function leadingWords(run: DigitRun, w: Topic, said: readonly Topic[]): number {
+  const t = run.stream.tokens;
+  let from = run.first;
+  while (from > 0 && run.first - from < LEAD_MAX_WORDS) {
+    const p = t[from - 1]!;
+    const isTopic = said.some((x) => x.stream === run.stream.speaker && x.time === p.start);
+    if (p.start <= w.time || t[from]!.start - p.end > LEAD_GAP_SEC || p.kind !== 'word' || isTopic || REPLIES.has(p.key) || FILLERS.has(p.key)) break;
+    from--;
+  }
+  return from;
+}
+
+/**
+ * The last token of a run: an answer's trailing misheard words ("two sakes") go with it, up to a
+ * reply or the window's end; then, failing closed, a count said right after it may be its last
+ * digits: in the same utterance ("…zero three months ago") always, in the next one only when the
+ * run is not a whole card without it ("…zero" + "three months ago").
+ */
+function trailingWords(run: DigitRun, windowEnd: number | undefined): number {
+  const t = run.stream.tokens;
+  let to = run.last;
+  const uttLength = (u: number) => t.filter((x) => x.u === u).length;
+  if (windowEnd !== undefined) {
+    while (to + 1 < t.length) {
+      const n = t[to + 1]!;
+      if (n.start >= windowEnd || n.start - t[to]!.end > 3 || n.kind === 'quantity' || REPLIES.has(n.key) || uttLength(n.u) > 3) break;
+      to++;
+    }
+  }
+  const whole = isCard(run.digits);
+  for (let n = t[to + 1]; n && n.kind === 'quantity' && n.digits !== '' && n.start - t[to]!.end <= ADJACENT_SEC && (n.u === t[to]!.u || !whole); n = t[to + 1]) to++;
+  return to;
 }
 
 /** One `#` per digit the event stands for, `###` when it stands for none. */
@@ -169,6 +158,32 @@ interface Finding {
   stream: Stream;
   from: number;
   to: number;
+  /** Tokens inside [from, to] that keep their word (a sentence of chatter between a number's groups). */
+  spared?: ReadonlySet<number>;
+}
+
+/** An utterance of at least this many words and no digit, between two groups of a number, is chatter, not a misheard group. */
+const CHATTER_MIN_WORDS = 5;
+
+/**
+ * The tokens of a digit run's span that are chatter ("wait let me find my glasses they are
+ * somewhere", a sentence of its own between the groups): kept, the digits around them redacted.
+ */
+function chatter(run: SensitiveRun): Set<number> {
+  const t = run.run.stream.tokens;
+  const byUtt = new Map<number, number[]>();
+  for (let i = run.from; i <= run.to; i++) {
+    const list = byUtt.get(t[i]!.u) ?? [];
+    list.push(i);
+    byUtt.set(t[i]!.u, list);
+  }
+  const spared = new Set<number>();
+  for (const [u, inside] of byUtt) {
+    const all = t.filter((x) => x.u === u);
+    const sentence = all.length >= CHATTER_MIN_WORDS && all.every((x) => x.digits === '' && !/\d/.test(x.key));
+    if (sentence && inside.length === all.length) for (const i of inside) spared.add(i);
+  }
+  return spared;
 }
 
 /**
@@ -180,7 +195,7 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
   const streams = buildStreams(utterances);
   const view = piiView(utterances, streams);
   const findings: Finding[] = [
-    ...sensitiveRuns(streams, view, kinds).map(({ run, kind, from, to }) => ({ kind, stream: run.stream, from, to })),
+    ...sensitiveRuns(streams, view, kinds).map((s) => ({ kind: s.kind, stream: s.run.stream, from: s.from, to: s.to, spared: chatter(s) })),
     ...findPersonalData(view, kinds),
   ];
   // Each event's kind: the finding of highest precedence that covers it.
@@ -188,6 +203,7 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
   const claims = new Map<string, Finding>();
   for (const f of findings) {
     for (let i = f.from; i <= f.to; i++) {
+      if (f.spared?.has(i)) continue;
       const t = f.stream.tokens[i]!;
       const key = `${t.u}:${t.e}`;
       const had = claims.get(key);
@@ -206,13 +222,13 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
       const ev = out[t.u]!.events[t.e]!;
       if (ev.redacted) continue;
       any = true;
-      const d = t.kind === 'digit' ? t.digits : '';
+      const d = t.digits;
       digits += /\d/.test(ev.word) ? ev.word.replace(/\D/g, '').length : d.length;
       out[t.u]!.events[t.e] = mode.tag ? { ...ev, pii: f.kind } : replaced(ev, replacement(ev.word, d, f.kind), f.kind);
       if (!mode.tag) changed.add(t.u);
     }
     if (!any) continue;
-    spans.push({ kind: f.kind, channel: f.stream.channel, speaker: f.stream.speaker, start: f.stream.tokens[f.from]!.start, end: f.stream.tokens[f.to]!.end, digits });
+    spans.push({ kind: f.kind, channel: f.stream.channel, speaker: f.stream.tokens[f.from]!.speaker, start: f.stream.tokens[f.from]!.start, end: f.stream.tokens[f.to]!.end, digits });
   }
   // A stored transcript's text (voxdex redact) is written again from its redacted events.
   for (const u of changed) if (out[u]!.text !== undefined) out[u]!.text = utteranceText(out[u]!.events, { numtrans: true });

@@ -4,6 +4,7 @@
  * this module validates a change and merges it, the same for both adapters.
  */
 import { voxdexError } from '../errors.js';
+import { normalizeNumbers } from '../numbers/normalize.js';
 import { REDACT_KINDS, type CompanySettings, type RedactKind } from '../types.js';
 
 export { REDACT_KINDS };
@@ -23,18 +24,56 @@ function checkList<T extends string>(name: string, values: unknown, accepted: re
   return [...new Set(values as T[])].sort((a, b) => accepted.indexOf(a) - accepted.indexOf(b));
 }
 
+const GRAPHEMES = new Intl.Segmenter('en', { granularity: 'grapheme' });
+
+/** A phrase's length as a reader counts it: characters (grapheme clusters), not UTF-16 units ("日本語", "👍🏽" is one). */
+export function phraseLength(phrase: string): number {
+  let n = 0;
+  for (const _ of GRAPHEMES.segment(phrase)) n++;
+  return n;
+}
+
 /** A vocabulary phrase as stored: trimmed, inner whitespace single spaces, 1-50 characters. */
 export function normalizePhrase(phrase: string): string {
   const p = phrase.trim().replace(/\s+/g, ' ');
-  if (p.length === 0 || p.length > VOCAB_MAX_CHARS) {
-    throw voxdexError('BAD_ARGUMENT', `A vocabulary phrase has 1 to ${VOCAB_MAX_CHARS} characters; ${JSON.stringify(phrase)} has ${p.length}`);
+  const n = phraseLength(p);
+  if (n === 0 || n > VOCAB_MAX_CHARS) {
+    throw voxdexError('BAD_ARGUMENT', `A vocabulary phrase has 1 to ${VOCAB_MAX_CHARS} characters; ${JSON.stringify(maskDigits(phrase))} has ${n}`);
   }
   return p;
 }
 
-function checkVocab(vocab: unknown): string[] {
+/** Longest spoken number a vocabulary phrase may hold ("Office three sixty five": 3 digits). */
+export const VOCAB_MAX_SPOKEN_DIGITS = 3;
+
+/**
+ * Why a phrase may not be in a vocabulary, or undefined: the vocabulary never writes digits (issue 24:
+ * `vocab=4539148803436467` put a card number into a call that never spoke it). A phrase with a digit
+ * is refused, and one whose number words make a number of 4 or more digits ("four five three nine").
+ */
+export function vocabDigitsProblem(phrase: string): string | undefined {
+  if (/\p{Nd}/u.test(phrase)) return 'holds digits';
+  const words = phrase.trim().split(/\s+/).map((word, i) => ({ word, start: i, end: i + 0.5, confidence: 1 }));
+  const longest = Math.max(0, ...normalizeNumbers(words, { keepLoneDigits: false }).map((e) => (/^\d+$/.test(e.word) ? e.word.length : 0)));
+  return longest > VOCAB_MAX_SPOKEN_DIGITS ? `spells a number of ${longest} digits` : undefined;
+}
+
+/** A new phrase: normalized, refused when it would write digits (BAD_ARGUMENT naming the rule, the digits masked). */
+export function checkNewPhrase(phrase: string, field = 'A vocabulary phrase'): string {
+  const p = normalizePhrase(phrase);
+  const problem = vocabDigitsProblem(p);
+  if (problem) {
+    throw voxdexError('BAD_ARGUMENT', `${field} ${JSON.stringify(maskDigits(p))} ${problem}; the vocabulary never writes numbers (it could put a number nobody said into a transcript): spell names without digits, numbers are recognised without it`);
+  }
+  return p;
+}
+
+const maskDigits = (s: string) => s.replace(/\p{Nd}/gu, '#');
+
+/** The phrases of a vocabulary change: each normalized; those not in `current` also checked as new. */
+function checkVocab(vocab: unknown, current: readonly string[]): string[] {
   if (!Array.isArray(vocab) || vocab.some((v) => typeof v !== 'string')) throw voxdexError('BAD_ARGUMENT', 'vocab must be a list of phrases');
-  const phrases = [...new Set((vocab as string[]).map(normalizePhrase))];
+  const phrases = [...new Set((vocab as string[]).map((v) => (current.includes(normalizePhrase(v)) ? normalizePhrase(v) : checkNewPhrase(v))))];
   if (phrases.length > VOCAB_MAX_PHRASES) {
     throw voxdexError('BAD_ARGUMENT', `A company's vocabulary holds at most ${VOCAB_MAX_PHRASES} phrases; this change would make it ${phrases.length}. Remove some with voxdex vocab remove.`);
   }
@@ -56,7 +95,7 @@ export function mergeCompanySettings(current: CompanySettings, patch: CompanySet
     if (typeof v !== 'boolean') throw voxdexError('BAD_ARGUMENT', `${f} must be on or off`);
     out[f] = v;
   }
-  if (patch.vocab !== undefined) out.vocab = checkVocab(patch.vocab);
+  if (patch.vocab !== undefined) out.vocab = checkVocab(patch.vocab, current.vocab ?? []);
   for (const k of Object.keys(out) as (keyof CompanySettings)[]) {
     const v = out[k];
     if (v === undefined || (Array.isArray(v) && v.length === 0)) delete out[k];

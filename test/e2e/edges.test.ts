@@ -95,7 +95,7 @@ edges('reserved paths are not uploads: another method there is 405 with Allow (2
 
 edges('GET /transcribe/requests?company= names an unknown company: 404 (21.9)', async () => {
   const r = await getJson(`${ctx.url}/transcribe/requests?company=nope`, { headers: { Authorization: `Bearer ${ctx.root}` } });
-  assert.equal([r.status, r.body.error], [404, { code: 'NOT_FOUND', message: 'Company nope does not exist: create it with voxdex company add' }]);
+  assert.equal([r.status, r.body.error], [404, { code: 'NOT_FOUND', message: 'Company nope does not exist; voxdex company list shows those that do' }]);
   const known = await getJson(`${ctx.url}/transcribe/requests?company=globex`, { headers: { Authorization: `Bearer ${ctx.root}` } });
   assert.equal([known.status, known.body.requests], [200, []]);
   // A company token naming another company, existing or not, learns nothing: 403.

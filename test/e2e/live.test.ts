@@ -4,7 +4,8 @@
  * messages both ways; the call's job stored, searchable, its result the document the `result`
  * message carried. Refusals before the upgrade (401, 400, 503/429 with Retry-After); a dropped
  * connection, a client that stalls and one that floods; a payment call under scrubtext with every
- * message sent and every byte at rest scanned for the card's digits.
+ * message sent and every byte at rest scanned for the card's digits; the same call with a spelled
+ * surname, a spelled email and a street address under redact=all, partials included.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -193,6 +194,20 @@ live('scrubtext: no digit of the card in any message sent, nor anywhere at rest;
   assert.ok(utts.some((u) => u.events.some((e: any) => e.redacted === 'card')), JSON.stringify(utts));
   const result = r.messages.at(-1)!.message;
   assert.is(result.type, 'result');
+  await ctx.svc.runner.idle();
+  const found = allFiles(path.join(ctx.dir, 'data')).flatMap((f) => findNeedles(path.relative(ctx.dir, f), readFileSync(f), n));
+  assert.equal(found, []);
+});
+
+live('redact=all: no word of the spelled surname, the spelled email or the address in any message sent (partials asked for), nor at rest', async () => {
+  const call = makePaymentCall(ctx.dir, { personal: true });
+  const r = await streamCall(`${ctx.ws}?token=${ctx.token}&encoding=mulaw&channels=2&scrubtext=true&scrubaudio=true&redact=all&partials=true`, call.file, { speed: 4 });
+  const n = needles(call);
+  const sent = r.messages.map((m) => JSON.stringify(m.message));
+  assert.equal(sent.flatMap((s, i) => findNeedles(`message ${i} (${r.messages[i]!.message.type})`, Buffer.from(s), n)), []);
+  const kinds = new Set(ofType(r, 'utterance').flatMap((u) => u.events.map((e: any) => e.redacted)).filter(Boolean));
+  assert.ok(['card', 'name', 'email', 'address'].every((k) => kinds.has(k)), JSON.stringify([...kinds]));
+  assert.is(r.messages.at(-1)!.message.type, 'result');
   await ctx.svc.runner.idle();
   const found = allFiles(path.join(ctx.dir, 'data')).flatMap((f) => findNeedles(path.relative(ctx.dir, f), readFileSync(f), n));
   assert.equal(found, []);

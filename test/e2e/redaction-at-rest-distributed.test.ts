@@ -19,8 +19,8 @@ import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { distributedEnv, testBlobStore } from '../fixtures/distributed-env.js';
 import { freshSchema, type TestSchema } from '../fixtures/pg.js';
-import { allFiles, CARD, CVV, findNeedles, SURNAME, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
-import { getJson, ROOT, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
+import { allFiles, CARD, CVV, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
+import { getJson, ROOT, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const PG_URL = process.env.VOXDEX_TEST_DATABASE_URL;
 const S3_URL = process.env.VOXDEX_TEST_S3_URL;
@@ -32,6 +32,8 @@ const S3_PREFIX = `vxpriv-${run}/`;
 const test = suite('e2e: nothing unredacted at rest (PostgreSQL + MinIO + Elasticsearch)');
 let dir = '';
 let child: Child | undefined;
+/** The second case's nodes (an API node, then a worker). */
+const nodes: Child[] = [];
 let call: PaymentCall;
 let schema: TestSchema | undefined;
 let blobs: S3BlobStore | undefined;
@@ -42,9 +44,11 @@ test.before(() => {
 });
 
 test.after(async () => {
-  if (child && child.proc.exitCode === null && child.proc.signalCode === null) {
-    child.proc.kill('SIGTERM');
-    await child.exited;
+  for (const c of [child, ...nodes]) {
+    if (c && c.proc.exitCode === null && c.proc.signalCode === null) {
+      c.proc.kill('SIGTERM');
+      await c.exited;
+    }
   }
   await schema?.drop();
   if (blobs) {
@@ -96,17 +100,80 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   child.proc.kill('SIGTERM');
   await child.exited;
 
+  assert.equal(await scanAtRest(ES_PREFIX, S3_PREFIX, [{ dataDir, child }]), []);
+});
+
+test('a job queued before the policy runs under it on a worker; the client\'s names and metadata are redacted: nothing at rest (issue 24)', async () => {
+  assert.ok(PG_URL && S3_URL && ES_URL, 'needs VOXDEX_TEST_DATABASE_URL, VOXDEX_TEST_S3_URL and VOXDEX_TEST_ES_URL: run it with bash scripts/test.sh');
+  schema ??= await freshSchema();
+  const env: Record<string, string> = {
+    ...distributedEnv({ databaseUrl: schema.url, dir, s3Prefix: S3_PREFIX, esPrefix: ES_PREFIX }),
+    VOXDEX_ASR_THREADS: '2',
+    VOXDEX_LOG_LEVEL: 'debug',
+  };
+  blobs ??= testBlobStore(env);
+  const admin = { VOXDEX_DATA_DIR: path.join(dir, 'admin'), ...env };
+  const client = makeClientFiles(dir);
+  const token = voxdexCli(['company', 'add', 'acme', '--org', 'pay', '--folder', 'calls'], admin).trim();
+  voxdexCli(['company', 'set', 'acme', '--scrub', 'none'], admin);
+  // An API node queues the call while the company has no policy and no worker runs.
+  const apiDir = path.join(dir, 'api');
+  mkdirSync(apiDir, { mode: 0o700 });
+  const api = await startChild(apiDir, env, ['--role', 'api']);
+  nodes.push(api);
+  await waitHealthy(api.url, 120_000);
+  const queued = await upload(api.url, { file: call.file, name: 'payment.wav', fields: { token } });
+  assert.is(queued.status, 200, JSON.stringify(queued.body));
+  voxdexCli(['company', 'set', 'acme', '--scrub', 'text,audio', '--redact', 'all'], admin);
+  // The API node sees the policy (tenancy reloads on NOTIFY) before the client's names are sent. The
+  // first request after the CLI's seconds may meet a keep-alive socket the server just closed: asked again.
+  for (let i = 0; i < 100; i++, await sleep(100)) {
+    const a = await getJson(`${api.url}/account?token=${token}`).catch(() => undefined);
+    if (a?.body.companies?.[0]?.settings?.scrub?.length) break;
+  }
+  // Right after an answer: no idle keep-alive socket the server may have closed meanwhile.
+  const sent = await upload(api.url, { file: client.archive, fields: { token, metadata: client.metadata } }).catch((err: Error) => {
+    throw new Error(`${err.message}; the API node said:\n${api.output().slice(-3000)}`);
+  });
+  assert.is(sent.status, 200, JSON.stringify(sent.body));
+  // A worker starts and runs both under the policy.
+  const workerDir = path.join(dir, 'worker');
+  mkdirSync(workerDir, { mode: 0o700 });
+  const worker = await startChild(workerDir, env, ['--role', 'worker']);
+  nodes.push(worker);
+  for (const id of [queued.body.requestid, sent.body.requestid]) {
+    const done = await waitResult(api.url, token, id, 1_200_000);
+    assert.is(done.status, 200, JSON.stringify(done.body));
+  }
+  const search = (q: Record<string, string>) => getJson(`${api.url}/search/acme/pay/calls?${new URLSearchParams({ token, ...q })}`, { headers: { accept: 'application/json' } });
+  const docs: Array<{ source: string; streamtags?: { metadata?: Record<string, unknown> }; utterances: Array<{ events: Array<{ redacted?: string }> }> }> = (
+    await search({ output: 'details', requestid: queued.body.requestid })
+  ).body;
+  assert.is(docs.length, 1);
+  assert.ok(docs[0]!.utterances.flatMap((u) => u.events).some((e) => e.redacted === 'card'), 'the queued call ran under the policy');
+  const member: typeof docs = (await search({ output: 'details', requestid: sent.body.requestid })).body;
+  assert.equal(member.map((d) => [d.source, d.streamtags?.metadata]), [[`card-${MASKED_CARD}.wav`, { card: MASKED_CARD, agent: '[NAME]', queue: 'billing', note: "caller's card #### #### #### ####", cvv: '###' }]]);
+  assert.equal((await search({ 'meta.card': CARD })).body, [], 'meta.card= finds no card');
+  for (const c of [api, worker]) {
+    c.proc.kill('SIGTERM');
+    await c.exited;
+  }
+  assert.equal(await scanAtRest(ES_PREFIX, S3_PREFIX, [{ dataDir: apiDir, child: api }, { dataDir: workerDir, child: worker }]), []);
+});
+
+/** Every place the distributed mode keeps data, scanned for the needles: PostgreSQL rows, S3 objects, Elasticsearch, the nodes' data dirs and logs. */
+async function scanAtRest(esPrefix: string, s3Prefix: string, nodes: Array<{ dataDir: string; child: Child }>): Promise<string[]> {
   const n = needles(call);
   const found: string[] = [];
   // PostgreSQL: every row of every table of the schema, as JSON text (bytea comes out as hex: decode it too).
-  const db = new pg.Client({ connectionString: schema.url });
+  const db = new pg.Client({ connectionString: schema!.url });
   await db.connect();
   let rows = 0;
   try {
-    const tables = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`, [schema.name]);
+    const tables = await db.query(`SELECT table_name FROM information_schema.tables WHERE table_schema = $1 AND table_type = 'BASE TABLE'`, [schema!.name]);
     assert.ok(tables.rows.length > 0, 'the schema has tables');
     for (const { table_name } of tables.rows as Array<{ table_name: string }>) {
-      const r = await db.query(`SELECT row_to_json(t)::text AS j FROM "${schema.name}"."${table_name}" t`);
+      const r = await db.query(`SELECT row_to_json(t)::text AS j FROM "${schema!.name}"."${table_name}" t`);
       for (const { j } of r.rows as Array<{ j: string }>) {
         rows++;
         found.push(...findNeedles(`pg ${table_name}`, Buffer.from(j, 'utf8'), n));
@@ -118,26 +185,28 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
   }
   assert.ok(rows > 0, 'the schema holds rows');
   // S3: every object the node wrote in the bucket (under its prefix; other runs share the bucket).
-  const objects = await blobs.list(S3_PREFIX);
+  const objects = await blobs!.list(s3Prefix);
   assert.ok(objects.length > 0, 'the bucket holds objects');
-  for (const o of objects) found.push(...findNeedles(`s3 ${o.key}`, (await blobs.get(o.key)) ?? Buffer.alloc(0), n));
+  for (const o of objects) found.push(...findNeedles(`s3 ${o.key}`, (await blobs!.get(o.key)) ?? Buffer.alloc(0), n));
   // Elasticsearch: every document with its _source, the indices' stats, and a search for the numbers in all fields.
-  await fetch(`${ES_URL}/${ES_PREFIX}-*/_refresh`, { method: 'POST' });
-  const all = await getJson(`${ES_URL}/${ES_PREFIX}-*/_search?size=1000&seq_no_primary_term=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { match_all: {} }, _source: true, stored_fields: ['*'], docvalue_fields: [] }) });
+  await fetch(`${ES_URL}/${esPrefix}-*/_refresh`, { method: 'POST' });
+  const all = await getJson(`${ES_URL}/${esPrefix}-*/_search?size=1000&seq_no_primary_term=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { match_all: {} }, _source: true, stored_fields: ['*'], docvalue_fields: [] }) });
   assert.is(all.status, 200, JSON.stringify(all.body));
   assert.ok(all.body.hits.hits.length > 0, 'Elasticsearch holds the transcript');
   found.push(...findNeedles('es documents', Buffer.from(JSON.stringify(all.body), 'utf8'), n));
-  const stats = await getJson(`${ES_URL}/${ES_PREFIX}-*/_stats`);
+  const stats = await getJson(`${ES_URL}/${esPrefix}-*/_stats`);
   found.push(...findNeedles('es _stats', Buffer.from(JSON.stringify(stats.body), 'utf8'), n));
   for (const q of [CARD, ...CARD.match(/.{4}/g)!, CVV, 'four five three nine', 'seven three nine', SURNAME, 'n o w a k', 'maple', 'springfield', 'gmail']) {
-    const r = await getJson(`${ES_URL}/${ES_PREFIX}-*/_search?size=10`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { query_string: { query: `"${q}"`, fields: ['*'], lenient: true } } }) });
+    const r = await getJson(`${ES_URL}/${esPrefix}-*/_search?size=10`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query: { query_string: { query: `"${q}"`, fields: ['*'], lenient: true } } }) });
     assert.is(r.status, 200, JSON.stringify(r.body));
     if (r.body.hits.total.value > 0) found.push(`es search "${q}": ${r.body.hits.total.value} hits`);
   }
-  // The node's data dir and logs.
-  found.push(...allFiles(dataDir).flatMap((file) => findNeedles(`file ${path.relative(dataDir, file)}`, readFileSync(file), n)));
-  found.push(...findNeedles('logs', Buffer.from(child.output(), 'utf8'), n));
-  assert.equal(found, []);
-});
+  // The nodes' data dirs and logs.
+  for (const { dataDir, child } of nodes) {
+    found.push(...allFiles(dataDir).flatMap((file) => findNeedles(`file ${path.relative(dataDir, file)}`, readFileSync(file), n)));
+    found.push(...findNeedles('logs', Buffer.from(child.output(), 'utf8'), n));
+  }
+  return found;
+}
 
 test.run();

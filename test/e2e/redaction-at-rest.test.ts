@@ -9,12 +9,13 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { luhn } from '../../src/numbers/lexicon.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
-import { acmeDataDir, allFiles, CARD, findNeedles, SURNAME, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
-import { getJson, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
+import { acmeDataDir, AGENT, allFiles, CARD, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
+import { getJson, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const test = suite('e2e: nothing unredacted at rest');
 let dir = '';
@@ -73,6 +74,55 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
 
   child.proc.kill('SIGTERM');
   await child.exited;
+  const found = allFiles(dataDir).flatMap((file) => findNeedles(path.relative(dataDir, file), readFileSync(file), n));
+  found.push(...findNeedles('logs', Buffer.from(child.output(), 'utf8'), n));
+  assert.equal(found, []);
+});
+
+test('a job queued before the policy runs under it; the client\'s names, metadata and sidecar notes are redacted: nothing at rest (issue 24)', async () => {
+  const root = path.join(dir, 'policy');
+  const dataDir = path.join(root, 'data');
+  mkdirSync(root);
+  const token = acmeDataDir(dataDir);
+  const env = { VOXDEX_DATA_DIR: dataDir };
+  // Queued by voxdex import while no server runs and the company has no policy yet; then the policy.
+  mkdirSync(path.join(root, 'queued'));
+  copyFileSync(call.file, path.join(root, 'queued', 'payment.wav'));
+  voxdexCli(['import', path.join(root, 'queued'), '--to', 'acme/pay/calls'], env);
+  voxdexCli(['company', 'set', 'acme', '--scrub', 'text,audio', '--redact', 'all'], env);
+  // The client's names and notes: an archive upload with metadata, and a drop-folder file with a sidecar.
+  const client = makeClientFiles(root);
+  const drop = path.join(root, 'drop', 'acme', 'pay', 'calls');
+  mkdirSync(drop, { recursive: true });
+  copyFileSync(client.dropWav, path.join(drop, path.basename(client.dropWav)));
+  writeFileSync(path.join(drop, path.basename(client.dropWav).replace(/\.wav$/, '.json')), client.dropSidecar);
+
+  child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '2', VOXDEX_LOG_LEVEL: 'debug', VOXDEX_DROP_DIR: path.join(root, 'drop'), VOXDEX_DROP_STABLE_MS: '200' });
+  await waitHealthy(child.url, 120_000);
+  const sent = await upload(child.url, { file: client.archive, fields: { token, metadata: client.metadata } });
+  assert.is(sent.status, 200, JSON.stringify(sent.body));
+  const done = await waitResult(child.url, token, sent.body.requestid, 600_000);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  const zip = path.join(root, 'result.zip');
+  writeFileSync(zip, Buffer.from(await (await fetch(done.body as string)).arrayBuffer()));
+  assert.equal(execFileSync('zipinfo', ['-1', zip]).toString().trim().split('\n').sort(), [`card-${MASKED_CARD}.json`, 'errors.json']);
+  assert.match(execFileSync('unzip', ['-p', zip, 'errors.json']).toString(), `acct-${MASKED_CARD}.txt`);
+
+  // Every transcript lands (the imported call takes longest): each place is checked to hold data.
+  const search = (q: Record<string, string>) => getJson(`${child!.url}/search/acme/pay/calls?${new URLSearchParams({ token, ...q })}`, { headers: { accept: 'application/json' } });
+  let docs: Array<{ source: string; streamtags?: { metadata?: Record<string, unknown> }; utterances: Array<{ events: Array<{ word: string; redacted?: string }> }> }> = [];
+  for (const until = Date.now() + 1_200_000; docs.length < 3 && Date.now() < until; await sleep(500)) docs = (await search({ output: 'details' })).body;
+  const bySource = Object.fromEntries(docs.map((d) => [d.source, d]));
+  assert.equal(Object.keys(bySource).sort(), [`card-${MASKED_CARD}.wav`, `cc-${MASKED_CARD}.wav`, 'payment.wav']);
+  assert.ok(bySource['payment.wav']!.utterances.flatMap((u) => u.events).some((e) => e.redacted === 'card'), 'the queued call ran under the policy');
+  assert.equal(bySource[`card-${MASKED_CARD}.wav`]!.streamtags?.metadata, { card: MASKED_CARD, agent: '[NAME]', queue: 'billing', note: "caller's card #### #### #### ####", cvv: '###' });
+  assert.equal(bySource[`cc-${MASKED_CARD}.wav`]!.streamtags?.metadata, { note: `card ${MASKED_CARD}` });
+  assert.equal((await search({ 'meta.card': CARD })).body, [], 'meta.card= finds no card');
+  assert.equal((await search({ 'meta.queue': 'billing', fields: 'filename' })).body.map((r: { filename: string }) => r.filename), [`card-${MASKED_CARD}.wav`]);
+
+  child.proc.kill('SIGTERM');
+  await child.exited;
+  const n = [...needles(call), { what: 'the agent\'s name', bytes: Buffer.from(AGENT) }];
   const found = allFiles(dataDir).flatMap((file) => findNeedles(path.relative(dataDir, file), readFileSync(file), n));
   found.push(...findNeedles('logs', Buffer.from(child.output(), 'utf8'), n));
   assert.equal(found, []);

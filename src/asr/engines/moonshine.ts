@@ -14,6 +14,7 @@ import { align } from '../align-engine.js';
 import { loadMoonshine, MOONSHINE_RATE, type MoonshineModel, type MoonshineOutput } from '../moonshine/model.js';
 import { compileVocabulary, vocabularySpellings, type Vocabulary } from '../moonshine/vocab.js';
 import { spelledDisplay, writtenWords, type WrittenWord } from '../moonshine/words.js';
+import { dictionaryWords, rewriteNearMisses } from '../moonshine/near-miss.js';
 import type { EngineRequest, EngineResult, MoonshineDesc, PocketSphinxDesc, WorkerEngine } from './engine.js';
 import type { PocketSphinxEngine } from './pocketsphinx.js';
 
@@ -139,8 +140,9 @@ export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEn
       const steps = { n: 0 };
       const k = todo.indexOf(i);
       const vocabulary = vocabularyOf(req);
-      const written = await recognize(model, req, levels[i]!, 0, levels[i]!.length, 0, notes, steps, vocabulary, k >= 0 ? firsts[k] : undefined);
+      let written = await recognize(model, req, levels[i]!, 0, levels[i]!.length, 0, notes, steps, vocabulary, k >= 0 ? firsts[k] : undefined);
       if (vocabulary) {
+        if (req.aligner) written = rewriteNearMisses(written, vocabulary, dictionaryWords(req.aligner.dict));
         vocabularySpellings(written.map((w) => w.text), vocabulary).forEach((s, j) => {
           if (s === undefined) return;
           const w = written[j]!;

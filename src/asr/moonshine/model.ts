@@ -14,7 +14,8 @@ import path from 'node:path';
 import * as ort from 'onnxruntime-node';
 import { voxdexError } from '../../errors.js';
 import { BOS, EOS, loadTokenizer, type Tokenizer } from './tokenizer.js';
-import { advance, phraseBoosts, type PhraseMatch, type Vocabulary } from './vocab.js';
+import { decodeWithPhrases, type BeamTuning, type Stepper } from './phrase-beam.js';
+import type { Vocabulary } from './vocab.js';
 
 /**
  * The two graphs of a model directory: the folded ONNX files (models/fold-moonshine.sh; weights
@@ -46,6 +47,8 @@ export interface DecodeOptions {
   abort?: Int32Array;
   /** Phrases to bias the decoder towards (compileVocabulary; src/asr/moonshine/vocab.ts). */
   vocabulary?: Vocabulary;
+  /** The phrase beam's settings other than BEAM_TUNING (benchmarks). */
+  beam?: Partial<BeamTuning>;
 }
 
 export interface DecodedToken {
@@ -170,45 +173,16 @@ interface Row {
   done: boolean;
   firstEosLogprob: number;
   encodeMs: number;
-  /** With a vocabulary: the phrases under way, and those barred at a position (taken back there). */
-  phrases: PhraseMatch[];
-  barred: Map<number, Set<number>>;
 }
 
-/** Where a phrase began, to decode again from there when it is taken back (one-row batches only). */
-interface Snapshot {
-  feeds: Record<string, ort.Tensor>;
-  step: number;
-  last: number;
-  phrases: PhraseMatch[];
-}
-
-const NO_BAR: ReadonlySet<number> = new Set();
-
-/**
- * The row's next token: the unboosted best, unless a vocabulary boost makes a phrase's piece win.
- * Log probabilities are always the model's own.
- */
-function choose(row: Row, data: Float32Array, offset: number, size: number, step: number): { id: number; logprob: number; boosted: boolean } {
+/** The row's next token (greedy; past end-of-sequence at step 0 when asked). */
+function choose(row: Row, data: Float32Array, offset: number, size: number, step: number): { id: number; logprob: number } {
   let choice = pick(data, offset, size, -1);
   if (step === 0) {
     row.firstEosLogprob = choice.eosLogprob;
     if (choice.id === EOS && row.opts.forcePastEos) choice = pick(data, offset, size, EOS);
   }
-  const vocab = row.opts.vocabulary;
-  if (!vocab) return { id: choice.id, logprob: choice.logprob, boosted: false };
-  const lse = data[offset + choice.id]! - choice.logprob;
-  const boosts = phraseBoosts(vocab, row.phrases, row.barred.get(row.tokens.length) ?? NO_BAR, data, offset, lse);
-  let best = choice.id;
-  let bestScore = data[offset + best]! + (boosts.get(best) ?? 0);
-  for (const [id, b] of boosts) {
-    const s = data[offset + id]! + b;
-    if (s > bestScore) {
-      best = id;
-      bestScore = s;
-    }
-  }
-  return { id: best, logprob: data[offset + best]! - lse, boosted: best !== choice.id };
+  return choice;
 }
 
 function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decoder: ort.InferenceSession): MoonshineModel {
@@ -225,7 +199,7 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
     for (const [i, pcm] of pcms.entries()) {
       const e0 = performance.now();
       hiddens.push((await encoder.run({ input_values: new ort.Tensor('float32', pcm, [1, pcm.length]) })).last_hidden_state!);
-      rows.push({ opts: opts[i]!, tokens: [], last: BOS, ended: false, repetition: false, done: false, firstEosLogprob: 0, encodeMs: performance.now() - e0, phrases: [], barred: new Map() });
+      rows.push({ opts: opts[i]!, tokens: [], last: BOS, ended: false, repetition: false, done: false, firstEosLogprob: 0, encodeMs: performance.now() - e0 });
       if (aborted()) throw cancelled();
     }
     const t1 = performance.now();
@@ -241,8 +215,6 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
     let feeds: Record<string, ort.Tensor> = { encoder_hidden_states: new ort.Tensor('float32', hidden, [rows.length, frames, dim]) };
     if (masks) feeds[BIAS] = new ort.Tensor('float32', bias, [rows.length, 1, 1, frames]);
     for (const n of PAST) feeds[n] = new ort.Tensor('float32', new Float32Array(0), [rows.length, HEADS, 0, HEAD_DIM]);
-    // Taking a phrase back re-decodes from where it began: only in a batch of one (the caller's rule).
-    const snapshots = new Map<number, Snapshot>();
 
     let active = rows.slice();
     for (let step = 0; active.length > 0; step++) {
@@ -257,31 +229,8 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
       // The inputs of the next step: the new caches (all of them after step 0, only the decoder's afterwards).
       const next: Record<string, ort.Tensor> = { ...feeds };
       for (let i = 0; i < PAST.length; i++) if (step === 0 || i % 4 < 2) next[PAST[i]!] = out[PRESENT[i]!]!;
-      let rewound = false;
       for (const [k, row] of active.entries()) {
         const choice = choose(row, data, k * perRow + perRow - size, size, step);
-        if (row.opts.vocabulary) {
-          const written = row.tokens.length;
-          const moved = advance(row.opts.vocabulary, row.phrases, row.barred.get(written) ?? NO_BAR, choice.id, written, choice.boosted);
-          const back = moved.broken.filter((m) => m.boosted).sort((a, b) => a.from - b.from)[0];
-          if (back && active.length === 1 && snapshots.has(back.from)) {
-            // A boosted phrase was not completed: decode again from where it began, without it.
-            const s = snapshots.get(back.from)!;
-            let barred = row.barred.get(back.from);
-            if (!barred) row.barred.set(back.from, (barred = new Set()));
-            barred.add(back.phrase);
-            for (const at of [...snapshots.keys()]) if (at > back.from) snapshots.delete(at);
-            row.tokens.length = back.from;
-            row.last = s.last;
-            row.phrases = s.phrases;
-            Object.assign(next, s.feeds);
-            step = s.step - 1;
-            rewound = true;
-            continue;
-          }
-          if (moved.active.some((m) => m.from === written) && !snapshots.has(written)) snapshots.set(written, { feeds: { ...feeds }, step, last: row.last, phrases: row.phrases });
-          row.phrases = moved.active;
-        }
         if (choice.id === EOS) {
           row.ended = row.done = true;
           continue;
@@ -298,10 +247,6 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
           row.repetition = row.done = true;
         }
       }
-      if (rewound) {
-        feeds = next;
-        continue;
-      }
       const still = active.map((r, k) => (r.done ? -1 : k)).filter((k) => k >= 0);
       if (still.length < active.length && still.length > 0) {
         // Rows that ended leave the batch: every batch-shaped input keeps the others' rows.
@@ -314,17 +259,46 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
     return rows.map((r) => ({ tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, encodeMs: r.encodeMs, decodeMs }));
   }
 
+  /** One utterance with a vocabulary: greedy decoding plus the beam over phrase starts (phrase-beam.ts). */
+  async function decodeWithVocabulary(pcm: Float32Array, opts: DecodeOptions, vocabulary: Vocabulary): Promise<MoonshineOutput> {
+    const checkAbort = () => {
+      if (opts.abort !== undefined && Atomics.load(opts.abort, 0) !== 0) throw cancelled();
+    };
+    checkAbort();
+    const e0 = performance.now();
+    const hidden = (await encoder.run({ input_values: new ort.Tensor('float32', pcm, [1, pcm.length]) })).last_hidden_state!;
+    const encodeMs = performance.now() - e0;
+    const t1 = performance.now();
+    const feeds: Record<string, ort.Tensor> = { encoder_hidden_states: hidden };
+    if (masks) feeds[BIAS] = new ort.Tensor('float32', new Float32Array(hidden.dims[1]!), [1, 1, 1, hidden.dims[1]!]);
+    for (const n of PAST) feeds[n] = new ort.Tensor('float32', new Float32Array(0), [1, HEADS, 0, HEAD_DIM]);
+    type State = { feeds: Record<string, ort.Tensor>; step: number };
+    const stepper: Stepper<State> = {
+      async step(s, token) {
+        const input = { ...s.feeds, input_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(token)), [1, 1]), use_cache_branch: s.step === 0 ? cacheOff : cacheOn };
+        const out = await decoder.run(input);
+        const next: Record<string, ort.Tensor> = { ...input };
+        for (let i = 0; i < PAST.length; i++) if (s.step === 0 || i % 4 < 2) next[PAST[i]!] = out[PRESENT[i]!]!;
+        const data = out.logits!.data as Float32Array;
+        return { logits: data.subarray(data.length - out.logits!.dims[2]!), state: { feeds: next, step: s.step + 1 } };
+      },
+    };
+    const r = await decodeWithPhrases(stepper, { feeds, step: 0 }, { vocabulary, maxTokens: opts.maxTokens, forcePastEos: opts.forcePastEos, checkAbort, repeats: trailingRepeat, tuning: opts.beam });
+    return { tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, encodeMs, decodeMs: performance.now() - t1 };
+  }
+
   return {
     tokenizer,
     async decode(pcm, opts) {
+      if (opts.vocabulary) return decodeWithVocabulary(pcm, opts, opts.vocabulary);
       return (await decodeTogether([pcm], [opts]))[0]!;
     },
     async decodeBatch(pcms, opts) {
       if (pcms.length === 0) return [];
-      // A vocabulary may take a phrase back and decode again from an earlier step: one row at a time.
+      // A vocabulary decodes one utterance at a time (its hypotheses are a batch of their own).
       if (masks && !opts.some((o) => o.vocabulary)) return decodeTogether(pcms, opts);
       const out: MoonshineOutput[] = [];
-      for (const [i, pcm] of pcms.entries()) out.push((await decodeTogether([pcm], [opts[i]!]))[0]!);
+      for (const [i, pcm] of pcms.entries()) out.push(opts[i]!.vocabulary ? await decodeWithVocabulary(pcm, opts[i]!, opts[i]!.vocabulary!) : (await decodeTogether([pcm], [opts[i]!]))[0]!);
       return out;
     },
     async release() {

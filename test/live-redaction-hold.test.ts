@@ -1,0 +1,41 @@
+/**
+ * The live hold-back (src/live/redaction-hold.ts) keeps up with redaction's fail-closed rules (issue
+ * 24): streams are per channel whatever the diarization labels, a group 25 s after the last in an
+ * answer window still joins it, and words in an answer window may turn out to be a misheard first
+ * group while digits can still follow.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { decidedUtterances } from '../src/live/redaction-hold.js';
+import type { Utterance } from '../src/types.js';
+
+const test = suite('live redaction hold-back');
+
+/** An utterance of `text` on `channel` from `start`, words 0.5 s apart. */
+function utt(channel: number, start: number, text: string, speaker?: string): Utterance {
+  const events = text.split(' ').map((word, i) => ({ word, start: start + i * 0.5, end: start + i * 0.5 + 0.4, confidence: 0.9 }));
+  return { start, end: events[events.length - 1]!.end, confidence: 0.9, metadata: { channel, uttid: 0, ...(speaker ? { speaker } : {}) }, events };
+}
+const decided = (call: Utterance[], now: number) => [...decidedUtterances(call, now)].sort((a, b) => a - b);
+
+test('a one-voice channel split in two diarization labels is one stream: the second label\'s utterance near digits is held', () => {
+  const call = [utt(0, 0, 'four five three nine one four eight eight', 'S1'), utt(0, 5, 'zero three four', 'S2')];
+  assert.equal(decided(call, 10), []);
+  assert.equal(decided(call, 40), [0, 1]);
+});
+
+test('a group 25 s after the last inside an answer window is still waited for', () => {
+  const call = [utt(1, 0, 'my card number is'), utt(1, 3, 'five four two five')];
+  assert.equal(decided(call, 3 + 1.9 + 25), [0], '25 s after the group: a next group could still join');
+  assert.equal(decided(call, 3 + 1.9 + 31), [0, 1]);
+});
+
+test('words in an answer window are held until digits can no longer follow them', () => {
+  const call = [utt(0, 0, 'can I have the card number please'), utt(1, 5, 'fight tea fight')];
+  assert.equal(decided(call, 6.5), [0]);
+  assert.equal(decided(call, 10), [0, 1]);
+  // Outside any window, words go at once.
+  assert.equal(decided([utt(0, 0, 'hello how are you')], 2), [0]);
+});
+
+test.run();

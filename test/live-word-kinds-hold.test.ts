@@ -1,0 +1,78 @@
+/**
+ * The live hold-back for the personal-data kinds (src/live/word-kinds-hold.ts): an utterance whose
+ * redaction a word still to come could change (an email's local part before its "at … dot com",
+ * letters spelled on in the next utterance) is held until it cannot; replayed live
+ * (bench/lib/live-hold-replay.ts), nothing is sent unredacted that the whole call's redaction removes.
+ * Partials show neither a word redacted so far nor one a later word could redact.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { partialText } from '../src/live/partials.js';
+import { decidedUtterances } from '../src/live/redaction-hold.js';
+import { heldForWordKinds, maskedPartialWords } from '../src/live/word-kinds-hold.js';
+import { REDACT_KINDS, type Utterance, type WordEvent } from '../src/types.js';
+import { BLANKET_RULE, HOLD_RULE, replayLive } from '../bench/lib/live-hold-replay.js';
+
+const test = suite('live word-kinds hold-back');
+
+/** Words of `text` from `start`, 0.5 s apart. */
+const words = (start: number, text: string): WordEvent[] => text.split(' ').map((word, i) => ({ word, start: start + i * 0.5, end: start + i * 0.5 + 0.4, confidence: 0.9 }));
+function utt(channel: number, start: number, text: string): Utterance {
+  const events = words(start, text);
+  return { start, end: events.at(-1)!.end, confidence: 0.9, metadata: { channel, uttid: 0 }, events };
+}
+const all = [...REDACT_KINDS];
+
+// The caller gives an email in three pieces with no question before it; the agent's "okay" comes in
+// the pause before "dot com".
+const LOCAL = utt(1, 0, 'it goes to zubair dot okafor'); // ends 2.9
+const MID = utt(1, 3.9, 'at g m a i l'); // ends 6.8
+const OKAY = utt(0, 7.6, 'okay'); // ends 8.0
+const DOMAIN = utt(1, 8.2, 'dot com'); // ends 9.1
+
+test('an email in pieces: its local part is held until "dot com" can no longer follow, and never sent unredacted', () => {
+  assert.equal([...decidedUtterances([LOCAL, MID, OKAY], 8.0, all)].sort(), [2], 'an email\'s end may still follow "at g m a i l"');
+  const replay = replayLive([LOCAL, MID, OKAY, DOMAIN], all, HOLD_RULE);
+  assert.equal(replay.leaks, []);
+  assert.equal(replay.waits.map((w) => +w.toFixed(1)), [6.2, 2.3, 0, 0], 'the local part waited for the domain');
+  // The rule before (every utterance 5 s past its end): at the agent's "okay" the local part went as it then read.
+  const before = replayLive([LOCAL, MID, OKAY, DOMAIN], all, BLANKET_RULE);
+  const call = [LOCAL, MID, OKAY, DOMAIN];
+  assert.equal(before.leaks.map((l) => `${call[l.utterance]!.events[l.event]!.word}<${l.kind}>`), ['goes<email>', 'to<email>', 'zubair<email>', 'dot<email>', 'okafor<email>']);
+});
+
+test('letters spelled on in the next utterance: the first letters are held with them', () => {
+  const call = [utt(1, 0, 'okay s m'), utt(1, 1.9, 'i t h'), utt(0, 4, 'thank you')];
+  assert.equal([...heldForWordKinds(call.slice(0, 1), 1.4, all)], [0], 'two letters, and more may follow');
+  assert.equal(replayLive(call, all, HOLD_RULE).leaks, []);
+  assert.equal(replayLive(call, ['name'], HOLD_RULE).leaks, []);
+});
+
+test('an utterance goes once its channel has paused long enough and no window is open; without word kinds nothing waits for them', () => {
+  const call = [utt(1, 0, 'the weather is nice today'), utt(0, 3, 'yes'), utt(0, 6, 'it is')];
+  // 0.5 s after it an email's end could still walk back over it ("… today at gmail dot com"); 3 s after, not.
+  assert.equal([...decidedUtterances(call.slice(0, 2), 3.4, all)].sort(), [1]);
+  assert.equal([...decidedUtterances(call, 7.4, all)].sort(), [0, 1, 2]);
+  assert.equal([...decidedUtterances(call.slice(0, 2), 3.4, ['card', 'cvv'])].sort(), [0, 1]);
+  assert.equal(heldForWordKinds(call, 3.4, ['card', 'digits']).size, 0);
+});
+
+test('a name answering a name question goes at once, redacted: later words only add to a name', () => {
+  const call = [utt(0, 0, 'can i have your name please'), utt(1, 3.5, 'it is maria lopez')];
+  assert.equal([...decidedUtterances(call, 5.4, all)].sort(), [0, 1]);
+  assert.equal(replayLive([...call, utt(1, 6, 'and i am calling about my bill')], all, HOLD_RULE).leaks, []);
+});
+
+test('partials under word kinds: a word redacted so far shows its kind, a word a later one could redact shows ###', () => {
+  const call = [utt(0, 0, 'can i get an email address please')];
+  const shown = (partial: WordEvent[]) => partialText(partial.map((w) => w.word), { scrubtext: true }, maskedPartialWords(call, partial, 1, all));
+  assert.is(shown(words(4, 'yes it is john dot')), 'yes it is [EMAIL] [EMAIL]');
+  assert.is(shown(words(30, 'my name is')), 'my name is');
+  // An email's end may follow: "spoke about s m at gmail dot com" would be one (the walk back crosses a short function word).
+  assert.is(shown(words(30, 'we spoke about s m')), 'we ### ### ### ###');
+  assert.is(shown(words(30, 'thank you')), 'thank you');
+  // The digit kinds alone: a partial masks numbers only.
+  assert.equal(maskedPartialWords(call, words(4, 'john dot smith'), 1, ['card']).size, 0);
+});
+
+test.run();

@@ -27,7 +27,7 @@ let dir = '';
 let silero: Segmenter;
 s.before(async () => {
   dir = makeTempDir('voxdex-segmenter-');
-  silero = createSegmenter(loadConfig({}).segment.segmenter); // the default
+  silero = sileroSegmenter();
   await silero.ready();
 });
 s.after(() => removeDir(dir));
@@ -94,7 +94,7 @@ s('the same call in pink noise at 5 dB SNR: still one utterance per prompt (the 
   const { x, spans } = await promptCall();
   const noisy = mono(pink(x, 5), 8000);
   assertOnePerPrompt(await cut(silero, noisy), spans, 'pink 5 dB');
-  assert.ok((await cut(energySegmenter, noisy)).length < spans.length, 'the peer merges prompts in noise (why Silero is the default)');
+  assert.ok((await cut(energySegmenter, noisy)).length < spans.length, 'the energy segmenter merges prompts in noise');
 });
 
 s('continuous speech longer than the longest utterance is cut at pauses: every piece within the limit, the speech kept', async () => {
@@ -168,11 +168,11 @@ s("live: a push's horizon (committed) never passes the start of an utterance it 
   assert.ok(l.horizons.at(-1)!.committed > l.raw.at(-1)!.end, 'the horizon moves on through the final silence');
 });
 
-s('VOXDEX_SEGMENTER picks the segmenter (silero by default); another value is refused', () => {
-  assert.is(loadConfig({}).segment.segmenter, 'silero');
-  assert.is(createSegmenter(loadConfig({ VOXDEX_SEGMENTER: 'energy' }).segment.segmenter), energySegmenter);
-  assert.throws(() => loadConfig({ VOXDEX_SEGMENTER: 'webrtc' }), /one of silero, energy for VOXDEX_SEGMENTER/);
-  assert.is(sileroSegmenter().name, 'silero');
+s('VOXDEX_SEGMENTER picks the segmenter (energy by default); another value is refused', () => {
+  assert.is(loadConfig({}).segment.segmenter, 'energy');
+  assert.is(createSegmenter(loadConfig({}).segment.segmenter), energySegmenter);
+  assert.is(createSegmenter(loadConfig({ VOXDEX_SEGMENTER: 'silero' }).segment.segmenter).name, 'silero');
+  assert.throws(() => loadConfig({ VOXDEX_SEGMENTER: 'webrtc' }), /one of energy, silero for VOXDEX_SEGMENTER/);
 });
 
 s.run();

@@ -2,14 +2,13 @@
  * The segmentation seam: where a channel is cut into utterances for the ASR, in a file (the
  * transcriber) and as a live call's audio arrives (the endpointer), by one of two segmenters:
  *
- * - `silero` (the default): the Silero VAD's speech probabilities (src/vad/) through the endpointing
+ * - `energy` (the default): the energy segmenter (src/audio/segment.ts) on the engine's 16-bit PCM; live,
+ *   the endpointer that re-runs it over the audio not yet cut (src/live/endpointer.ts).
+ * - `silero` (VOXDEX_SEGMENTER=silero): the Silero VAD's speech probabilities (src/vad/) through the endpointing
  *   rules with the ASR's parameters (src/vad/utterances.ts), scored at 8 or 16 kHz on the channel as
  *   decoded. Live and batch run the same stream over the same samples: the same utterances.
- * - `energy`: the energy segmenter (src/audio/segment.ts) on the engine's 16-bit PCM; live, the
- *   endpointer that re-runs it over the audio not yet cut (src/live/endpointer.ts). Kept for
- *   comparison (VOXDEX_SEGMENTER=energy).
  *
- * Chosen by measurement (bench/segmentation.ts; docs/vad.md, "Utterances for the ASR").
+ * The default chosen by measurement (bench/segmentation.ts; docs/vad.md, "Utterances for the ASR").
  */
 import { resample } from '../audio/resample.js';
 import { SEGMENTER_NAMES, type SegmenterName } from '../config.js';

@@ -1,6 +1,7 @@
 /**
  * The Transcriber the service calls: decoded audio in, utterances (TranscriptDocument in src/types.ts) out.
- * resample → segment per channel (src/asr/segmenter.ts: the Silero VAD by default, on this thread) →
+ * resample → segment per channel (src/asr/segmenter.ts: the energy segmenter by default, or the Silero
+ * VAD, on this thread) →
  * one pool task per utterance (a few in flight per job, so short jobs pass long ones) → utterances in
  * time order.
  */

@@ -124,7 +124,7 @@ s.after(async () => {
 /** A file through sox to 8 kHz mu-law telephone band (as calls arrive), decoded back to float. */
 async function telephone(file: string): Promise<Float32Array> {
   const out = path.join(tmp, 'tel.wav');
-  execFileSync('sox', ['-V1', file, '-r', '8000', '-e', 'u-law', '-b', '8', out, 'sinc', '300-3400']);
+  execFileSync('sox', ['-V1', '-D', file, '-r', '8000', '-e', 'u-law', '-b', '8', out, 'sinc', '300-3400']);
   return (await decodeWav(out)).channels[0]!;
 }
 const speechSeconds = (r: { start: number; end: number }[]) => r.reduce((a, x) => a + x.end - x.start, 0);

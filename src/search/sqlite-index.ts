@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { mapPaced, type CpuBudget } from './budget.js';
-import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
+import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, byPart, queryWords, speakerMatches, speakerRuns, speakersOf, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition, vocabLookups } from './sqlite-fts.js';
 import { wordStems } from './word-forms.js';
 import { documentAnalytics, withCategories } from './analytics-fields.js';
@@ -216,7 +216,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   async count(scope: SearchScope, query: SearchQuery): Promise<number> {
     await this.#lookUpWildcards(query);
-    if (query.speaker !== undefined) return (await this.#bySpeaker(scope, query)).length;
+    if (byPart(query)) return (await this.#bySpeaker(scope, query)).length;
     const { sql, params } = this.#where(scope, query);
     return counted(query, () => this.#prepare(`SELECT count(*) FROM transcripts t WHERE ${sql}`).pluck().get(...params) as number);
   }
@@ -227,7 +227,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const page = (await this.#page(scope, query, ROW_COLUMNS)) as unknown as Array<Row & { words?: ChannelWords[] }>;
     const rows = await mapPaced(page, query.budget, (r): SummaryRow => {
       const words = r.words ?? this.#words(r.id);
-      const { score, hits } = findHits(query.terms, query.speaker === undefined ? words : speakerWords(words, query.speaker), query.channel, query.budget);
+      const { score, hits } = findHits(query.terms, queryWords(words, query), query.channel, query.budget);
       const speakers = speakersOf(words);
       const row: SummaryRow = {
         tid: r.tid,
@@ -281,7 +281,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   async #page(scope: SearchScope, query: SearchQuery, columns: string): Promise<Array<Record<string, unknown>>> {
     const { sql, params } = this.#where(scope, query);
     if (query.size === 0) return [];
-    if (query.speaker !== undefined) {
+    if (byPart(query)) {
       const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
       return (await this.#bySpeaker(scope, query))
         .slice(query.offset, query.offset + query.size)
@@ -319,7 +319,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     for (const r of candidates) {
       await query.budget?.pace();
       const words = this.#words(r.id);
-      const mine = speakerWords(words, query.speaker!);
+      const mine = queryWords(words, query);
       if (!speakerMatches(query, mine)) continue;
       out.push({ ...r, words, score: findHits(query.terms, mine, query.channel, query.budget).score });
     }
@@ -488,7 +488,7 @@ function scopeCondition(scope: AggregateScope, noIndex = false): { sql: string; 
 /**
  * Per-channel words for the `words` table: JSON [[channel, normalized words joined by ' ', original
  * words joined by U+001F or '' when equal to the normalized ones, and for a diarized transcript the
- * words' speakers as runs]…] and the start/end times of all words as Uint32 milliseconds.
+ * words' speakers as runs (null when only roles are known), and when roles are known the words' roles as runs]…] and the start/end times of all words as Uint32 milliseconds.
  */
 function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
   const total = cws.reduce((n, cw) => n + cw.starts.length, 0);
@@ -504,7 +504,8 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
     const norm = cw.norm.join(' ');
     const words = cw.words.map((w) => w.replace(/\u001f/g, ' ')).join('\u001f');
     const row: unknown[] = [cw.channel, norm, words === cw.norm.join('\u001f') ? '' : words];
-    if (cw.speakers) row.push(speakerRuns(cw.speakers));
+    if (cw.speakers || cw.roles) row.push(cw.speakers ? speakerRuns(cw.speakers) : null);
+    if (cw.roles) row.push(speakerRuns(cw.roles));
     return row;
   });
   return { channels: JSON.stringify(channels), times: Buffer.from(times.buffer) };
@@ -513,7 +514,7 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
 function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
   const times = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
   let k = 0;
-  return (JSON.parse(channels) as Array<[number, string, string, SpeakerRuns?]>).map(([channel, joined, original, runs]) => {
+  return (JSON.parse(channels) as Array<[number, string, string, (SpeakerRuns | null)?, SpeakerRuns?]>).map(([channel, joined, original, runs, roleRuns]) => {
     const norm = joined === '' ? [] : joined.split(' ');
     const words = original === '' ? norm : original.split('\u001f');
     const starts = new Array<number>(norm.length);
@@ -524,6 +525,7 @@ function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
     }
     const cw: ChannelWords = { channel, norm, words, starts, ends };
     if (runs) cw.speakers = fromSpeakerRuns(runs, norm.length);
+    if (roleRuns) cw.roles = fromSpeakerRuns(roleRuns, norm.length);
     return cw;
   });
 }

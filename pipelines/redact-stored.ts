@@ -3,7 +3,8 @@
  * already stored. For every finished request of the company (or one organization) — done, failed or
  * cancelled: each transcript checkpoint is redacted, its audio kept for playback is rewritten silent
  * over the spans, the upload is deleted (a single file's or an archive's: it holds every member
- * unredacted), the index entry is replaced (same tid), and the result file is rendered again.
+ * unredacted), the index entry is replaced (same tid), and the result file is rendered again; the
+ * client's file name and metadata are redacted in the transcripts and the request's row.
  *
  * Resumable and idempotent: the audio is rewritten before the transcript (so a crash between them
  * redoes the audio from the words still there), spans are also taken from events already marked

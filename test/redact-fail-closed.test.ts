@@ -156,6 +156,30 @@ test('codes asked in other words: the three digits on the back, the last four of
   ]);
 });
 
+test('a code read in pieces is redacted even when the question was misheard ("and what has yorubin")', () => {
+  assert.equal(redacted([{ ch: 0, text: 'and what has yorubin' }, { ch: 1, text: 'one' }, { ch: 1, text: 'four seven', pause: 0.3 }, { ch: 1, text: 'three', pause: 0.3 }], true), [
+    'and what has yorubin',
+    '#<digits>',
+    '##<digits>',
+    '#<digits>',
+  ]);
+  // Said in one breath, a year or a price stays.
+  assert.equal(redacted([{ ch: 1, text: 'it was nineteen ninety nine' }], true), ['it was 1999']);
+});
+
+test('a question is answered on the other channel: the asker\'s own harmless number stays; a code read back is redacted', () => {
+  assert.equal(redacted([
+    { ch: 0, text: 'can I have the card number please' },
+    { ch: 1, text: 'four five three nine one four eight eight zero three four three six four six seven' },
+    { ch: 0, text: 'thanks and the offer ends in nineteen ninety nine', pause: 3 },
+  ], true), ['can I have the card number please', '################<card>', 'thanks and the offer ends in 1999']);
+  assert.equal(redacted([
+    { ch: 0, text: 'and the security code on the back' },
+    { ch: 1, text: 'seven three nine' },
+    { ch: 0, text: 'so that is seven three nine' },
+  ], true), ['and the security code on the back', '###<cvv>', 'so that is ###<cvv>']);
+});
+
 test('harmless numbers stay: counts, amounts, times, dates, "one of them"', () => {
   const lines = redacted([
     { ch: 0, text: 'your order of three items ships in two days' },

@@ -88,9 +88,9 @@ steps('text, srt and vtt lines start with the speaker', () => {
   const a = { ...utt(0, [['hello', 0.5, 0.9], ['there', 1.0, 1.4]]), metadata: { channel: 0, uttid: 0, speaker: 'S1' } };
   const b = { ...utt(1, [['hi', 2.0, 2.3]]), metadata: { channel: 0, uttid: 1, speaker: 'S2' } };
   const doc = { asr: 'x', model: 'm', audiosecs: 3, nchannels: 1, requestid: 'r', source: 's.wav', chaninfo: [], utterances: [a, b] } as TranscriptDocument;
-  assert.is(renderTranscript(doc, 'text'), '[S1] hello there\n[S2] hi\n');
-  assert.match(renderTranscript(doc, 'srt'), /00:00:02,000 --> 00:00:02,300\n\[S2\] hi/);
-  assert.match(renderTranscript(doc, 'vtt'), /\[S1\] hello there/);
+  assert.is(renderTranscript(doc, 'text'), '[00:00] S1: Hello there.\n[00:02] S2: Hi.\n');
+  assert.match(renderTranscript(doc, 'srt'), /00:00:02,000 --> 00:00:02,300\nS2: Hi\./);
+  assert.match(renderTranscript(doc, 'vtt'), /00:00:00\.500 --> 00:00:01\.400\nS1: Hello there\./);
 });
 
 steps.run();

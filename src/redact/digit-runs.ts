@@ -15,7 +15,7 @@ export const RUN_WINDOW_SEC = 20;
 /** Words that may sit between digit groups of one number ("four one one one, uh, okay, one one…"). */
 export const FILLERS: ReadonlySet<string> = new Set([
   'uh', 'um', 'er', 'ah', 'eh', 'hmm', 'mm', 'and', 'then', 'okay', 'ok', 'yes', 'yeah', 'right', 'sorry', 'so', 'is', "it's", 'its',
-  'the', 'rest', 'next', 'last', 'digits', 'numbers', 'number', 'dash', 'space', 'again', 'that', "that's", 'thats', 'um-hum', 'uh-huh',
+  'the', 'rest', 'next', 'last', 'digits', 'numbers', 'number', 'dash', 'space', 'again', 'that', "that's", 'thats', 'um-hum', 'uh-huh', 'it',
 ]);
 const MONTH_SET = new Set<string>(MONTHS);
 
@@ -50,6 +50,8 @@ export interface DigitRun {
   digits: string;
   start: number;
   end: number;
+  /** How many utterances (breaths, as the ASR split them) its digits were said in. */
+  pieces: number;
 }
 
 const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
@@ -221,9 +223,11 @@ export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS
   for (const stream of streams) {
     const t = stream.tokens;
     const groups = digitGroups(stream);
-    let cur: (typeof groups)[number] | undefined;
+    let cur: DigitGroup | undefined;
     const flush = () => {
-      if (cur) runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end });
+      if (!cur) return;
+      const pieces = new Set(t.slice(cur.first, cur.last + 1).filter((x) => x.kind === 'digit').map((x) => x.u)).size;
+      runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end, pieces });
     };
     for (const g of groups) {
       if (cur) {

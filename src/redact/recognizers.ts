@@ -113,8 +113,19 @@ export const pinRecognizer: Recognizer = {
   kind: 'pin',
   matches: (run, ctx) => (ctx.answers === 'pin' && run.digits.length >= 3) || (latest(ctx) === 'pin' && run.digits.length >= 4 && run.digits.length <= 8),
 };
-/** Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn). */
-export const digitsRecognizer: Recognizer = { kind: 'digits', matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) };
+/** A code read in pieces: this many digits at least, said in two or more utterances ("zero o nine" + "five"). */
+export const PIECES_MIN_DIGITS = 4;
+
+/**
+ * Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn),
+ * 3+ digits answering any question, or 4+ digits read in pieces — codes are read in chunks, counts,
+ * years and prices are said in one breath (a PIN after a question the ASR misheard: "and what has
+ * yorubin" + "one" + "47" + "three").
+ */
+export const digitsRecognizer: Recognizer = {
+  kind: 'digits',
+  matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) || (run.pieces >= 2 && run.digits.length >= PIECES_MIN_DIGITS),
+};
 
 /** In order of precedence: the first one that matches and is asked for names the run (bank, id, phone, dob: pii/numbers.ts). */
 export const RECOGNIZERS: readonly Recognizer[] = [cardRecognizer, ssnRecognizer, expiryRecognizer, cvvRecognizer, pinRecognizer, ...PII_RUN_RECOGNIZERS, digitsRecognizer];

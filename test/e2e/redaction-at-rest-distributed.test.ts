@@ -113,6 +113,7 @@ test('a job queued before the policy runs under it on a worker; the client\'s na
   };
   blobs ??= testBlobStore(env);
   const admin = { VOXDEX_DATA_DIR: path.join(dir, 'admin'), ...env };
+  const client = makeClientFiles(dir);
   const token = voxdexCli(['company', 'add', 'acme', '--org', 'pay', '--folder', 'calls'], admin).trim();
   voxdexCli(['company', 'set', 'acme', '--scrub', 'none'], admin);
   // An API node queues the call while the company has no policy and no worker runs.
@@ -130,7 +131,7 @@ test('a job queued before the policy runs under it on a worker; the client\'s na
     const a = await getJson(`${api.url}/account?token=${token}`).catch(() => undefined);
     if (a?.body.companies?.[0]?.settings?.scrub?.length) break;
   }
-  const client = makeClientFiles(dir);
+  // Right after an answer: no idle keep-alive socket the server may have closed meanwhile.
   const sent = await upload(api.url, { file: client.archive, fields: { token, metadata: client.metadata } }).catch((err: Error) => {
     throw new Error(`${err.message}; the API node said:\n${api.output().slice(-3000)}`);
   });

@@ -67,13 +67,14 @@ const OWN_UTTERANCE_MAX = 4;
 
 /**
  * A name said as an utterance of its own right after the preamble ("Yes, it is." + "And a Simpson,
- * ah."; "Hi, my name is." + "Oh, yeah."): every word of it, misheard ones included, when it is short.
- * [from, to] or undefined.
+ * ah."; "Hi, my name is." + "Oh, yeah."): every word of it, misheard ones included, when it is short
+ * and wholly inside the window (not "can I get an" cut off by the next cue), its leading fillers
+ * left out when a name-like word follows ("it is maria lopez"). [from, to] or undefined.
  */
 export function ownUtterance(t: readonly StreamToken[], first: number, last: number): [number, number] | undefined {
   const endOf = (k: number) => {
     let e = k;
-    while (e + 1 <= last && t[e + 1]!.u === t[k]!.u) e++;
+    while (e + 1 < t.length && t[e + 1]!.u === t[k]!.u) e++;
     return e;
   };
   // Past the utterances that are all preamble ("Yes, it is.").
@@ -82,7 +83,10 @@ export function ownUtterance(t: readonly StreamToken[], first: number, last: num
   if (k > last || (k > 0 && t[k - 1]!.u === t[k]!.u) || REPLIES.has(t[k]!.key)) return undefined;
   const end = endOf(k);
   const words = t.slice(k, end + 1).filter((x) => !isLetter(x)).length;
-  return words <= OWN_UTTERANCE_MAX ? [k, end] : undefined;
+  if (end > last || words > OWN_UTTERANCE_MAX) return undefined;
+  let from = k;
+  while (from < end && FILLERS.has(t[from]!.key)) from++;
+  return [nameLike(t[from]) ? from : k, end];
 }
 
 function span(stream: Stream, [from, to]: [number, number], score: number): PiiSpan {

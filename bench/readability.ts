@@ -4,10 +4,13 @@
  * "today's output in sentence case with a final full stop" (each utterance's event words, first letter
  * capital, "." at the end), and the word error rate of both against the events' (same run, same audio).
  *
- *   node --import tsx bench/readability.ts [--sets ast-mz,synthetic] [--limit 0] [--threads N] [--show]
+ *   node --import tsx bench/readability.ts [--sets ast-mz,ast-mz-joined,synthetic] [--limit 0] [--threads N] [--show]
  *
  * Sets: ast-mz (the Asterisk prompts m–z, held out: one real speaker, texts with case and punctuation),
- * ast-al (a–l: where the rules were chosen), synthetic (the m–z texts read by espeak-ng and flite through
+ * ast-mz-joined (the same prompts that end a sentence, three at a time, their own silence trimmed and
+ * joined by 0.2 s of silence, under the segmenter's 0.4 s pause: several sentences in one utterance, as
+ * a fluent caller's turn has them), ast-al (a–l:
+ * where the rules were chosen), synthetic (the m–z texts read by espeak-ng and flite through
  * a phone line, 8 kHz mu-law: other voices, synthetic, never alone). Only prompts whose reference is
  * punctuated count (". , ? !": "niner", "minutes" carry no punctuation to score); entries that are not
  * speech ("[tones]", "(silence)") are left out. Scores: bench/lib/readability-score.ts. Contenders:
@@ -29,7 +32,7 @@ import { readableStage } from '../src/readable/stage.js';
 import { utteranceText } from '../src/readable/utterance-text.js';
 import { decodeWav } from '../src/stages/decode.js';
 import type { FileWork, StageContext, Utterance } from '../src/types.js';
-import { loadSet, type Item } from './lib/datasets.js';
+import { ASTERISK, loadSet, type Item } from './lib/datasets.js';
 import { f1, score, scoredWords, type Counts, type Scores } from './lib/readability-score.js';
 import { normalizeWords, wordDistance } from './lib/wer.js';
 
@@ -82,6 +85,35 @@ function syntheticItems(limit: number): Item[] {
   });
 }
 
+/** Held-out prompts that end a sentence, three at a time, trimmed and joined by 0.2 s of silence into one 8 kHz recording. */
+function joinedItems(limit: number): Item[] {
+  const prompts = loadSet('ast-mz', tmp, 0).items.filter(scorable).filter((i) => /[.?!]["')]*$/.test(i.ref.trim()));
+  const groups: Item[][] = [];
+  for (let k = 0; k + 3 <= prompts.length; k += 3) groups.push(prompts.slice(k, k + 3));
+  const picked = limit && groups.length > limit ? groups.filter((_, i) => i % Math.ceil(groups.length / limit) === 0) : groups;
+  return picked.map((g, n) => ({
+    id: g.map((i) => i.id).join('+'),
+    ref: g.map((i) => i.ref.trim()).join(' '),
+    load: async () => {
+      const out = path.join(tmp, `joined-${n}.wav`);
+      const gap = path.join(tmp, 'gap.wav');
+      execFileSync('sox', ['-V1', '-n', '-r', '8000', '-b', '16', '-c', '1', gap, 'trim', '0', '0.2']);
+      const trimmed = g.map((i, k) => {
+        const t = path.join(tmp, `joined-${n}-${k}.wav`);
+        const trim = ['silence', '1', '0.02', '-45d'];
+        execFileSync('sox', ['-V1', path.join(ASTERISK, `${i.id}.wav`), '-b', '16', t, ...trim, 'reverse', ...trim, 'reverse']);
+        return t;
+      });
+      execFileSync('sox', ['-V1', ...trimmed.flatMap((t, k) => (k ? [gap, t] : [t])), out]);
+      try {
+        return await decodeWav(out);
+      } finally {
+        for (const f of [out, ...trimmed]) rmSync(f, { force: true });
+      }
+    },
+  }));
+}
+
 /** Each contender's lines for one transcribed item (utterances in time order). */
 function contenderLines(utterances: readonly Utterance[], raw: readonly Utterance[]): Record<Contender, string[]> {
   return {
@@ -102,8 +134,11 @@ async function main() {
   console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${process.argv.slice(2).join(' ')}`);
   console.log(`node ${process.version}; ${cpu[0]?.model} × ${cpu.length} cores; ${threads} ASR threads; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}\n`);
 
-  for (const set of (arg('sets') ?? 'ast-mz,synthetic').split(',')) {
-    const items = set === 'synthetic' ? syntheticItems(limit) : loadSet(set, tmp, 0).items.filter(scorable).filter((_, i, all) => !limit || i % Math.ceil(all.length / limit) === 0);
+  for (const set of (arg('sets') ?? 'ast-mz,ast-mz-joined,synthetic').split(',')) {
+    const items =
+      set === 'synthetic' ? syntheticItems(limit)
+      : set === 'ast-mz-joined' ? joinedItems(limit)
+      : loadSet(set, tmp, 0).items.filter(scorable).filter((_, i, all) => !limit || i % Math.ceil(all.length / limit) === 0);
     const tallies = Object.fromEntries(CONTENDERS.map((c) => [c, tally()])) as Record<Contender, Tally>;
     const events = { errors: 0, words: 0 };
     let audioSec = 0;

@@ -249,7 +249,9 @@ export class LiveCall {
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));
     for (const i of ready) {
-      const u = documentUtterance(releasedUtterance(call[i]!, o), this.input.source, this.#model!.spec.name);
+      const { channel, speaker } = call[i]!.metadata;
+      const previous = [...this.#sent].reverse().find((s) => s.metadata.channel === channel && s.metadata.speaker === speaker);
+      const u = documentUtterance(releasedUtterance(call[i]!, o, previous), this.input.source, this.#model!.spec.name);
       this.#sent.push(u);
       this.#emit({ type: 'utterance', ...u });
     }

@@ -1,8 +1,9 @@
 /**
  * `voxdex redact CO [--org ORG]`: a company that turns redaction on later applies it to what is
- * already stored. For every finished request of the company (or one organization): each transcript
- * checkpoint is redacted, its audio kept for playback is rewritten silent over the spans (and the
- * upload deleted), the index entry is replaced (same tid), and the result file is rendered again.
+ * already stored. For every finished request of the company (or one organization) — done, failed or
+ * cancelled: each transcript checkpoint is redacted, its audio kept for playback is rewritten silent
+ * over the spans, the upload is deleted (a single file's or an archive's: it holds every member
+ * unredacted), the index entry is replaced (same tid), and the result file is rendered again.
  *
  * Resumable and idempotent: the audio is rewritten before the transcript (so a crash between them
  * redoes the audio from the words still there), spans are also taken from events already marked
@@ -66,6 +67,11 @@ async function rewriteAudio(job: Job, idx: number, spans: readonly TimeSpan[], d
   }
 }
 
+async function hasKeptAudio(job: Job, idx: number, d: RedactStoredDeps): Promise<boolean> {
+  const key = blobKeys.memberAudio(job.id, idx);
+  return (await d.blobs.list(key.slice(0, key.lastIndexOf('/') + 1))).some((b) => b.key === key);
+}
+
 export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions): Promise<{ requests: number; changed: number }> {
   const kinds = o.kinds?.length ? o.kinds : DEFAULT_KINDS;
   let done = 0;
@@ -74,7 +80,7 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
     const page = await d.store.listRecent({ company: o.company, limit: 100, offset });
     if (page.length === 0) break;
     for (const job of page) {
-      if (job.state !== 'done' || (o.org && job.destination.org !== o.org)) continue;
+      if (job.state === 'queued' || job.state === 'running' || (o.org && job.destination.org !== o.org)) continue;
       const files: MemberOutcome[] = [];
       let touched = false;
       for (const item of await d.store.items(job.id)) {
@@ -86,7 +92,8 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
         const doc = JSON.parse(stored.toString('utf8')) as TranscriptDocument;
         const { utterances, spans } = redactUtterances(doc.utterances, kinds);
         const all = [...spans, ...markedSpans(doc.utterances)];
-        if (o.audio !== false && all.length > 0) await rewriteAudio(job, item.idx, all, d);
+        // A single file's upload is about to go: its kept copy is made first, silenced or not.
+        if (o.audio !== false && (all.length > 0 || (job.kind === 'audio' && !(await hasKeptAudio(job, item.idx, d))))) await rewriteAudio(job, item.idx, all, d);
         const redacted: TranscriptDocument = { ...doc, utterances };
         if (spans.length > 0) {
           touched = true;
@@ -96,7 +103,7 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
         files.push({ member: item.member, document: redacted });
       }
       if (touched && job.resultPath && files.some((f) => f.document)) await d.blobs.put(job.resultPath, await renderResultFile(job.kind, job.output, files));
-      if (o.audio !== false && job.kind === 'audio') await d.blobs.delete(job.uploadPath);
+      if (o.audio !== false) await d.blobs.delete(job.uploadPath);
       done++;
       if (touched) changed++;
       o.onProgress?.({ done, changed, request: job.id });

@@ -17,9 +17,12 @@ export function decodedUtterance(u: Utterance, options: Pick<RequestOptions, 'nu
   return options.numtrans ? numbersUtterance(u) : u;
 }
 
-/** What runs on an utterance once its redaction is decided, before it is sent: its text (and no written form), its sentiment. */
-export function releasedUtterance(u: Utterance, options: Pick<RequestOptions, 'sentiment' | 'numtrans'>): Utterance {
-  const out = readableUtterance({ ...u, metadata: { ...u.metadata } }, options);
+/**
+ * What runs on an utterance once its redaction is decided, before it is sent: its text (and no written
+ * form; `previous`, the same speaker's last utterance sent, may have left a sentence open), its sentiment.
+ */
+export function releasedUtterance(u: Utterance, options: Pick<RequestOptions, 'sentiment' | 'numtrans'>, previous?: Utterance): Utterance {
+  const out = readableUtterance({ ...u, metadata: { ...u.metadata } }, options, previous);
   if (options.sentiment) scoreUtterance(out);
   return out;
 }

@@ -61,6 +61,8 @@ export interface Config {
   transcode: TranscodeConfig;
   /** Live calls (docs/live.md): limits, and how they are run. */
   live: LiveConfig;
+  /** CPU budgets (src/search/budget.ts): one search; one category's rule on one call. */
+  search: { budgetMs: number; categoryBudgetMs: number };
 }
 
 export interface LiveConfig {
@@ -163,6 +165,8 @@ const SETTINGS = {
   liveIdleSec: { env: 'VOXDEX_LIVE_IDLE_SEC', def: 30, read: int(1, 86_400) },
   liveMaxBacklogSec: { env: 'VOXDEX_LIVE_MAX_BACKLOG_SEC', def: 20, read: int(2, 3600) },
   livePartialMs: { env: 'VOXDEX_LIVE_PARTIAL_MS', def: 1000, read: int(100, 60_000) },
+  searchBudgetMs: { env: 'VOXDEX_SEARCH_BUDGET_MS', def: 2000, read: int(50, 600_000) },
+  categoryBudgetMs: { env: 'VOXDEX_CATEGORY_BUDGET_MS', def: 100, read: int(10, 60_000) },
 } as const;
 
 type Settings = typeof SETTINGS;
@@ -233,6 +237,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       partialEverySec: x.livePartialMs / 1000,
       maxMessageBytes: 1 << 20,
     },
+    search: { budgetMs: x.searchBudgetMs, categoryBudgetMs: x.categoryBudgetMs },
   };
   if (config.role !== 'all' && !config.databaseUrl) {
     throw invalidParameter('VOXDEX_DATABASE_URL', `a postgres:// URL (role ${config.role} shares its jobs with other nodes; only role all runs on the embedded store)`, '');

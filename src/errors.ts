@@ -19,6 +19,8 @@ export const ERRORS = {
   NESTED_ARCHIVE: { status: 400, retryable: false },
   NOT_AUDIO: { status: 415, retryable: false },
   BAD_QUERY: { status: 400, retryable: false },
+  /** A search (or a category's rule) that would use more CPU than its budget: refused, narrow it. */
+  QUERY_TOO_EXPENSIVE: { status: 400, retryable: false },
   IDLE_TIMEOUT: { status: 400, retryable: false },
   // 401 / 403 — who is asking
   BAD_TOKEN: { status: 401, retryable: false },

@@ -139,11 +139,11 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   const metrics = createMetrics({ queueDepth: () => ports.work.queueDepth(() => runner.queued), jobsByState: () => ports.jobs.countByState() });
   const { jobs: store, outbox, tenancy, index, blobs } = ports;
   const seal = AudioSeal.of(tenancy);
-  const categorize = categorizer(ports.categories);
+  const categorize = categorizer(ports.categories, { budgetMs: config.search.categoryBudgetMs, log });
   let live: LiveCalls | undefined;
   const runner = new JobRunner({ config, log, store, outbox, tenancy, index, transcriber, blobs, seal, paths, metrics, owner: ports.work.owner, runJobs: runsJobs, categorize, liveTranscript: (id) => live?.liveTranscript(id) });
   // Categories: rules beside tenancy, backfilled over the index by one node per company (a lease in the category store).
-  const backfill = new CategoryBackfill({ store: ports.categories, index, log, owner: node });
+  const backfill = new CategoryBackfill({ store: ports.categories, index, log, owner: node, budgetMs: config.search.categoryBudgetMs });
   const installedModels = () => [...registry.list(), ...registry.specs().filter((s) => registry.isAvailable(s)).flatMap((s) => s.aliases)];
   const intake = acceptsJobs ? new JobIntake({ config, store, tenancy, blobs, seal, paths, installedModels, onAccepted: (job) => runner.enqueue(job) }) : undefined;
   // Live calls run where the ASR is and are accepted where requests are: on a node with role all (docs/live.md).
@@ -323,7 +323,7 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     realtime: realtimePost(liveRouteDeps({ log: d.log, ports, intake, live: d.live, config })),
   });
   mountLiveRoutes(routes, liveRouteDeps({ log: d.log, ports, intake, live: d.live, config }));
-  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log, categories: ports.categories });
+  mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log, categories: ports.categories, budgetMs: config.search.budgetMs });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
   mountAudioRoutes(routes, { access, store, blobs, seal: AudioSeal.of(ports.tenancy), tenancy: ports.tenancy, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });

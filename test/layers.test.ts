@@ -23,6 +23,7 @@ const LAYERS: string[][] = [
   ['analytics'],
   ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact', 'speakers'],
   ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers', 'vad'],
+  ['addon'],
   ['readable'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];

@@ -9,7 +9,7 @@ import type { NativeWord } from '../src/asr/binding.js';
 import { readingsOf, spelledDisplay, writtenWords, type WrittenWord } from '../src/asr/moonshine/words.js';
 import type { Tokenizer } from '../src/asr/moonshine/tokenizer.js';
 import { normalizeNumbers } from '../src/numbers/normalize.js';
-import { readableUtterance } from '../src/readable/stage.js';
+import { readableUtterance, readableUtterances } from '../src/readable/stage.js';
 import { timeTokens } from '../src/readable/text-timing.js';
 import { utteranceText, writtenGroups } from '../src/readable/utterance-text.js';
 import { redactUtterances } from '../src/redact/redact.js';
@@ -84,6 +84,22 @@ t('PocketSphinx words get sentence case and a full stop; an empty utterance has 
 t('the first letter is a capital (a speaker turn split off mid-sentence), but not of "iPhone"', () => {
   assert.is(utteranceText(events([['and', 'and'], ['then', 'then'], ['no', 'no.']]), { numtrans: true }), 'And then no.');
   assert.is(utteranceText(events([['iphone', 'iPhone'], ['works', 'works.']]), { numtrans: true }), 'iPhone works.');
+});
+
+t('an utterance that goes on with a sentence its speaker left open with a comma starts in lower case, a name or "I" kept', () => {
+  const at = (start: number, pairs: Array<[string, string?]>, speaker?: string): Utterance => {
+    const u = utt(events(pairs).map((e) => ({ ...e, start: e.start + start, end: e.end + start })));
+    return speaker ? { ...u, metadata: { ...u.metadata, speaker } } : u;
+  };
+  const texts = (us: Utterance[]) => readableUtterances(us, { numtrans: true }).map((u) => u.text);
+  const open = at(0, [['he', 'He'], ['was', 'was'], ['not', 'not'], ['ill', 'ill-disposed,']]);
+  assert.equal(texts([open, at(1.5, [['unless', 'Unless'], ['cold', 'cold.']])]), ['He was not ill-disposed,', 'unless cold.']);
+  assert.equal(texts([open, at(1.5, [['john', 'John'], ['came', 'came.']])]), ['He was not ill-disposed,', 'John came.']);
+  assert.equal(texts([open, at(1.5, [['i', 'I'], ['came', 'came.']])]), ['He was not ill-disposed,', 'I came.']);
+  // A full stop, a long pause, or another speaker: a new sentence.
+  assert.equal(texts([at(0, [['no', 'No.']]), at(1.5, [['and', 'And'], ['then', 'then.']])])[1], 'And then.');
+  assert.equal(texts([open, at(5, [['unless', 'Unless'], ['cold', 'cold.']])])[1], 'Unless cold.');
+  assert.equal(texts([at(0, [['well', 'Well,']], 'S1'), at(1, [['and', 'And'], ['so', 'so.']], 'S2')])[1], 'And so.');
 });
 
 t('the readable stage sets text and removes every written form', () => {

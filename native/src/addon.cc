@@ -8,6 +8,7 @@
 //     -> the same shape: the aligned path (slot -> alternatives -> dictionary words; [] = unknown word)
 //   engines() -> string[]
 //   memoryFile(name: string) -> number   a memfd descriptor (memory_file.h); throws an Error with the errno text
+//   threadCpuMs() -> number              CPU milliseconds of the calling thread (thread_clock.h); -1 without the clock
 #include <napi.h>
 
 #include <cerrno>
@@ -16,6 +17,7 @@
 
 #include "engine.h"
 #include "memory_file.h"
+#include "thread_clock.h"
 
 namespace {
 
@@ -138,10 +140,16 @@ Napi::Value MemoryFile(const Napi::CallbackInfo& info) {
   return Napi::Number::New(info.Env(), fd);
 }
 
+Napi::Value ThreadCpuMs(const Napi::CallbackInfo& info) {
+  int64_t ns = voxdex::ThreadCpuNanoseconds();
+  return Napi::Number::New(info.Env(), ns < 0 ? -1.0 : static_cast<double>(ns) / 1e6);
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("Recognizer", Recognizer::Define(env));
   exports.Set("engines", Napi::Function::New<Engines>(env, "engines"));
   exports.Set("memoryFile", Napi::Function::New<MemoryFile>(env, "memoryFile"));
+  exports.Set("threadCpuMs", Napi::Function::New<ThreadCpuMs>(env, "threadCpuMs"));
   return exports;
 }
 

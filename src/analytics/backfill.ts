@@ -15,7 +15,8 @@
 import type { Logger } from '../log.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
 import type { BackfillState, CategoryRecord, CategoryStore } from '../store/category-store.js';
-import { compileCategory, type CompiledCategory, needsDocument, scoreCall } from './categories.js';
+import { pacer } from '../search/budget.js';
+import { compileCategory, type CompiledCategory, needsDocument, scoreCallPaced } from './categories.js';
 
 export const BATCH = 1000;
 export const LEASE_MS = 30_000;
@@ -31,6 +32,8 @@ export interface BackfillOptions {
   batch?: number;
   /** Lease length (ms; default LEASE_MS): how long a dead node's lease holds off the others. */
   leaseMs?: number;
+  /** CPU ms one rule may take on one call (VOXDEX_CATEGORY_BUDGET_MS; default 100): over it, the call is not in that category. */
+  budgetMs?: number;
 }
 
 /** What one `runCompany` did: calls scanned and calls whose categories changed. */
@@ -47,7 +50,7 @@ export class CategoryBackfill {
   #stopped = false;
 
   constructor(o: BackfillOptions) {
-    this.#o = { pollMs: 2000, batch: BATCH, leaseMs: LEASE_MS, ...o };
+    this.#o = { pollMs: 2000, batch: BATCH, leaseMs: LEASE_MS, budgetMs: 100, ...o };
   }
 
   start(): void {
@@ -130,8 +133,13 @@ export class CategoryBackfill {
       const rules = live.map((c) => compiled.get(c.name)).filter((c): c is CompiledCategory => c !== undefined);
       const withDoc = needsDocument(rules);
       const updates: Array<{ tid: string; categories: string[] }> = [];
+      // Scoring yields between rules and calls (/status and uploads answer), each rule within its budget on each call.
+      const pace = pacer();
+      const score = { budgetMs: this.#o.budgetMs, onOverBudget: (c: CompiledCategory) => log.warn({ company, category: c.name }, 'category rule over its CPU budget on a call: counted as not matching') };
       for (const item of page.items) {
-        const matched = scoreCall(rules, { org: item.org, words: item.words, document: withDoc && item.document ? await item.document() : undefined });
+        const document = withDoc && item.document ? await item.document() : undefined;
+        pace.restart();
+        const matched = await scoreCallPaced(rules, { org: item.org, words: item.words, document }, score, pace);
         const next = [...new Set([...item.categories.filter((n) => !names.has(n)), ...matched])].sort();
         if (next.join('\u0000') !== item.categories.join('\u0000')) updates.push({ tid: item.tid, categories: next });
       }

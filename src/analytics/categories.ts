@@ -5,7 +5,9 @@
  * (src/search/query.ts) and evaluated by the search matcher (src/search/match.ts `evaluate`), the
  * code that defines what both indexes return. A speaker limit keeps only that speaker's utterances.
  */
-import { voxdexError } from '../errors.js';
+import { voxdexError, type VoxdexError } from '../errors.js';
+import type { Logger } from '../log.js';
+import { categoryBudget, pacer, type CpuBudget } from '../search/budget.js';
 import { invalidParameter, isShortName } from '../is.js';
 import { CATEGORY_NAME } from '../search/analytics-fields.js';
 import { type ChannelWords, channelWords, evaluate } from '../search/match.js';
@@ -96,8 +98,8 @@ export function needsDocument(categories: readonly CompiledCategory[]): boolean 
   return categories.some((c) => c.speaker !== undefined);
 }
 
-/** Does the call match this category? */
-export function matchesCategory(c: CompiledCategory, call: CategoryCall, bySpeaker?: Map<string, ChannelWords[]>): boolean {
+/** Does the call match this category? (Its matching work reported to `budget`, which may refuse it.) */
+export function matchesCategory(c: CompiledCategory, call: CategoryCall, bySpeaker?: Map<string, ChannelWords[]>, budget?: CpuBudget): boolean {
   if (c.org !== undefined && c.org !== call.org) return false;
   let words = call.words;
   if (c.speaker !== undefined) {
@@ -105,13 +107,42 @@ export function matchesCategory(c: CompiledCategory, call: CategoryCall, bySpeak
     words = bySpeaker?.get(c.speaker) ?? speakerWords(call.document, c.speaker);
     bySpeaker?.set(c.speaker, words);
   }
-  return evaluate(c.node, words, c.channel);
+  return evaluate(c.node, words, c.channel, budget);
 }
 
 /** The names of the categories the call is in, sorted. */
 export function scoreCall(categories: readonly CompiledCategory[], call: CategoryCall): string[] {
   const bySpeaker = new Map<string, ChannelWords[]>();
   return categories.filter((c) => matchesCategory(c, call, bySpeaker)).map((c) => c.name).sort();
+}
+
+/** How categories are scored where the server must stay responsive (at indexing, in the backfill). */
+export interface ScoreBudget {
+  /** CPU milliseconds one category's rule may take on one call (VOXDEX_CATEGORY_BUDGET_MS). */
+  budgetMs: number;
+  /** A rule over its budget on this call: it is counted as not matching; say so (no words of the call). */
+  onOverBudget(category: CompiledCategory, err: VoxdexError): void;
+}
+
+/**
+ * scoreCall where the server must stay responsive: each category's rule gets its own CPU budget on
+ * this call (one over it counts as not matching: a costly rule cannot hold the others or the server),
+ * and the event loop answers what waits between rules.
+ */
+export async function scoreCallPaced(categories: readonly CompiledCategory[], call: CategoryCall, b: ScoreBudget, pace: Pick<CpuBudget, 'pace'> = pacer()): Promise<string[]> {
+  const bySpeaker = new Map<string, ChannelWords[]>();
+  const names: string[] = [];
+  for (const c of categories) {
+    await pace.pace();
+    const budget = categoryBudget(c.name, b.budgetMs);
+    try {
+      if (matchesCategory(c, call, bySpeaker, budget)) names.push(c.name);
+    } catch (err) {
+      if ((err as VoxdexError).code !== 'QUERY_TOO_EXPENSIVE') throw err;
+      b.onOverBudget(c, err as VoxdexError);
+    }
+  }
+  return names.sort();
 }
 
 /** Categories of a finished document at indexing (src/stages: the index stage). */
@@ -121,9 +152,13 @@ export function scoreDocument(categories: readonly CompiledCategory[], org: stri
 
 /**
  * Scores a finished document against its company's categories at indexing (the rules read from the
- * store each time, so a change applies to the next call at once; compiled rules cached by version).
+ * store each time, so a change applies to the next call at once; compiled rules cached by version),
+ * each rule within its CPU budget (scoreCallPaced; default VOXDEX_CATEGORY_BUDGET_MS's 100 ms).
  */
-export function categorizer(store: Pick<CategoryStore, 'list'>): (destination: { company: string; org: string }, doc: TranscriptDocument) => Promise<string[]> {
+export function categorizer(
+  store: Pick<CategoryStore, 'list'>,
+  o: { budgetMs?: number; log?: Logger } = {},
+): (destination: { company: string; org: string }, doc: TranscriptDocument) => Promise<string[]> {
   const compiled = new Map<string, CompiledCategory>();
   return async (destination, doc) => {
     const rules = (await store.list(destination.company)).map((c) => {
@@ -135,6 +170,9 @@ export function categorizer(store: Pick<CategoryStore, 'list'>): (destination: {
       }
       return cc;
     });
-    return rules.length === 0 ? [] : scoreDocument(rules, destination.org, doc);
+    if (rules.length === 0) return [];
+    const onOverBudget = (c: CompiledCategory, err: VoxdexError) =>
+      o.log?.warn({ company: destination.company, category: c.name, requestid: doc.requestid, err: err.message }, 'category rule over its CPU budget on a call: counted as not matching');
+    return scoreCallPaced(rules, { org: destination.org, words: channelWords(doc), document: doc }, { budgetMs: o.budgetMs ?? 100, onOverBudget });
   };
 }

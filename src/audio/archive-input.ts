@@ -6,11 +6,8 @@
  * memory is given back when the input is closed. A plain file (the CLI's own input) is opened in place.
  */
 import { closeSync, openSync, write } from 'node:fs';
-import { createRequire } from 'node:module';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import { PACKAGE_ROOT } from '../config.js';
-import { voxdexError } from '../errors.js';
+import { memoryFile } from '../addon/native.js';
 import { readFully, type ByteSource } from './byte-source.js';
 
 const writeAt = promisify(write);
@@ -41,21 +38,6 @@ export async function openArchiveInput(src: ByteSource): Promise<ArchiveInput> {
     throw err;
   }
   return descriptor(fd);
-}
-
-/** The native addon's memfd_create (native/src/memory_file.h), loaded once. */
-let createMemoryFile: ((name: string) => number) | undefined;
-
-function memoryFile(name: string): number {
-  if (!createMemoryFile) {
-    const addon = path.join(PACKAGE_ROOT, 'native', 'build', 'Release', 'voxdex_asr.node');
-    try {
-      createMemoryFile = (createRequire(import.meta.url)(addon) as { memoryFile: (name: string) => number }).memoryFile;
-    } catch (err) {
-      throw voxdexError('INTERNAL', `the native addon could not be loaded from ${addon} (${(err as Error).message.split('\n')[0]}); build it with \`npm run build:native\` (scripts/install.sh does)`, err);
-    }
-  }
-  return createMemoryFile(name);
 }
 
 function descriptor(fd: number): ArchiveInput {

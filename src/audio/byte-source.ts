@@ -147,3 +147,8 @@ export function withSourceSync<T>(input: string | ByteSource, fn: (src: ByteSour
     if (owned) void src.close();
   }
 }
+
+/** The first `n` bytes of a file (fewer when it is shorter). */
+export function fileHead(path: string, n: number): Buffer {
+  return withSourceSync(path, (src) => readAtSync(src, 0, n));
+}

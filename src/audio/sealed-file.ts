@@ -18,7 +18,7 @@ import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { fileSource, streamOf, type ByteSource } from './byte-source.js';
+import { fileHead, fileSource, streamOf, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 
 export const SEAL_MAGIC = Buffer.from('VXSEAL01', 'ascii');
@@ -78,6 +78,7 @@ export class AudioSeal {
     return new AudioSeal(randomBytes(32), 'memory');
   }
 
+  /** The key of one file, from its random salt. */
   #fileKey(salt: Uint8Array): Buffer {
     return createHmac('sha256', this.#key).update(salt).digest();
   }
@@ -192,7 +193,7 @@ export class AudioSeal {
    * before audio was sealed (read as it is; `voxdex redact` and a job's end replace or remove it).
    */
   openStored(path: string): ByteSource {
-    return isSealed(readHead(path, SEAL_MAGIC.length)) ? this.open(path) : fileSource(path);
+    return isSealed(fileHead(path, SEAL_MAGIC.length)) ? this.open(path) : fileSource(path);
   }
 
   /** Sealed bytes held in memory, as their plaintext. */
@@ -281,14 +282,4 @@ function damaged(what: string, why: string) {
     'SECRET_KEY_INVALID',
     `A stored recording (${what.split('/').slice(-2).join('/')}) cannot be opened: ${why}. It was sealed with another installation's secrets key, or damaged; restore the secrets.key that belongs to this data dir.`,
   );
-}
-
-function readHead(path: string, n: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const b = Buffer.alloc(n);
-    return b.subarray(0, readSync(fd, b, 0, n, 0));
-  } finally {
-    closeSync(fd);
-  }
 }

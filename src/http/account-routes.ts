@@ -9,6 +9,7 @@
  *                               one with company=)
  */
 import { parseInteger } from '../is.js';
+import { clientTextNow } from '../jobs/shown-job.js';
 import type { StatusBody } from '../jobs/status.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import { AUTO_MODEL, checkShortName, type Tenancy } from '../tenancy/tenancy.js';
@@ -20,7 +21,7 @@ import { sendJson, type RouteTable } from './server.js';
 
 export interface AccountRouteDeps {
   access: Access;
-  tenancy: Pick<Tenancy, 'listCompanies' | 'getCompany' | 'listOrgs' | 'listFolders' | 'companySettings'>;
+  tenancy: Pick<Tenancy, 'listCompanies' | 'getCompany' | 'listOrgs' | 'listFolders' | 'companySettings' | 'hasCompany'>;
   store: JobStore;
   /** The status body of a request (as GET /transcribe/result answers while it runs). */
   status: (job: Job) => Promise<StatusBody>;
@@ -110,22 +111,25 @@ export function mountAccountRoutes(routes: RouteTable, d: AccountRouteDeps): voi
 
 async function summarize(d: AccountRouteDeps, job: Job): Promise<RequestSummary> {
   const items = await d.store.items(job.id);
+  // A job accepted before its company's redaction policy shows the client's names redacted now.
+  const client = clientTextNow(job, d.tenancy);
   const out: RequestSummary = {
     ...(await d.status(job)),
-    source: job.source,
+    source: client.text(job.source),
     kind: job.kind,
     destination: job.destination,
     model: job.model,
     datetime: job.datetime,
     created: job.created,
-    fileErrors: items.flatMap((i) => (i.state === 'failed' && i.error ? [{ file: i.member, error: i.error }] : [])),
+    fileErrors: items.flatMap((i) => (i.state === 'failed' && i.error ? [{ file: client.text(i.member), error: client.error(i.error) }] : [])),
   };
   if (job.started) out.started = job.started;
   if (job.finished) out.finished = job.finished;
+  if (out.error) out.error = client.error(out.error);
   if (job.state === 'cancelled' && out.error) out.error = { code: 'CANCELLED', message: out.error.message };
   if (job.contentHash) {
     const first = await d.store.firstWithContent(job.destination.company, job.contentHash);
-    if (first && first.id !== job.id) out.duplicateOf = { requestid: first.id, source: first.source, created: first.created };
+    if (first && first.id !== job.id) out.duplicateOf = { requestid: first.id, source: client.text(clientTextNow(first, d.tenancy).text(first.source)), created: first.created };
   }
   return out;
 }

@@ -17,6 +17,7 @@ import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js
 import type { AudioSeal } from '../audio/sealed-file.js';
 import { VoxdexError, voxdexError } from '../errors.js';
 import { invalidParameter, isUuid, parseInteger } from '../is.js';
+import { shownJob } from '../jobs/shown-job.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import type { Access } from './auth.js';
@@ -33,7 +34,7 @@ export interface AudioRouteDeps {
   /** The installation's key for audio at rest: every stored recording is sealed. */
   seal: AudioSeal;
   /** The company's policy (a job not finished yet runs under it: its upload is never served). */
-  tenancy: Pick<Tenancy, 'companySettings'>;
+  tenancy: Pick<Tenancy, 'companySettings' | 'hasCompany'>;
   /** Where a blob from object storage is copied to be read (the local store reads its own file). */
   scratchDir: string;
   /** HMAC key of signed links (the one of result links; audio links sign a different message). */
@@ -62,8 +63,10 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     const channel = parseChannel(params.channel);
     const inline = params.inline === undefined ? false : INLINE[params.inline];
     if (inline === undefined) throw invalidParameter('inline', 'true or false', params.inline);
-    const file = await audioFile(d, job!, params.file);
-    if (inline) return sendAudio(req, res, file, channel, params.file ?? job!.source);
+    // A job accepted before its company's redaction policy is named as it may be shown now.
+    const shown = shownJob(job!, d.tenancy);
+    const file = await audioFile(d, shown, params.file);
+    if (inline) return sendAudio(req, res, file, channel, params.file ?? shown.source);
     try {
       openPlayableWav(file.source, channel); // a channel the recording lacks is refused now, not when the link is used
     } finally {
@@ -88,8 +91,9 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqual(sig, signAudio(d.urlSecret, id, file ?? '', channelRaw, expires));
     if (!good) throw voxdexError('BAD_TOKEN', 'This audio link is not valid; ask GET /transcribe/{requestid}/audio for a new one');
     if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This audio link has expired; ask GET /transcribe/{requestid}/audio for a new one');
-    const job = await d.store.get(id!);
-    if (!job) throw voxdexError('NOT_FOUND', `Request ${id} no longer exists`);
+    const stored = await d.store.get(id!);
+    if (!stored) throw voxdexError('NOT_FOUND', `Request ${id} no longer exists`);
+    const job = shownJob(stored, d.tenancy);
     const channel = parseChannel(channelRaw);
     return sendAudio(req, res, await audioFile(d, job, file), channel, file ?? job.source);
   };

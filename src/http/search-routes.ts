@@ -7,6 +7,7 @@
  * string, the POST body or `Authorization: Bearer`, and is never logged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { searchBudget } from '../search/budget.js';
 import { voxdexError, VoxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import type { Logger } from '../log.js';
@@ -36,6 +37,8 @@ export interface SearchRouteOptions {
   maxBodyBytes?: number;
   /** The companies' categories: a `category=` that names none of them is UNKNOWN_CATEGORY (absent: not checked). */
   categories?: Pick<CategoryStore, 'list'>;
+  /** CPU budget of one search, ms (VOXDEX_SEARCH_BUDGET_MS; src/search/budget.ts); default 2000. */
+  budgetMs?: number;
 }
 
 const ALLOW = 'GET, POST, DELETE';
@@ -160,7 +163,8 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     }
 
     const opts = parseSearchOptions(raw, accept);
-    const { query } = opts;
+    // Over its CPU budget a search is refused (QUERY_TOO_EXPENSIVE), and it lets other requests in as it goes.
+    const query = { ...opts.query, budget: searchBudget(options.budgetMs ?? 2000) };
     if (query.categories && options.categories) {
       checkCategoriesKnown(scope.company, query.categories, (await options.categories.list(scope.company)).map((c) => c.name));
     }

@@ -10,6 +10,7 @@ import { isUuid } from '../is.js';
 import type { JobIntake, SubmitRequest } from '../jobs/job-intake.js';
 import { pickRequestOptions } from '../jobs/request-options.js';
 import type { JobRunner } from '../jobs/runner.js';
+import { shownJob } from '../jobs/shown-job.js';
 import type { StatusBody } from '../jobs/status.js';
 import { resultMime } from '../render/output.js';
 import type { Job, JobStore } from '../store/job-store.js';
@@ -33,7 +34,7 @@ export interface TranscribeRouteDeps {
   /** Where result files are (BlobStore keys in Job.resultPath). */
   blobs: BlobStore;
   access: Access;
-  tenancy: Pick<Tenancy, 'defaultDestination'>;
+  tenancy: Pick<Tenancy, 'defaultDestination' | 'hasCompany' | 'companySettings'>;
   /** Secret for signed result URLs. */
   urlSecret: string;
   /** VOXDEX_PUBLIC_URL: where result links point (else the request's validated Host). */
@@ -195,7 +196,7 @@ async function result(d: TranscribeRouteDeps, req: Req, res: Res, id: string | u
     const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
     return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
   }
-  if (mode === 'file' || inline) return sendFile(res, job, d.blobs);
+  if (mode === 'file' || inline) return sendFile(res, shownJob(job, d.tenancy), d.blobs);
   const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
   const url = `${linkOrigin(req, d.publicUrl)}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;
   sendJson(res, 200, url);
@@ -215,7 +216,7 @@ async function download(d: TranscribeRouteDeps, req: Req, res: Res): Promise<voi
   if (!good) throw voxdexError('BAD_TOKEN', 'This result link is not valid (its signature does not match); ask GET /transcribe/result for a new one');
   const job = await d.store.get(id);
   if (!job || job.state !== 'done' || !job.resultPath) throw voxdexError('NOT_FOUND', `The result of request ${id} no longer exists`);
-  await sendFile(res, job, d.blobs);
+  await sendFile(res, shownJob(job, d.tenancy), d.blobs);
 }
 
 /** DELETE /transcribe/result. */

@@ -35,6 +35,7 @@ import type { RequestOptions, StageContext } from '../types.js';
 import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
 import { clientTextOf } from '../redact/client-policy.js';
 import { defaultRequestOptions, policyFloor } from './request-options.js';
+import { shownJob } from './shown-job.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
 export interface JobRunnerDeps {
@@ -301,7 +302,8 @@ export class JobRunner {
   async #settle(job: Job, settlement: Settlement): Promise<boolean> {
     if (settlement.state !== 'done' && this.#scrubsAudio(job) && (await this.#mayRemove(job, settlement.owner))) await this.#removeUpload(job);
     const t0 = performance.now();
-    const settled = await this.#d.store.settle(job.id, settlement, callbackOf(job, settlement, undefined));
+    // The result's name in the callback: the client's file name as it may be shown now (a job accepted before the policy included).
+    const settled = await this.#d.store.settle(job.id, settlement, callbackOf(shownJob(job, this.#d.tenancy), settlement, undefined));
     if (settlement.owner !== undefined) this.#d.metrics.settleSeconds.observe((performance.now() - t0) / 1000);
     return settled;
   }

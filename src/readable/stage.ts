@@ -5,14 +5,31 @@
  * index, a callback or a log.
  */
 import type { FileWork, Stage, Utterance } from '../types.js';
-import { utteranceText, withoutWritten, type TextOptions } from './utterance-text.js';
+import { continuesFrom, utteranceText, withoutWritten, type TextOptions } from './utterance-text.js';
 
-/** One utterance with its `text` set and its events without written forms. */
-export function readableUtterance(u: Utterance, o: TextOptions): Utterance {
-  return { ...u, text: utteranceText(u.events, o), events: withoutWritten(u.events) };
+/**
+ * One utterance with its `text` set and its events without written forms. `previous`: the same
+ * speaker's utterance before it, with its text (a sentence it left open goes on here).
+ */
+export function readableUtterance(u: Utterance, o: Pick<TextOptions, 'numtrans'>, previous?: Utterance): Utterance {
+  return { ...u, text: utteranceText(u.events, { ...o, continues: continuesFrom(previous, u) }), events: withoutWritten(u.events) };
+}
+
+/** Every utterance in time order, each after the one its speaker said before it (on its channel). */
+export function readableUtterances(utterances: readonly Utterance[], o: Pick<TextOptions, 'numtrans'>): Utterance[] {
+  const order = utterances.map((u, i) => ({ u, i })).sort((a, b) => a.u.start - b.u.start || a.i - b.i);
+  const last = new Map<string, Utterance>();
+  const out = utterances.slice();
+  for (const { u, i } of order) {
+    const voice = `${u.metadata.channel}/${u.metadata.speaker ?? ''}`;
+    const done = readableUtterance(u, o, last.get(voice));
+    last.set(voice, done);
+    out[i] = done;
+  }
+  return out;
 }
 
 export const readableStage: Stage<FileWork, FileWork> = async (work) => ({
   ...work,
-  result: { ...work.result, utterances: work.result.utterances.map((u) => readableUtterance(u, { numtrans: work.options.numtrans })) },
+  result: { ...work.result, utterances: readableUtterances(work.result.utterances, { numtrans: work.options.numtrans }) },
 });

@@ -15,7 +15,9 @@
  *   with `numtrans=false` a written word with digits is written as the spoken words of its events
  *   ("twenty five dollars"), as the events say it;
  * - events without a written form (PocketSphinx, a stored transcript) are written as their words;
- * - the first letter is a capital; an utterance that ends with no mark at all ends with a full stop
+ * - the first letter is a capital, unless the utterance goes on with a sentence the speaker's previous
+ *   one left open with a comma, colon or dash (`continuesFrom`) and its first word is a common word;
+ *   an utterance that ends with no mark at all ends with a full stop
  *   (PocketSphinx always; Moonshine where it wrote none; one that ends with a comma, colon or dash
  *   goes on in the next utterance and keeps it).
  */
@@ -24,6 +26,11 @@ import type { Utterance, WordEvent } from '../types.js';
 export interface TextOptions {
   /** The request's numtrans: numerals (true) or spoken number words (false). */
   numtrans: boolean;
+  /**
+   * The utterance goes on with the sentence the speaker's previous one left open (`continuesFrom`):
+   * its first word keeps no capital when it is a common word ("unless", "and", "to").
+   */
+  continues?: boolean;
 }
 
 /** The punctuation a redacted written word keeps: what closes it (". , ? ! ; :"), nothing of the word. */
@@ -65,6 +72,38 @@ function groupText(group: readonly WordEvent[], o: TextOptions): { text: string;
   return { text: written, spoken: false };
 }
 
+/** Words that are never capitalised inside a sentence: what a sentence left open goes on with. */
+const COMMON = new Set(
+  ('a an the and but or nor so yet for because unless until while when whenever where whereas if then than though although as ' +
+    'that which who whom whose what to of in on at by from with without into onto about above below over under after before ' +
+    'between through during since against among is was are were be been being am has have had do does did will would shall ' +
+    'should can could may might must not no it its he him his she her hers we us our they them their you your my me this ' +
+    'these those there here just also even only still please').split(' '),
+);
+
+/** "Unless" → "unless" when it is a common word; "John", "I", "IVR" stay. */
+function uncapitalise(s: string): string {
+  const m = /^([A-Z][a-z']*)(.*)$/s.exec(s);
+  return m && COMMON.has(m[1]!.toLowerCase()) ? m[1]!.toLowerCase() + m[2]! : s;
+}
+
+/** Seconds between a speaker's utterances under which an open sentence (",", ":", "—") goes on in the next. */
+export const CONTINUE_GAP_SEC = 2;
+
+/**
+ * Does `u` go on with the sentence `previous` left open: the same channel and speaker, `previous`'s
+ * text ends with a comma, colon or dash, and `u` starts at most CONTINUE_GAP_SEC after it ends.
+ */
+export function continuesFrom(previous: Pick<Utterance, 'text' | 'end' | 'metadata'> | undefined, u: Pick<Utterance, 'start' | 'metadata'>): boolean {
+  return (
+    previous !== undefined &&
+    previous.metadata.channel === u.metadata.channel &&
+    previous.metadata.speaker === u.metadata.speaker &&
+    u.start - previous.end <= CONTINUE_GAP_SEC &&
+    CONTINUES.test(previous.text ?? '')
+  );
+}
+
 /** "hello" → "Hello"; leaves "iPhone", "eBay" and what starts with no letter as they are. */
 function capitalise(s: string): string {
   return /^[a-z](?![a-z]*[A-Z])/.test(s) ? s[0]!.toUpperCase() + s.slice(1) : s;
@@ -82,6 +121,7 @@ export function utteranceText(events: readonly WordEvent[], o: TextOptions): str
     if (p.spoken && (i === 0 || SENTENCE_END.test(parts[i - 1]!.text))) p.text = capitalise(p.text);
   });
   if (!parts[0]!.spoken) parts[0]!.text = capitalise(parts[0]!.text);
+  if (o.continues) parts[0]!.text = uncapitalise(parts[0]!.text);
   const text = parts.map((p) => p.text).join(' ');
   // No mark at all at the end: a full stop (PocketSphinx always; Moonshine when it wrote none). A comma,
   // colon or dash is the model saying the sentence goes on in the next utterance: kept.

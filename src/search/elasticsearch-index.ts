@@ -8,6 +8,7 @@ import { Client, errors, type estypes } from '@elastic/elasticsearch';
 import type { Config } from '../config.js';
 import type { TranscriptDocument } from '../types.js';
 import { voxdexError, VoxdexError } from '../errors.js';
+import { mapPaced } from './budget.js';
 import { findHits, speakerMatches, speakersOf, speakerWords, type ChannelWords } from './match.js';
 import { withCategories } from './analytics-fields.js';
 import {
@@ -255,11 +256,11 @@ export class ElasticsearchIndex implements TranscriptIndex {
 
   async search(scope: SearchScope, query: SearchQuery): Promise<SearchResult> {
     const { total, page } = await this.#page(scope, query, ROW_SOURCE);
-    const rows = page.map(({ source, words }): SummaryRow => {
+    const rows = await mapPaced(page, query.budget, ({ source, words }): SummaryRow => {
       const s = source as Row;
       const data = decodeRow(s.row);
       const all = words ?? data.words;
-      const { score, hits } = findHits(query.terms, query.speaker === undefined ? all : speakerWords(all, query.speaker), query.channel);
+      const { score, hits } = findHits(query.terms, query.speaker === undefined ? all : speakerWords(all, query.speaker), query.channel, query.budget);
       const speakers = speakersOf(all);
       const row: SummaryRow = {
         tid: s.tid,
@@ -375,7 +376,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
   ): Promise<{ total: number; page: Array<{ source: Source; words?: ChannelWords[] }> }> {
     const query = searchQuery(scope, q);
     if ((q.sort === 'score' && q.terms) || q.speaker !== undefined) return this.#pageScanned(query, q, fields);
-    const res = await this.#call(() =>
+    const res = await this.#searchCall(q, (timeout) =>
       this.#client.search<Source>({
         index: this.indexName,
         query,
@@ -384,6 +385,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
         size: q.size,
         track_total_hits: true,
         _source: fields,
+        timeout,
       }),
     );
     return { total: totalOf(res.hits.total), page: res.hits.hits.map((h) => ({ source: h._source! })) };
@@ -398,7 +400,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
     const byScore = q.sort === 'score' && q.terms !== undefined;
     let after: estypes.SortResults | undefined;
     for (;;) {
-      const res = await this.#call(() =>
+      const res = await this.#searchCall(q, (timeout) =>
         this.#client.search<Pick<EsTranscript, 'tid' | 'row'>>({
           index: this.indexName,
           query,
@@ -406,13 +408,15 @@ export class ElasticsearchIndex implements TranscriptIndex {
           size: this.#scanPage,
           search_after: after,
           _source: ['tid', 'row'],
+          timeout,
         }),
       );
       for (const h of res.hits.hits) {
+        await q.budget?.pace();
         const { words } = decodeRow(h._source!.row);
         const mine = q.speaker === undefined ? words : speakerWords(words, q.speaker);
         if (q.speaker !== undefined && !speakerMatches(q, mine)) continue;
-        scored.push({ tid: h._source!.tid, words, score: findHits(q.terms, mine, q.channel).score });
+        scored.push({ tid: h._source!.tid, words, score: findHits(q.terms, mine, q.channel, q.budget).score });
       }
       if (res.hits.hits.length < this.#scanPage) break;
       after = res.hits.hits.at(-1)!.sort;
@@ -441,6 +445,21 @@ export class ElasticsearchIndex implements TranscriptIndex {
     return { total: scored.length, page };
   }
 
+  /**
+   * A request made for a search, within its budget: Elasticsearch gets what is left of it as its
+   * `timeout` (an answer it cut short is refused, never passed on as half an answer), and the request's
+   * whole time — Elasticsearch's work and the client's reading of the answer — is charged to it.
+   */
+  async #searchCall<T extends { timed_out?: boolean }>(q: SearchQuery, fn: (timeout: string | undefined) => Promise<T>): Promise<T> {
+    const budget = q.budget;
+    budget?.pause();
+    const t0 = performance.now();
+    const res = await this.#call(() => fn(budget ? `${budget.remainingMs}ms` : undefined));
+    if (res.timed_out) throw budget!.refusal(`did not finish in Elasticsearch within its budget of ${budget!.limitMs} ms (VOXDEX_SEARCH_BUDGET_MS)`);
+    budget?.charge(performance.now() - t0);
+    return res;
+  }
+
   async #call<T>(fn: () => Promise<T>): Promise<T> {
     try {
       return await fn();
@@ -460,7 +479,11 @@ export class ElasticsearchIndex implements TranscriptIndex {
         return voxdexError('INDEX_UNAVAILABLE', `${this.#where} does not exist; call init() (the service does at start).`, err);
       }
       const text = `${type} ${reason}`;
-      if (/maxClauseCount|too_many_clauses|too_many_nested_clauses|too_complex/i.test(text)) {
+      if (/Determinizing automaton|would require more than \d+ effort|too_complex_to_determinize/i.test(text)) {
+        // Lucene's own bound on a wildcard's automaton (10,000 states of effort): refused at once, never run.
+        return voxdexError('QUERY_TOO_EXPENSIVE', `A wildcard word is too complex for Elasticsearch (${reason}); use fewer * and ? in one word, and more letters between them.`, err);
+      }
+      if (/maxClauseCount|too_many_clauses|too many clauses|too_many_nested_clauses|too_complex/i.test(text)) {
         return voxdexError(
           'BAD_QUERY',
           `Invalid terms: a wildcard matches too many different words for Elasticsearch (${reason}); add letters to narrow the wildcard.`,

@@ -6,6 +6,8 @@
 import { timeTokens } from '../readable/text-timing.js';
 import type { TranscriptDocument, Utterance } from '../types.js';
 import type { Hit, SearchQuery } from './transcript-index.js';
+import type { CpuBudget } from './budget.js';
+import { compileGlob, type Glob } from './glob.js';
 import { isWildcard, normalizeWord, redactedToken, type QueryNode } from './query.js';
 import { wordStems, wordStem } from './word-forms.js';
 
@@ -93,20 +95,21 @@ export function speakerWords(all: ChannelWords[], speaker: string): ChannelWords
     });
 }
 
-const patterns = new Map<string, RegExp | string>();
+const patterns = new Map<string, Glob | string>();
 
-/** A query word as a matcher: the word itself, or an anchored RegExp for `*` / `?` wildcards. */
-function pattern(word: string): RegExp | string {
+/** A query word as a matcher: the word itself, or a Glob for `*` / `?` wildcards (glob.ts: no backtracking). */
+function pattern(word: string): Glob | string {
   let p = patterns.get(word);
   if (p === undefined) {
-    p = /[*?]/.test(word)
-      ? new RegExp(`^${word.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'u')
-      : word;
+    p = isWildcard(word) ? compileGlob(word) : word;
     if (patterns.size > 10_000) patterns.clear();
     patterns.set(word, p);
   }
   return p;
 }
+
+/** What the matching loops report their work to (a search's CpuBudget); absent: unbounded. */
+export type Spend = Pick<CpuBudget, 'spend'> | undefined;
 
 const stemCache = new WeakMap<ChannelWords, string[]>();
 
@@ -122,29 +125,36 @@ export function matchesForms(node: { word: string; exact?: true }): boolean {
   return !node.exact && !isWildcard(node.word);
 }
 
-function matches(p: RegExp | string, token: string): boolean {
-  return typeof p === 'string' ? p === token : p.test(token);
+/** One comparison, its cost reported in characters examined (a wildcard test reads the word). */
+function matches(p: Glob | string, token: string, budget: Spend): boolean {
+  if (typeof p === 'string') {
+    budget?.spend(1);
+    return p === token;
+  }
+  budget?.spend(1 + token.length);
+  return p.test(token);
 }
 
 /** Word-index spans [first, last] of a leaf's occurrences in one channel: non-overlapping, left to right. */
-export function leafSpans(node: QueryNode, cw: ChannelWords): Array<[number, number]> {
+export function leafSpans(node: QueryNode, cw: ChannelWords, budget?: Spend): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const n = cw.norm.length;
   if (node.type === 'word' && matchesForms(node)) {
     const stem = wordStem(node.word);
     const stems = channelStems(cw);
+    budget?.spend(n);
     for (let i = 0; i < n; i++) if (stems[i] === stem) spans.push([i, i]);
   } else if (node.type === 'word') {
     const p = pattern(node.word);
-    for (let i = 0; i < n; i++) if (matches(p, cw.norm[i]!)) spans.push([i, i]);
+    for (let i = 0; i < n; i++) if (matches(p, cw.norm[i]!, budget)) spans.push([i, i]);
   } else if (node.type === 'phrase') {
     const ps = node.words.map(pattern);
     const k = ps.length;
     const first = ps[0]!;
     for (let i = 0; i + k <= n; i++) {
-      if (!matches(first, cw.norm[i]!)) continue;
+      if (!matches(first, cw.norm[i]!, budget)) continue;
       let j = 1;
-      while (j < k && matches(ps[j]!, cw.norm[i + j]!)) j++;
+      while (j < k && matches(ps[j]!, cw.norm[i + j]!, budget)) j++;
       if (j === k) {
         spans.push([i, i + k - 1]);
         i += k - 1;
@@ -159,7 +169,7 @@ export function leafSpans(node: QueryNode, cw: ChannelWords): Array<[number, num
     for (let e = 0; e < n; e++) {
       let hit = false;
       ps.forEach((p, k) => {
-        if (matches(p, cw.norm[e]!)) {
+        if (matches(p, cw.norm[e]!, budget)) {
           latest[k] = e;
           hit = true;
         }
@@ -179,7 +189,7 @@ function inChannels(all: ChannelWords[], channel: number | undefined): ChannelWo
 }
 
 /** Does the transcript match the query (restricted to `channel` when given)? */
-export function evaluate(node: QueryNode, all: ChannelWords[], channel?: number): boolean {
+export function evaluate(node: QueryNode, all: ChannelWords[], channel?: number, budget?: Spend): boolean {
   const chans = inChannels(all, channel);
   const test = (q: QueryNode): boolean => {
     switch (q.type) {
@@ -190,7 +200,7 @@ export function evaluate(node: QueryNode, all: ChannelWords[], channel?: number)
       case 'not':
         return !test(q.child);
       default:
-        return chans.some((cw) => leafSpans(q, cw).length > 0);
+        return chans.some((cw) => leafSpans(q, cw, budget).length > 0);
     }
   };
   return test(node);
@@ -211,14 +221,14 @@ const ms = (x: number) => Math.round(x * 1000) / 1000;
  * group (restricted to `channel` when given), deduplicated, ordered by start time, channel, end.
  * score = the number of hits; `hits` holds the first MAX_HITS_PER_ROW of them.
  */
-export function findHits(node: QueryNode | undefined, all: ChannelWords[], channel?: number): { score: number; hits: Hit[] } {
+export function findHits(node: QueryNode | undefined, all: ChannelWords[], channel?: number, budget?: Spend): { score: number; hits: Hit[] } {
   if (!node) return { score: 0, hits: [] };
   const leaves = positiveLeaves(node);
   const found: Array<{ cw: ChannelWords; s: number; e: number }> = [];
   for (const cw of inChannels(all, channel)) {
     const seen = new Set<string>();
     for (const leaf of leaves) {
-      for (const [s, e] of leafSpans(leaf, cw)) {
+      for (const [s, e] of leafSpans(leaf, cw, budget)) {
         const key = `${s}:${e}`;
         if (!seen.has(key)) {
           seen.add(key);
@@ -279,6 +289,6 @@ export function fromSpeakerRuns(runs: SpeakerRuns, n: number): (string | undefin
 /** Does one speaker's part of a transcript (speakerWords) match the query's terms, or hold its channel? */
 export function speakerMatches(query: SearchQuery, mine: ChannelWords[]): boolean {
   if (mine.length === 0) return false;
-  if (query.terms) return evaluate(query.terms, mine, query.channel);
+  if (query.terms) return evaluate(query.terms, mine, query.channel, query.budget);
   return query.channel === undefined || mine.some((c) => c.channel === query.channel);
 }

@@ -49,10 +49,30 @@ type Expr =
 const TRUE: Expr = { kind: 'true' };
 const FALSE: Expr = { kind: 'false' };
 
+/** Whether a word is looked up in the vocabulary (a wildcard other than a plain prefix, which FTS5 does itself). */
+function needsLookup(word: string): boolean {
+  return isWildcard(word) && !/^[^*?]+\*$/.test(word);
+}
+
+/** The lookups `termsCondition` will make for `node` (word, limit), so a caller can make them first, paced. */
+export function vocabLookups(node: QueryNode): Array<[string, number]> {
+  switch (node.type) {
+    case 'and':
+    case 'or':
+      return node.children.flatMap(vocabLookups);
+    case 'not':
+      return vocabLookups(node.child);
+    case 'word':
+      return !matchesForms(node) && needsLookup(node.word) ? [[node.word, MAX_WILDCARD_EXPANSIONS + 1]] : [];
+    default:
+      return node.words.filter(needsLookup).map((w): [string, number] => [w, MAX_WILDCARD_EXPANSIONS + 1]);
+  }
+}
+
 /** Alternatives for one word in FTS5 syntax ([] when the wildcard matches no indexed word). */
 function alternatives(word: string, vocab: VocabLookup): string[] {
   if (!isWildcard(word)) return [`"${word}"`];
-  if (/^[^*?]+\*$/.test(word)) return [`"${word.slice(0, -1)}" *`];
+  if (!needsLookup(word)) return [`"${word.slice(0, -1)}" *`];
   const terms = vocab(word, MAX_WILDCARD_EXPANSIONS + 1);
   if (terms.length > MAX_WILDCARD_EXPANSIONS) throw tooBroad(word);
   return terms.map((t) => `"${t}"`);

@@ -11,8 +11,9 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
 import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
+import { mapPaced, type CpuBudget } from './budget.js';
 import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
-import { FTS_COLUMNS, MAX_CHANNELS, termsCondition } from './sqlite-fts.js';
+import { FTS_COLUMNS, MAX_CHANNELS, termsCondition, vocabLookups } from './sqlite-fts.js';
 import { wordStems } from './word-forms.js';
 import { documentAnalytics, withCategories } from './analytics-fields.js';
 import type { TranscriptDocument } from '../types.js';
@@ -214,17 +215,19 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async count(scope: SearchScope, query: SearchQuery): Promise<number> {
-    if (query.speaker !== undefined) return this.#bySpeaker(scope, query).length;
+    await this.#lookUpWildcards(query);
+    if (query.speaker !== undefined) return (await this.#bySpeaker(scope, query)).length;
     const { sql, params } = this.#where(scope, query);
-    return this.#prepare(`SELECT count(*) FROM transcripts t WHERE ${sql}`).pluck().get(...params) as number;
+    return counted(query, () => this.#prepare(`SELECT count(*) FROM transcripts t WHERE ${sql}`).pluck().get(...params) as number);
   }
 
   async search(scope: SearchScope, query: SearchQuery): Promise<SearchResult> {
+    await this.#lookUpWildcards(query);
     const total = await this.count(scope, query);
-    const page = this.#page(scope, query, ROW_COLUMNS) as unknown as Array<Row & { words?: ChannelWords[] }>;
-    const rows = page.map((r): SummaryRow => {
+    const page = (await this.#page(scope, query, ROW_COLUMNS)) as unknown as Array<Row & { words?: ChannelWords[] }>;
+    const rows = await mapPaced(page, query.budget, (r): SummaryRow => {
       const words = r.words ?? this.#words(r.id);
-      const { score, hits } = findHits(query.terms, query.speaker === undefined ? words : speakerWords(words, query.speaker), query.channel);
+      const { score, hits } = findHits(query.terms, query.speaker === undefined ? words : speakerWords(words, query.speaker), query.channel, query.budget);
       const speakers = speakersOf(words);
       const row: SummaryRow = {
         tid: r.tid,
@@ -247,8 +250,9 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async details(scope: SearchScope, query: SearchQuery): Promise<StoredTranscript[]> {
+    await this.#lookUpWildcards(query);
     const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
-    return (this.#page(scope, query, 't.id, t.tid') as Array<{ id: number; tid: string }>).map((r) => ({
+    return ((await this.#page(scope, query, 't.id, t.tid')) as Array<{ id: number; tid: string }>).map((r) => ({
       tid: r.tid,
       ...withCategories(JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument, this.#categoriesOf(r.id)),
     }));
@@ -273,27 +277,27 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     this.#db = undefined;
   }
 
-  /** One page of rows in the requested order (score: computed in the app over all matches). */
-  #page(scope: SearchScope, query: SearchQuery, columns: string): Array<Record<string, unknown>> {
+  /** One page of rows in the requested order (score: computed in the app over all matches, pacing the search's budget). */
+  async #page(scope: SearchScope, query: SearchQuery, columns: string): Promise<Array<Record<string, unknown>>> {
     const { sql, params } = this.#where(scope, query);
     if (query.size === 0) return [];
     if (query.speaker !== undefined) {
       const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
-      return this.#bySpeaker(scope, query)
+      return (await this.#bySpeaker(scope, query))
         .slice(query.offset, query.offset + query.size)
         .map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
     }
     if (query.sort !== 'score' || !query.terms) {
       const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
       const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
-      return this
-        .#prepare(`SELECT ${columns} FROM transcripts t WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`)
-        .all(...params, query.size, query.offset) as Array<Record<string, unknown>>;
+      return counted(query, () =>
+        this.#prepare(`SELECT ${columns} FROM transcripts t WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, query.size, query.offset),
+      ) as Array<Record<string, unknown>>;
     }
-    const all = this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql}`).all(...params) as Array<{ id: number; tid: string }>;
-    const scored = all.map((r) => {
+    const all = counted(query, () => this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql}`).all(...params)) as Array<{ id: number; tid: string }>;
+    const scored = await mapPaced(all, query.budget, (r) => {
       const words = this.#words(r.id);
-      return { ...r, words, score: findHits(query.terms, words, query.channel).score };
+      return { ...r, words, score: findHits(query.terms, words, query.channel, query.budget).score };
     });
     const dir = query.sortdir === 'asc' ? 1 : -1;
     scored.sort((a, b) => dir * (a.score - b.score) || (a.tid < b.tid ? -1 : a.tid > b.tid ? 1 : 0));
@@ -306,16 +310,18 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
    * With `speaker`: the SQL matches (the terms said by anyone) checked in the app against that
    * speaker's words alone, in the requested order. The transcript's words are read for each candidate.
    */
-  #bySpeaker(scope: SearchScope, query: SearchQuery): Array<{ id: number; tid: string; words: ChannelWords[]; score: number }> {
+  async #bySpeaker(scope: SearchScope, query: SearchQuery): Promise<Array<{ id: number; tid: string; words: ChannelWords[]; score: number }>> {
     const { sql, params } = this.#where(scope, query);
     const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
     const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
     const out: Array<{ id: number; tid: string; words: ChannelWords[]; score: number }> = [];
-    for (const r of this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql} ORDER BY ${order}`).all(...params) as Array<{ id: number; tid: string }>) {
+    const candidates = counted(query, () => this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql} ORDER BY ${order}`).all(...params)) as Array<{ id: number; tid: string }>;
+    for (const r of candidates) {
+      await query.budget?.pace();
       const words = this.#words(r.id);
       const mine = speakerWords(words, query.speaker!);
       if (!speakerMatches(query, mine)) continue;
-      out.push({ ...r, words, score: findHits(query.terms, mine, query.channel).score });
+      out.push({ ...r, words, score: findHits(query.terms, mine, query.channel, query.budget).score });
     }
     if (query.sort === 'score' && query.terms) {
       const dir = query.sortdir === 'asc' ? 1 : -1;
@@ -330,7 +336,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   #where(scope: AggregateScope, q: SearchQuery): { sql: string; params: unknown[] } {
-    const terms = q.terms ? termsCondition(q.terms, (glob, limit) => this.#expand(glob, limit), 't.id', q.channel) : undefined;
+    const terms = q.terms ? termsCondition(q.terms, (glob, limit) => this.#expand(glob, limit, q.budget), 't.id', q.channel) : undefined;
     // When the terms are one positive full-text match, it goes first and the scope columns get a unary +,
     // so that SQLite starts from the FTS matches instead of walking the scope index and probing FTS for
     // every transcript in scope (SEARCH-FINDINGS.md).
@@ -410,12 +416,26 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     return Object.fromEntries(rows.map((r) => [r.name, r.n]));
   }
 
-  #expand(glob: string, limit: number): string[] {
+  /**
+   * The vocabulary lookups of the query's wildcards, one statement at a time with the event loop
+   * answering between them (the SQL built next finds them cached).
+   */
+  async #lookUpWildcards(query: SearchQuery): Promise<void> {
+    if (!query.terms) return;
+    for (const [word, limit] of vocabLookups(query.terms)) {
+      await query.budget?.pace();
+      this.#expand(word, limit, query.budget);
+    }
+  }
+
+  /** The indexed words a wildcard stands for (one SQLite statement: checked against the budget after it). */
+  #expand(glob: string, limit: number, budget: CpuBudget | undefined): string[] {
+    budget?.check();
     const key = `${limit}:${glob}`;
     let terms = this.#expansions.get(key);
     if (!terms) {
       const prefix = /^[^*?]*/.exec(glob)![0];
-      terms = (prefix === '' ? this.#vocab!.all(glob, limit) : this.#vocabFrom!.all(prefix, `${prefix}\u{10ffff}`, glob, limit)) as string[];
+      terms = counted({ budget }, () => (prefix === '' ? this.#vocab!.all(glob, limit) : this.#vocabFrom!.all(prefix, `${prefix}\u{10ffff}`, glob, limit))) as string[];
       if (this.#expansions.size >= 1000) this.#expansions.clear();
       this.#expansions.set(key, terms);
     }
@@ -506,4 +526,17 @@ function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
     if (runs) cw.speakers = fromSpeakerRuns(runs, norm.length);
     return cw;
   });
+}
+
+/**
+ * One SQLite statement of a search: it cannot be interrupted, so its CPU is counted against the
+ * search's budget when it returns (over it: refused then), but it is not a slice of the search's own
+ * loops to cap (budget.ts: pause).
+ */
+function counted<T>(q: { budget?: CpuBudget }, statement: () => T): T {
+  q.budget?.pause();
+  const out = statement();
+  q.budget?.pause();
+  q.budget?.check();
+  return out;
 }

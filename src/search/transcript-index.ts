@@ -15,6 +15,7 @@
  */
 import type { RedactKind, TranscriptDocument } from '../types.js';
 import type { ChannelWords } from './match.js';
+import type { CpuBudget } from './budget.js';
 import type { QueryNode } from './query.js';
 
 /** One transcript as handed to the index. Re-indexing the same tid replaces it. */
@@ -83,6 +84,8 @@ export interface SearchQuery {
   size: number;
   sort: SortKey;
   sortdir: SortDir;
+  /** The search's CPU budget (budget.ts), set by the route: backends report their matching work to it and pace their loops. */
+  budget?: CpuBudget;
 }
 
 /** One matched occurrence: the channel, the time span of the matched words, and a short snippet. */

@@ -5,13 +5,19 @@
  * -shm) then hold the card's digits, runs `voxdex redact acme` (pipelines/redact-stored.ts, which ends
  * with TranscriptIndex.purgeDeleted), and scans every byte of the data dir again: no digit of the card
  * or the code as numerals or as words may be left in any file (the replaced index rows included).
+ *
+ * Audio (issue 24.3): beside the call, a zip of it and a zip whose one member fails are sent without
+ * scrubaudio; after `voxdex redact` no upload is left (an archive's holds every member unredacted; a
+ * failed job's too), and the kept audio, opened with the installation's key, holds no sound of the
+ * digits (a raw-byte scan cannot see into sealed files).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { openedSealedFiles, withBadRate } from '../fixtures/audio-at-rest.js';
+import { makeTempDir, makeZip, removeDir } from '../fixtures/make-audio.js';
 import { acmeDataDir, allFiles, CARD, findNeedles, makePaymentCall, needles, type Needle, type PaymentCall } from '../fixtures/redaction-call.js';
 import { ROOT, startInProcess, upload, waitResult } from './harness.js';
 
@@ -36,14 +42,24 @@ test('an unredacted call redacted later by voxdex redact: no digit left in the d
   const dataDir = path.join(dir, 'data');
   const token = acmeDataDir(dataDir);
   const service = await startInProcess(dataDir, { VOXDEX_ASR_THREADS: '2' });
+  const plain = { token, scrubtext: 'false', scrubaudio: 'false' };
   try {
-    const sent = await upload(service.url, { file: call.file, fields: { token, scrubtext: 'false', scrubaudio: 'false' } });
-    assert.is(sent.status, 200, JSON.stringify(sent.body));
-    const done = await waitResult(service.url, token, sent.body.requestid, 1_200_000);
-    assert.is(done.status, 200, JSON.stringify(done.body));
+    const zip = await makeZip(dir, 'call.zip', [{ path: call.file, name: 'call.wav' }]);
+    const failing = await makeZip(dir, 'bad.zip', [{ path: withBadRate(call, dir), name: 'call.wav' }]);
+    for (const [file, want] of [[call.file, 200], [zip, 200], [failing, 422]] as const) {
+      const sent = await upload(service.url, { file, fields: plain });
+      assert.is(sent.status, 200, JSON.stringify(sent.body));
+      const done = await waitResult(service.url, token, sent.body.requestid, 1_200_000);
+      assert.is(done.status, want, JSON.stringify(done.body));
+    }
   } finally {
     await service.close();
   }
+  const audio = needles(call).filter((x) => /bytes|PCM/.test(x.what));
+  const sealedFiles = () => allFiles(dataDir).filter((f) => /^(uploads|jobs)/.test(path.relative(dataDir, f)));
+  const heard = async () => (await openedSealedFiles(dataDir, sealedFiles())).flatMap((f) => findNeedles(f.where, f.bytes, audio));
+  assert.ok((await heard()).length > 0, 'before: the kept audio and the uploads hold the digits');
+  assert.is(allFiles(dataDir).filter((f) => path.relative(dataDir, f).startsWith('uploads')).length, 3, 'before: three uploads');
   const n = textNeedles();
   const scan = () => allFiles(dataDir).flatMap((file) => findNeedles(path.relative(dataDir, file), readFileSync(file), n));
   const before = scan();
@@ -53,8 +69,10 @@ test('an unredacted call redacted later by voxdex redact: no digit left in the d
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, VOXDEX_DATA_DIR: dataDir, VOXDEX_LOG_LEVEL: 'warn' },
   }).toString();
-  assert.match(out, /1 redacted/);
+  assert.match(out, /3 requests checked, 2 redacted/);
   assert.equal(scan(), []);
+  assert.equal(allFiles(dataDir).filter((f) => path.relative(dataDir, f).startsWith('uploads')), [], 'no upload is left');
+  assert.equal(await heard(), [], 'the kept audio is silenced over the digits');
 });
 
 test.run();

@@ -7,6 +7,10 @@
  * node's indices (`_search` with `_source`, the indices' `_stats`, and a query_string search for the
  * numbers in all fields), the node's data dir files and its logs. None may hold the card or the code as
  * numerals or as words, nor the original recording's bytes over the digits.
+ *
+ * Audio at rest (issue 24.3; test/fixtures/audio-at-rest.ts), on a node of its own: a copy of the node's
+ * data dir and of its bucket objects taken while a scrubaudio job runs holds no playable call and none
+ * of the upload's bytes, and a job that is cancelled or fails keeps neither upload nor work files.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -19,6 +23,7 @@ import { S3BlobStore } from '../../src/blobs/s3-blob-store.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { distributedEnv, testBlobStore } from '../fixtures/distributed-env.js';
 import { freshSchema, type TestSchema } from '../fixtures/pg.js';
+import { scrubaudioEnds } from '../fixtures/audio-at-rest.js';
 import { allFiles, CARD, CVV, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, ROOT, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
@@ -208,5 +213,60 @@ async function scanAtRest(esPrefix: string, s3Prefix: string, nodes: Array<{ dat
   }
   return found;
 }
+
+test('scrubaudio: a copy of the node and its bucket mid-job, a cancelled job and a failed job hold no playable call and none of the upload\'s bytes', async () => {
+  assert.ok(PG_URL && S3_URL && ES_URL, 'needs VOXDEX_TEST_DATABASE_URL, VOXDEX_TEST_S3_URL and VOXDEX_TEST_ES_URL: run it with bash scripts/test.sh');
+  const s3Prefix = `vxends-${run}/`;
+  const esPrefix = `vxends-${run}`;
+  const own = await freshSchema();
+  const env: Record<string, string> = { ...distributedEnv({ databaseUrl: own.url, dir, s3Prefix, esPrefix }), VOXDEX_ASR_THREADS: '1', VOXDEX_LOG_LEVEL: 'debug' };
+  const bucket = testBlobStore(env);
+  let node: Child | undefined;
+  try {
+    const token = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), 'company', 'add', 'acme', '--org', 'pay', '--folder', 'calls'], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH, HOME: process.env.HOME, VOXDEX_DATA_DIR: path.join(dir, 'admin-ends'), ...env },
+    })
+      .toString()
+      .trim();
+    const dataDir = path.join(dir, 'node-ends');
+    mkdirSync(dataDir, { mode: 0o700 });
+    node = await startChild(dataDir, env, ['--role', 'all']);
+    await waitHealthy(node.url, 120_000);
+    const n = needles(call);
+    const localFiles = (id: string) => allFiles(dataDir).map((f) => path.relative(dataDir, f)).filter((f) => f.includes(id));
+    await scrubaudioEnds({
+      url: node.url,
+      token,
+      call,
+      needles: n,
+      dir,
+      snapshot: async () => [
+        ...allFiles(dataDir).map((f) => ({ where: `node ${path.relative(dataDir, f)}`, bytes: readFileSync(f) })),
+        ...(await Promise.all((await bucket.list(s3Prefix)).map(async (o) => ({ where: `s3 ${o.key}`, bytes: (await bucket.get(o.key)) ?? Buffer.alloc(0) })))),
+      ],
+      unredactedFor: async (id) => [
+        ...(await bucket.list(s3Prefix)).map((o) => o.key).filter((k) => k.includes(id) && k.includes('uploads/')),
+        ...localFiles(id).filter((f) => f.includes(`${path.sep}work${path.sep}`)),
+      ],
+    });
+    node.proc.kill('SIGTERM');
+    await node.exited;
+    const found: string[] = [];
+    for (const o of await bucket.list(s3Prefix)) found.push(...findNeedles(`s3 ${o.key}`, (await bucket.get(o.key)) ?? Buffer.alloc(0), n));
+    found.push(...allFiles(dataDir).flatMap((file) => findNeedles(`file ${path.relative(dataDir, file)}`, readFileSync(file), n)));
+    found.push(...findNeedles('logs', Buffer.from(node.output(), 'utf8'), n));
+    assert.equal(found, []);
+  } finally {
+    if (node && node.proc.exitCode === null && node.proc.signalCode === null) {
+      node.proc.kill('SIGTERM');
+      await node.exited;
+    }
+    await own.drop();
+    await bucket.deletePrefix(s3Prefix).catch(() => undefined);
+    await bucket.close();
+    await fetch(`${ES_URL}/${esPrefix}-*?ignore_unavailable=true&allow_no_indices=true`, { method: 'DELETE' }).catch(() => undefined);
+  }
+});
 
 test.run();

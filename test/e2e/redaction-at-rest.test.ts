@@ -6,15 +6,20 @@
  * blobs, result files, checkpoints) and everything the server logged is scanned for the card and the
  * code as numerals and as words, and for the original recording's bytes over the digits (as uploaded,
  * mu-law, and as 16-bit PCM): none may be found.
+ *
+ * Audio at rest (issue 24.3; test/fixtures/audio-at-rest.ts): a copy of the data dir taken while a
+ * scrubaudio job runs holds no playable file and none of the upload's bytes, and a job that is
+ * cancelled or fails keeps neither its upload nor its work files; then the whole data dir is scanned.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { luhn } from '../../src/numbers/lexicon.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { acmeDataDir, AGENT, allFiles, CARD, findNeedles, makeClientFiles, makePaymentCall, MASKED_CARD, needles, SURNAME, voxdexCli, type PaymentCall } from '../fixtures/redaction-call.js';
+import { scrubaudioEnds } from '../fixtures/audio-at-rest.js';
 import { getJson, sleep, startChild, upload, waitHealthy, waitResult, type Child } from './harness.js';
 
 const test = suite('e2e: nothing unredacted at rest');
@@ -72,6 +77,34 @@ test('a redacted payment call leaves no digit, word or sound of the card and cod
     assert.equal(r.body, [{ filename: 'payment-call.wav' }], JSON.stringify(q));
   }
 
+  child.proc.kill('SIGTERM');
+  await child.exited;
+  const found = allFiles(dataDir).flatMap((file) => findNeedles(path.relative(dataDir, file), readFileSync(file), n));
+  found.push(...findNeedles('logs', Buffer.from(child.output(), 'utf8'), n));
+  assert.equal(found, []);
+});
+
+test('scrubaudio: a copy of the data dir mid-job, a cancelled job and a failed job hold no playable call and none of the upload\'s bytes', async () => {
+  const dataDir = path.join(dir, 'data-ends');
+  const token = acmeDataDir(dataDir);
+  child = await startChild(dataDir, { VOXDEX_ASR_THREADS: '1', VOXDEX_LOG_LEVEL: 'debug' });
+  await waitHealthy(child.url, 120_000);
+  const n = needles(call);
+  let snaps = 0;
+  const files = (id: string) => allFiles(dataDir).map((f) => path.relative(dataDir, f)).filter((f) => f.includes(id));
+  await scrubaudioEnds({
+    url: child.url,
+    token,
+    call,
+    needles: n,
+    dir,
+    snapshot: async () => {
+      const copy = path.join(dir, `snapshot-${snaps++}`);
+      cpSync(dataDir, copy, { recursive: true });
+      return allFiles(copy).map((f) => ({ where: path.relative(copy, f), bytes: readFileSync(f) }));
+    },
+    unredactedFor: async (id) => files(id).filter((f) => f.startsWith('uploads') || f.includes(`${path.sep}work${path.sep}`)),
+  });
   child.proc.kill('SIGTERM');
   await child.exited;
   const found = allFiles(dataDir).flatMap((file) => findNeedles(path.relative(dataDir, file), readFileSync(file), n));

@@ -7,6 +7,7 @@
 import { analyticsStage } from '../src/analytics/stage.js';
 import { numbersStage } from '../src/numbers/stage.js';
 import { readableStage } from '../src/readable/stage.js';
+import { rolesStage } from '../src/speakers/roles.js';
 import { speakers } from '../src/speakers/stage.js';
 import { redactStage } from '../src/redact/stage.js';
 import type { FileWork, Stage } from '../src/types.js';
@@ -15,10 +16,12 @@ import type { FileWork, Stage } from '../src/types.js';
 export type PostAsrStage = Stage<FileWork, FileWork>;
 
 export const POST_ASR_STAGES: readonly PostAsrStage[] = [
-  // In this order: numbers (numtrans) → speakers (diarize, gender) → redact (scrubtext) → readable text
-  // (built from the redacted events; the ASR's written forms end here) → analytics (sentiment, metrics).
+  // In this order: numbers (numtrans) → speakers (crosstalk, diarize, gender) → roles (agent, customer) → redact
+  // (scrubtext) → readable text (built from the redacted events; the ASR's written forms end here) → analytics
+  // (sentiment, metrics, roles).
   numbersStage,
   speakers,
+  rolesStage,
   redactStage,
   readableStage,
   analyticsStage,

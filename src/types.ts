@@ -75,6 +75,14 @@ export interface RequestOptions {
   diarize: boolean;
   /** Number of speakers hinted by the request (1..10); absent: estimated. */
   speakers?: number;
+  /** Bounds on the number estimated (1..10, minspeakers ≤ maxspeakers). */
+  minspeakers?: number;
+  maxspeakers?: number;
+  /** Another channel's words heard on a channel: dropped (default), or kept marked `metadata.crosstalk`. */
+  crosstalk?: 'drop' | 'keep';
+  /** The company's agent channel and agent phrases (roles, docs/speakers.md); not request fields. */
+  agentChannel?: number;
+  agentPhrases?: string[];
   /** `metadata.gender` per utterance. */
   gender: boolean;
   /** `metadata.sentiment` per utterance, top-level `sentiment` (request field `sentiment` or `emotion`). */
@@ -98,6 +106,10 @@ export interface CompanySettings {
   sentiment?: boolean;
   /** The company's vocabulary (voxdex vocab add). */
   vocab?: string[];
+  /** The channel its agents are recorded on (roles on calls with several channels); null in a change removes it. */
+  agentChannel?: number | null;
+  /** Phrases of its agents' script, beside the built-in ones (roles recognised from what is said). */
+  agentPhrases?: string[];
 }
 
 // ---------------------------------------------------------------- transcript document (docs/service.md, "Results")
@@ -138,6 +150,10 @@ export interface Utterance {
     sentiment?: SentimentLabel;
     /** In [-1, 1]. */
     sentimentscore?: number;
+    /** Another channel's speech heard on this one (crosstalk=keep; dropped otherwise). */
+    crosstalk?: boolean;
+    /** `agent` or `customer` (calls with several channels or speakers whose roles are known, docs/speakers.md). */
+    role?: 'agent' | 'customer';
   };
   /**
    * The utterance as written: capitals, punctuation, numerals (src/readable/utterance-text.ts), the
@@ -154,6 +170,19 @@ export interface CallMetrics {
   longestsilencesecs: number;
   talksecs: Record<string, number>;
   wordsperminute: Record<string, number>;
+  /** Times each channel or speaker started talking over another (≥ 1 s; docs/analytics.md). */
+  interruptions?: Record<string, number>;
+}
+
+/** Per role (`agent`, `customer`): who it is and how it spoke (top-level `roles`, docs/speakers.md). */
+export interface RoleSummary {
+  /** The channels or speakers in this role. */
+  parties: string[];
+  talksecs: number;
+  wordsperminute: number;
+  interruptions: number;
+  /** With sentiment=true: the role's utterances together. */
+  sentiment?: { label: SentimentLabel; score: number };
 }
 
 export interface ChannelInfo {
@@ -180,6 +209,8 @@ export interface TranscriptDocument {
   metrics?: CallMetrics;
   /** Names of the company's categories this call matches. */
   categories?: string[];
+  /** Agent and customer, when the call's roles are known. */
+  roles?: Partial<Record<'agent' | 'customer', RoleSummary>>;
   warning?: string;
 }
 
@@ -215,7 +246,7 @@ export interface FileWork {
   /** The ASR's words, then each stage's. */
   result: TranscribeResult;
   /** Top-level document fields the stages add. */
-  summary: Pick<TranscriptDocument, 'sentiment' | 'metrics' | 'categories'>;
+  summary: Pick<TranscriptDocument, 'sentiment' | 'metrics' | 'categories' | 'roles'>;
   /** Go into the document's `warning`, in order. */
   warnings: string[];
   /** ISO 8601 time the file's processing started. */

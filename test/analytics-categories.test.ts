@@ -104,6 +104,23 @@ test('a speaker limit keeps that speaker\'s utterances', () => {
   assert.equal(scoreDocument([s1, s2], 'sales', doc), ['s2']);
 });
 
+test('a role limit: the agent did not say X (a call without roles is in no role-limited category)', () => {
+  const make = (roles: boolean) => {
+    const doc = makeTranscript({ tid: 'x', datetime: '2024-01-01T00:00:00Z', duration: 10, model: 'm', source: 's', requestid: 'r', metadata: {},
+      channels: [['hello thank you for calling'], ['i want to cancel']] }).document;
+    if (roles) doc.utterances.forEach((u) => (u.metadata = { ...u.metadata, role: u.metadata.channel === 0 ? 'agent' : 'customer' }));
+    return doc;
+  };
+  const noDisclosure = compileCategory('no-disclosure', { terms: '-"this call may be recorded"', role: 'agent' });
+  const noGreeting = compileCategory('no-greeting', { terms: '-"thank you for calling"', role: 'agent' });
+  const customerCancels = compileCategory('customer-cancels', { terms: 'cancel', role: 'customer' });
+  const agentCancels = compileCategory('agent-cancels', { terms: 'cancel', role: 'agent' });
+  assert.equal(scoreDocument([noDisclosure, noGreeting, customerCancels, agentCancels], 'sales', make(true)), ['customer-cancels', 'no-disclosure']);
+  assert.equal(scoreDocument([noDisclosure, noGreeting, customerCancels, agentCancels], 'sales', make(false)), []);
+  assert.equal(parseCategoryRule({ terms: 'x', role: 'agent' }), { terms: 'x', role: 'agent' });
+  assert.throws(() => parseCategoryRule({ terms: 'x', role: 'boss' }), /Expected agent or customer for role but received "boss"/);
+});
+
 test('backfill: every category equals its search, page by page; counts per category', async () => {
   const rules: Array<[string, string, number?]> = [
     ['cancel', '"cancel my subscription"'],

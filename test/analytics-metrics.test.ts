@@ -61,7 +61,7 @@ test('diarized mono: parties are speakers', () => {
 });
 
 test('no words: all zero', () => {
-  assert.equal(callMetrics([]), { overtalksecs: 0, silencesecs: 0, longestsilencesecs: 0, talksecs: {}, wordsperminute: {} });
+  assert.equal(callMetrics([]), { overtalksecs: 0, silencesecs: 0, longestsilencesecs: 0, talksecs: {}, wordsperminute: {}, interruptions: {} });
 });
 
 test.run();

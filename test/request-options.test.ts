@@ -59,6 +59,23 @@ opts('speakers is an integer from 1 to 10', () => {
   assert.equal(refused(() => resolveRequestOptions({ speakers: 0 }, {})).message, 'Expected an integer between 1 and 10 for speakers but received 0 of type number');
 });
 
+opts('minspeakers/maxspeakers bound the estimate; speakers must lie inside them; crosstalk is drop or keep', () => {
+  const o = resolveRequestOptions({ minspeakers: '2', maxspeakers: 4 }, {});
+  assert.equal([o.minspeakers, o.maxspeakers], [2, 4]);
+  assert.equal(refused(() => resolveRequestOptions({ minspeakers: '3', maxspeakers: '2' }, {})).message, 'minspeakers=3 is more than maxspeakers=2; send minspeakers ≤ maxspeakers');
+  assert.equal(refused(() => resolveRequestOptions({ speakers: '5', maxspeakers: '4' }, {})).message, 'speakers=5 is outside minspeakers/maxspeakers; send either the exact number (speakers) or bounds (minspeakers, maxspeakers)');
+  assert.equal(refused(() => resolveRequestOptions({ maxspeakers: '11' }, {})).message, 'Expected an integer between 1 and 10 for maxspeakers but received "11"');
+  assert.is(resolveRequestOptions({ crosstalk: 'keep' }, {}).crosstalk, 'keep');
+  assert.is(resolveRequestOptions({}, {}).crosstalk, undefined);
+  assert.equal(refused(() => resolveRequestOptions({ crosstalk: 'show' }, {})).message, 'Expected drop or keep for crosstalk but received "show"');
+});
+
+opts("the company's agent channel and phrases reach the options", () => {
+  const o = resolveRequestOptions({}, { agentChannel: 1, agentPhrases: ['welcome to acme'] });
+  assert.equal([o.agentChannel, o.agentPhrases], [1, ['welcome to acme']]);
+  assert.is(resolveRequestOptions({}, {}).agentChannel, undefined);
+});
+
 opts('vocab: comma-separated, trimmed, at most 100 phrases of at most 50 characters, added to the company list', () => {
   assert.equal(resolveRequestOptions({ vocab: ' Voxdex , call centre,,voxdex' }, { vocab: ['Acme Gold'] }).vocab, ['Acme Gold', 'Voxdex', 'call centre', 'voxdex']);
   const many = Array.from({ length: 101 }, (_, i) => `w${i}`).join(',');

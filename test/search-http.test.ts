@@ -202,7 +202,7 @@ const errorCases: Array<[string, (c: { base: string; acme: string; other: string
   ['csv with details is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, output: 'details', format: 'csv' }, h), 400, 'BAD_ARGUMENT',
     'The csv format applies to output=summary only, not output=details.'],
   ['an unknown option is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, term: 'x' }, h), 400, 'UNKNOWN_PARAMETER',
-    'Unknown option "term"; accepted: token, output, json, csv, format, terms, channel, speaker, from, to, duration, model, filename, requestid, meta.&lt;field&gt;, offset, size, sort, sortdir, fields, zipfiles, category, sentiment, overtalk, redacted.'],
+    'Unknown option "term"; accepted: token, output, json, csv, format, terms, channel, speaker, role, from, to, duration, model, filename, requestid, meta.&lt;field&gt;, offset, size, sort, sortdir, fields, zipfiles, category, sentiment, overtalk, redacted.'],
   ['a bad from date is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, from: '03/01/2024' }, h), 400, 'BAD_ARGUMENT',
     'Expected an ISO 8601 date or date-time (2024-05-01 or 2024-05-01T13:45:00Z) for from but received "03/01/2024"'],
   ['a bad duration is 400', ({ base, acme }, h) => get(base, '/search/acme/sales', { token: acme, duration: '60-30' }, h), 400, 'BAD_ARGUMENT',

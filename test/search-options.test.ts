@@ -93,7 +93,7 @@ test('repeated options and unknown names are rejected', () => {
   fails(() => fromJsonBody({ csv: {} }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for csv but received "{}"');
   fails(() => fromJsonBody({ json: [true] }), 'BAD_ARGUMENT', 'Expected a string, number or boolean for json but received "[true]"');
   // ... and an unknown name with a null value was not checked at all.
-  fails(() => fromJsonBody({ '': null, channel: null }), 'UNKNOWN_PARAMETER', 'Unknown option ""; accepted: token, output, json, csv, format, terms, channel, speaker, from, to, duration, model, filename, requestid, meta.<field>, offset, size, sort, sortdir, fields, zipfiles, category, sentiment, overtalk, redacted.');
+  fails(() => fromJsonBody({ '': null, channel: null }), 'UNKNOWN_PARAMETER', 'Unknown option ""; accepted: token, output, json, csv, format, terms, channel, speaker, role, from, to, duration, model, filename, requestid, meta.<field>, offset, size, sort, sortdir, fields, zipfiles, category, sentiment, overtalk, redacted.');
   assert.equal(fromJsonBody({ channel: null, 'meta.x': null }), {});
 });
 

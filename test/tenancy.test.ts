@@ -230,9 +230,14 @@ tenancy('company settings start empty, merge patch by patch, and survive reopeni
     assert.equal(t.addVocab('acme', ['  Acme   Gold ', 'refund', 'refund']), ['Acme Gold', 'refund']);
     assert.equal(t.addVocab('acme', ['refund', 'chargeback']), ['chargeback']);
     assert.equal(t.removeVocab('acme', ['refund', 'nothing']), ['refund']);
+    assert.equal(t.setCompanySettings('acme', { agentChannel: 1, agentPhrases: [' Welcome  to Acme ', 'welcome to acme'] }).agentPhrases, ['Welcome to Acme', 'welcome to acme']);
+    assert.is(t.companySettings('acme').agentChannel, 1);
+    assert.is('agentChannel' in t.setCompanySettings('acme', { agentChannel: null }), false);
+    assert.is(code(() => t.setCompanySettings('acme', { agentChannel: 40 })), '400 BAD_ARGUMENT');
+    t.setCompanySettings('acme', { agentChannel: 0, agentPhrases: [] });
     t.close();
     const again = new SqliteTenancy(file);
-    assert.equal(again.companySettings('acme'), { diarize: true, numtrans: false, vocab: ['Acme Gold', 'chargeback'] });
+    assert.equal(again.companySettings('acme'), { diarize: true, numtrans: false, vocab: ['Acme Gold', 'chargeback'], agentChannel: 0 });
     assert.is(code(() => again.companySettings('nobody')), '404 NOT_FOUND');
     again.close();
   } finally {

@@ -77,3 +77,30 @@ export function der(ref: Labelled[], hyp: Labelled[], seconds: number, collar = 
   const d = (x: number) => x / Math.max(1, total);
   return { der: d(miss + fa + conf), miss: d(miss), fa: d(fa), confusion: d(conf) };
 }
+
+/**
+ * Word attribution against reference turns (real conversation, no reference words): each hypothesis word
+ * is scored at its middle against the speakers whose turns cover it (any of them, where turns overlap);
+ * a word inside no turn is scored against the nearest turn within `tolerance` seconds, else not counted.
+ * Hypothesis labels map one-to-one to reference speakers (the mapping that gets most words right; extra
+ * labels are errors). Returns the share right and the number of words counted.
+ */
+export function turnAttribution(turns: Labelled[], words: Labelled[], tolerance = 0.25): { right: number; words: number } {
+  const refAt = (t: number): string[] => {
+    const inside = turns.filter((s) => t >= s.start && t <= s.end).map((s) => s.speaker);
+    if (inside.length) return inside;
+    let best: Labelled | undefined;
+    let bestD = tolerance;
+    for (const s of turns) {
+      const d = t < s.start ? s.start - t : t - s.end;
+      if (d <= bestD) [best, bestD] = [s, d];
+    }
+    return best ? [best.speaker] : [];
+  };
+  const scored = words.map((w) => ({ hyp: w.speaker, ref: refAt((w.start + w.end) / 2) })).filter((w) => w.ref.length > 0);
+  const hl = [...new Set(scored.map((w) => w.hyp))];
+  const rl = [...new Set(turns.map((t) => t.speaker))];
+  const map = bestMapping(hl, rl, (h, r) => scored.filter((w) => w.hyp === h && w.ref.includes(r)).length);
+  const right = scored.filter((w) => w.ref.includes(map.get(w.hyp) ?? '∅')).length;
+  return { right: right / Math.max(1, scored.length), words: scored.length };
+}

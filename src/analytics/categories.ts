@@ -3,14 +3,16 @@
  * an organization, a channel or a speaker. A call is in a category exactly when the search with the
  * same terms (and `channel=`, in that org) finds it: the rule is parsed by the search parser
  * (src/search/query.ts) and evaluated by the search matcher (src/search/match.ts `evaluate`), the
- * code that defines what both indexes return. A speaker limit keeps only that speaker's utterances.
+ * code that defines what both indexes return. A speaker limit keeps only that speaker's utterances; a role
+ * limit only the agent's or the customer's words, and a call whose roles are not known is in no
+ * role-limited category ("the agent did not say X", `-"X"` with role agent, needs an agent).
  */
 import { voxdexError, type VoxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { categoryBudget, pacer, type CpuBudget } from '../search/budget.js';
 import { invalidParameter, isShortName } from '../is.js';
 import { CATEGORY_NAME } from '../search/analytics-fields.js';
-import { type ChannelWords, channelWords, evaluate } from '../search/match.js';
+import { type ChannelWords, channelWords, evaluate, roleWords } from '../search/match.js';
 import { MAX_TERMS_LENGTH, parseTerms, type QueryNode } from '../search/query.js';
 import type { CategoryRule, CategoryStore } from '../store/category-store.js';
 import type { TranscriptDocument } from '../types.js';
@@ -24,6 +26,7 @@ export interface CompiledCategory {
   org?: string;
   channel?: number;
   speaker?: string;
+  role?: 'agent' | 'customer';
 }
 
 /** A call as the matcher sees it: its org, its words per channel, and (for speaker limits) its document. */
@@ -48,12 +51,12 @@ export function checkCategoryName(name: unknown): string {
  */
 export function parseCategoryRule(body: unknown, o: { form?: boolean } = {}): CategoryRule {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw voxdexError('BAD_ARGUMENT', 'Expected a JSON object {"terms": "...", "org"?: "ORG", "channel"?: 0, "speaker"?: "S1"} as the body.');
+    throw voxdexError('BAD_ARGUMENT', 'Expected a JSON object {"terms": "...", "org"?: "ORG", "channel"?: 0, "speaker"?: "S1", "role"?: "agent"} as the body.');
   }
   const b = body as Record<string, unknown>;
   for (const key of Object.keys(b)) {
-    if (!['terms', 'org', 'channel', 'speaker'].includes(key)) {
-      throw voxdexError('UNKNOWN_PARAMETER', `Unknown field ${JSON.stringify(key)} in the category; accepted: terms, org, channel, speaker.`);
+    if (!['terms', 'org', 'channel', 'speaker', 'role'].includes(key)) {
+      throw voxdexError('UNKNOWN_PARAMETER', `Unknown field ${JSON.stringify(key)} in the category; accepted: terms, org, channel, speaker, role.`);
     }
   }
   if (typeof b.terms !== 'string' || b.terms.trim() === '' || b.terms.length > MAX_TERMS_LENGTH) {
@@ -75,6 +78,10 @@ export function parseCategoryRule(body: unknown, o: { form?: boolean } = {}): Ca
     if (typeof b.speaker !== 'string' || !SPEAKER.test(b.speaker)) throw invalidParameter('speaker', 'a speaker label such as S1 or C0', b.speaker);
     rule.speaker = b.speaker;
   }
+  if (b.role !== undefined) {
+    if (b.role !== 'agent' && b.role !== 'customer') throw invalidParameter('role', 'agent or customer', b.role);
+    rule.role = b.role;
+  }
   return rule;
 }
 
@@ -85,6 +92,7 @@ export function compileCategory(name: string, rule: CategoryRule): CompiledCateg
   if (rule.org !== undefined) out.org = rule.org;
   if (rule.channel !== undefined) out.channel = rule.channel;
   if (rule.speaker !== undefined) out.speaker = rule.speaker;
+  if (rule.role !== undefined) out.role = rule.role;
   return out;
 }
 
@@ -106,6 +114,10 @@ export function matchesCategory(c: CompiledCategory, call: CategoryCall, bySpeak
     if (!call.document) throw new Error(`category ${c.name} is limited to a speaker: the call's document is needed`);
     words = bySpeaker?.get(c.speaker) ?? speakerWords(call.document, c.speaker);
     bySpeaker?.set(c.speaker, words);
+  }
+  if (c.role !== undefined) {
+    words = roleWords(words, c.role);
+    if (words.length === 0) return false;
   }
   return evaluate(c.node, words, c.channel, budget);
 }

@@ -7,7 +7,10 @@
  * MERGE_GAP_SEC (the pause between two words of one sentence is talk, not silence). Overtalk is the
  * time covered by two or more parties' speech; silence is every stretch between the first and the
  * last word of the call where no party speaks and that lasts at least MIN_SILENCE_SEC (leading and
- * trailing silence, ringing and hold music before the first word, are not counted). Fillers
+ * trailing silence, ringing and hold music before the first word, are not counted). An interruption is
+ * a stretch of a party's speech that starts while another party is speaking and lasts at least
+ * MIN_INTERRUPTION_SEC ("mm-hmm" under someone else's sentence is not one); it is counted for the party
+ * that started talking (`interruptions`: by whom). Utterances marked `crosstalk` are not speech. Fillers
  * (`<sil>`, `[noise]`, `++breath++`) are not speech. An utterance without word events counts as one
  * interval over its span.
  */
@@ -19,6 +22,8 @@ import { partyKey } from './sentiment.js';
 export const MERGE_GAP_SEC = 0.5;
 /** Gaps with nobody speaking shorter than this are turn-taking, not silence. */
 export const MIN_SILENCE_SEC = 1.0;
+/** A party that starts talking while another talks interrupts it when it goes on this long (shorter: a back-channel). */
+export const MIN_INTERRUPTION_SEC = 1.0;
 
 const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 
@@ -27,7 +32,7 @@ export type Interval = [number, number];
 interface MetricsUtterance {
   start: number;
   end: number;
-  metadata: { channel: number; speaker?: string };
+  metadata: { channel: number; speaker?: string; crosstalk?: boolean };
   events: ReadonlyArray<{ word: string; start: number; end: number }>;
 }
 
@@ -47,6 +52,7 @@ export function mergeIntervals(intervals: Interval[], gap = 0): Interval[] {
 export function partySpeech(utterances: readonly MetricsUtterance[]): Map<string, { speech: Interval[]; words: number }> {
   const raw = new Map<string, { intervals: Interval[]; words: number }>();
   for (const u of utterances) {
+    if (u.metadata.crosstalk) continue;
     const key = partyKey(u);
     let p = raw.get(key);
     if (!p) raw.set(key, (p = { intervals: [], words: 0 }));
@@ -87,6 +93,15 @@ export function callEvents(utterances: readonly MetricsUtterance[]): { overtalk:
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const total = (xs: Interval[]) => xs.reduce((n, [s, e]) => n + (e - s), 0);
 
+/** Interruptions by each party (see the module comment). */
+export function interruptions(parties: ReadonlyMap<string, { speech: Interval[] }>): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, p] of parties) {
+    out[key] = p.speech.filter(([s, e]) => e - s >= MIN_INTERRUPTION_SEC && [...parties].some(([other, q]) => other !== key && q.speech.some(([qs, qe]) => qs < s && qe > s))).length;
+  }
+  return out;
+}
+
 /** The document's top-level `metrics`. */
 export function callMetrics(utterances: readonly MetricsUtterance[]): CallMetrics {
   const parties = partySpeech(utterances);
@@ -105,5 +120,6 @@ export function callMetrics(utterances: readonly MetricsUtterance[]): CallMetric
     longestsilencesecs: r2(Math.max(0, ...silence.map(([s, e]) => e - s))),
     talksecs,
     wordsperminute,
+    interruptions: Object.fromEntries(Object.entries(interruptions(parties)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
   };
 }

@@ -13,7 +13,7 @@ import type { CommandSpec } from './args.js';
 
 export const CATEGORY_COMMANDS = {
   'category add': {
-    usage: 'voxdex category add CO_SHORT NAME TERMS [--org ORG] [--channel N] [--speaker LABEL]',
+    usage: 'voxdex category add CO_SHORT NAME TERMS [--org ORG] [--channel N] [--speaker LABEL] [--role agent|customer]',
     about: `Creates or replaces the company's category NAME: calls that the search TERMS finds (the terms language of
 docs/search.md), optionally only in one organization, on one channel or said by one speaker. Calls already
 indexed are scored in the background by the running service (GET /categories/CO/NAME shows the progress).`,
@@ -21,13 +21,14 @@ indexed are scored in the background by the running service (GET /categories/CO/
       ['--org ORG', 'only calls of this organization'],
       ['--channel N', 'the terms must match on this channel (0-255)'],
       ['--speaker LABEL', "the terms must match in this speaker's utterances (S1, C0, ...)"],
+      ['--role agent|customer', "the terms must match in the agent's (or the customer's) words; -\"X\" with --role agent: the agent did not say X"],
     ],
     positional: [3, 3],
-    valued: ['org', 'channel', 'speaker'],
+    valued: ['org', 'channel', 'speaker', 'role'],
   },
   'category list': {
     usage: 'voxdex category list CO_SHORT',
-    about: 'One line per category: name, calls, backfill state and progress, limits (org=, channel=, speaker=), terms; tab-separated.',
+    about: 'One line per category: name, calls, backfill state and progress, limits (org=, channel=, speaker=, role=), terms; tab-separated.',
     positional: [1, 1],
   },
   'category remove': {
@@ -58,7 +59,7 @@ export async function runCategoryCommand(
     if (name === 'category add') {
       const cat = checkCategoryName(p[1]);
       const body: Record<string, string> = { terms: p[2]! };
-      for (const k of ['org', 'channel', 'speaker']) if (opts[k]) body[k] = opts[k]!.at(-1)!;
+      for (const k of ['org', 'channel', 'speaker', 'role']) if (opts[k]) body[k] = opts[k]!.at(-1)!;
       const rule = parseCategoryRule(body, { form: true });
       if (rule.org && !o.tenancy.listOrgs(company).includes(rule.org)) throw voxdexError('NOT_FOUND', `Company ${company} has no organization ${rule.org}.`);
       const existing = await o.categories.get(company, cat);
@@ -71,7 +72,7 @@ export async function runCategoryCommand(
       await o.index.init();
       const n = await o.index.categoryCounts(company);
       for (const c of await o.categories.list(company)) {
-        const limits = [c.org && `org=${c.org}`, c.channel !== undefined && `channel=${c.channel}`, c.speaker && `speaker=${c.speaker}`].filter(Boolean).join(',');
+        const limits = [c.org && `org=${c.org}`, c.channel !== undefined && `channel=${c.channel}`, c.speaker && `speaker=${c.speaker}`, c.role && `role=${c.role}`].filter(Boolean).join(',');
         out([c.name, String(n[c.name] ?? 0), `${c.backfill.state}:${c.backfill.done}`, limits || '-', c.terms].join('\t'));
       }
     } else {

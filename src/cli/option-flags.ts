@@ -8,13 +8,15 @@ import { DEFAULT_REDACT_KINDS, REDACT_KINDS } from '../types.js';
 
 /** `--name` alone is true; `--name=false` (or 0) turns it off. */
 export const OPTION_BOOLEANS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment'] as const;
-export const OPTION_VALUED = ['speakers', 'vocab', 'redact'] as const;
+export const OPTION_VALUED = ['speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
 
 export const OPTION_HELP: Array<[string, string]> = [
   ['--numtrans[=false]', 'numbers as numerals (default on)'],
   ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'],
   ['--redact KINDS', `kinds to redact: ${REDACT_KINDS.join(', ')} or all (default ${DEFAULT_REDACT_KINDS.join(', ')})`],
   ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many)'],
+  ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found'],
+  ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],
   ['--gender, --sentiment', 'gender and sentiment per utterance'],
   ['--vocab LIST', 'comma-separated words or phrases recognition favours'],
 ];

@@ -4,7 +4,7 @@
  *   voxdex company add CO --org ORG --folder FOLDER [--model NAME]... [--show-secret]
  *   voxdex company list
  *   voxdex company alias CO ALIAS MODEL
- *   voxdex company set CO [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]
+ *   voxdex company set CO [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off] [--agent-channel N|none] [--agent-phrases LIST|none]
  *   voxdex vocab add|list|remove CO PHRASE...
  *   voxdex category add|list|remove CO …
  *   voxdex org add CO ORG
@@ -28,7 +28,7 @@ import { createService, serviceSubmitter } from '../service.js';
 import { JobPaths } from '../store/paths.js';
 import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
-  describeCompanySettings, parseKindList, parseOnOff, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
+  describeCompanySettings, parseAgentChannel, parseKindList, parseOnOff, parsePhraseList, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
 import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
 import { parseImportArgs, runImport } from './import.js';
@@ -78,7 +78,7 @@ prints a new company token on stdout (earlier tokens stay valid).`,
     positional: [3, 3],
   },
   'company set': {
-    usage: 'voxdex company set CO_SHORT [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off]',
+    usage: 'voxdex company set CO_SHORT [--scrub text,audio|none] [--redact KINDS] [--diarize on|off] [--gender on|off] [--sentiment on|off] [--numtrans on|off] [--agent-channel N|none] [--agent-phrases LIST|none]',
     about: `Sets the company's redaction policy and its defaults for the request options; prints the settings.
 A scrub policy applies to every request of the company (a request may not turn it off); the other
 settings are defaults a request may override.`,
@@ -89,9 +89,11 @@ settings are defaults a request may override.`,
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],
       ['--numtrans on|off', 'numbers written as numerals (default on)'],
+      ['--agent-channel N|none', 'the channel agents are recorded on: metadata.role agent/customer on calls with several channels'],
+      ['--agent-phrases LIST|none', "comma-separated phrases of the agents' script, to recognise the agent from what is said"],
     ],
     positional: [1, 1],
-    valued: ['scrub', 'redact', 'diarize', 'gender', 'sentiment', 'numtrans'],
+    valued: ['scrub', 'redact', 'diarize', 'gender', 'sentiment', 'numtrans', 'agent-channel', 'agent-phrases'],
   },
   'vocab add': {
     usage: 'voxdex vocab add CO_SHORT PHRASE...',
@@ -283,7 +285,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       return 0;
     case 'company set': {
       const patch = settingsPatch(opts);
-      if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans');
+      if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans, --agent-channel, --agent-phrases');
       const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
       out(`${p[0]}: ${describeCompanySettings(settings)}`);
       return 0;
@@ -358,6 +360,8 @@ function settingsPatch(opts: Record<string, string[]>): CompanySettings {
   for (const flag of ['diarize', 'gender', 'sentiment', 'numtrans'] as const) {
     if (last(flag) !== undefined) patch[flag] = parseOnOff(flag, last(flag)!);
   }
+  if (last('agent-channel') !== undefined) patch.agentChannel = parseAgentChannel(last('agent-channel')!);
+  if (last('agent-phrases') !== undefined) patch.agentPhrases = parsePhraseList(last('agent-phrases')!);
   return patch;
 }
 

@@ -38,6 +38,7 @@ export interface CategoryView {
   org?: string;
   channel?: number;
   speaker?: string;
+  role?: 'agent' | 'customer';
   updated: string;
   version: number;
   /** Calls of the company in this category now (grows while the backfill runs). */
@@ -46,7 +47,7 @@ export interface CategoryView {
 }
 
 const MAX_BODY = 64 * 1024;
-const RULE_FIELDS = ['terms', 'org', 'channel', 'speaker'];
+const RULE_FIELDS = ['terms', 'org', 'channel', 'speaker', 'role'];
 
 export function categoryView(c: CategoryRecord, calls: number): CategoryView {
   return {
@@ -55,6 +56,7 @@ export function categoryView(c: CategoryRecord, calls: number): CategoryView {
     ...(c.org !== undefined ? { org: c.org } : {}),
     ...(c.channel !== undefined ? { channel: c.channel } : {}),
     ...(c.speaker !== undefined ? { speaker: c.speaker } : {}),
+    ...(c.role !== undefined ? { role: c.role } : {}),
     updated: c.updated,
     version: c.version,
     calls,

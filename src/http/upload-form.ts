@@ -15,7 +15,7 @@ import type { Req } from './server.js';
 import { mergeOnce, singleValues, takeOnce } from './single-fields.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
-export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact', 'diarize', 'gender', 'speakers', 'sentiment', 'emotion', 'vocab'] as const;
+export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact', 'diarize', 'gender', 'speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'sentiment', 'emotion', 'vocab'] as const;
 
 /**
  * Names the established service knows (and ours: vocab, redact) that voxdex does not

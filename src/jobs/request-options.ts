@@ -1,6 +1,6 @@
 /**
- * A request's options (numtrans, scrubtext, scrubaudio, redact, diarize, speakers, gender,
- * sentiment/emotion, vocab) validated at the edge and combined with the company's settings: the one
+ * A request's options (numtrans, scrubtext, scrubaudio, redact, diarize, speakers, minspeakers,
+ * maxspeakers, crosstalk, gender, sentiment/emotion, vocab) validated at the edge and combined with the company's settings: the one
  * place that turns form fields, query parameters, a drop-folder sidecar or CLI flags into
  * RequestOptions (docs/service.md, "Request options"). The result is stored with the job and read by
  * the post-ASR stages; nothing downstream re-checks it.
@@ -16,7 +16,7 @@ export { REDACT_KINDS };
 export const ALL_KINDS = 'all';
 
 /** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
-export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'vocab', 'redact'] as const;
+export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
 
 export type RequestOptionField = (typeof REQUEST_OPTION_FIELDS)[number];
 
@@ -63,11 +63,29 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
     vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...vocabulary(fields.vocab)])],
   };
-  const speakers = fields.speakers;
-  if (!absent(speakers)) {
-    options.speakers = typeof speakers === 'number' ? integerValue('speakers', speakers) : parseInteger('speakers', String(speakers), 1, MAX_SPEAKERS);
+  for (const name of ['speakers', 'minspeakers', 'maxspeakers'] as const) {
+    const v = fields[name];
+    if (!absent(v)) options[name] = typeof v === 'number' ? integerValue(name, v) : parseInteger(name, String(v), 1, MAX_SPEAKERS);
+  }
+  checkSpeakerBounds(options);
+  if (typeof settings.agentChannel === 'number') options.agentChannel = settings.agentChannel;
+  if (settings.agentPhrases?.length) options.agentPhrases = settings.agentPhrases;
+  const crosstalk = fields.crosstalk;
+  if (!absent(crosstalk)) {
+    if (crosstalk !== 'drop' && crosstalk !== 'keep') throw invalidParameter('crosstalk', 'drop or keep', crosstalk);
+    options.crosstalk = crosstalk;
   }
   return options;
+}
+
+/** minspeakers ≤ maxspeakers, and speakers (the exact number) inside them. */
+function checkSpeakerBounds(o: RequestOptions): void {
+  if (o.minspeakers !== undefined && o.maxspeakers !== undefined && o.minspeakers > o.maxspeakers) {
+    throw voxdexError('BAD_ARGUMENT', `minspeakers=${o.minspeakers} is more than maxspeakers=${o.maxspeakers}; send minspeakers ≤ maxspeakers`);
+  }
+  if (o.speakers !== undefined && ((o.minspeakers ?? 1) > o.speakers || (o.maxspeakers ?? MAX_SPEAKERS) < o.speakers)) {
+    throw voxdexError('BAD_ARGUMENT', `speakers=${o.speakers} is outside minspeakers/maxspeakers; send either the exact number (speakers) or bounds (minspeakers, maxspeakers)`);
+  }
 }
 
 /** The options of a request that sent none, for a company without settings (jobs stored before options existed). */

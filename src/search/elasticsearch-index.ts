@@ -9,7 +9,7 @@ import type { Config } from '../config.js';
 import type { TranscriptDocument } from '../types.js';
 import { voxdexError, VoxdexError } from '../errors.js';
 import { mapPaced } from './budget.js';
-import { findHits, speakerMatches, speakersOf, speakerWords, type ChannelWords } from './match.js';
+import { byPart, findHits, queryWords, speakerMatches, speakersOf, type ChannelWords } from './match.js';
 import { withCategories } from './analytics-fields.js';
 import {
   ANALYTICS_PROPERTIES,
@@ -249,7 +249,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
   }
 
   async count(scope: SearchScope, query: SearchQuery): Promise<number> {
-    if (query.speaker !== undefined) return (await this.#scan(searchQuery(scope, query), query)).length;
+    if (byPart(query)) return (await this.#scan(searchQuery(scope, query), query)).length;
     const res = await this.#call(() => this.#client.count({ index: this.indexName, query: searchQuery(scope, query) }));
     return res.count;
   }
@@ -260,7 +260,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
       const s = source as Row;
       const data = decodeRow(s.row);
       const all = words ?? data.words;
-      const { score, hits } = findHits(query.terms, query.speaker === undefined ? all : speakerWords(all, query.speaker), query.channel, query.budget);
+      const { score, hits } = findHits(query.terms, queryWords(all, query), query.channel, query.budget);
       const speakers = speakersOf(all);
       const row: SummaryRow = {
         tid: s.tid,
@@ -375,7 +375,7 @@ export class ElasticsearchIndex implements TranscriptIndex {
     fields: Array<keyof EsTranscript>,
   ): Promise<{ total: number; page: Array<{ source: Source; words?: ChannelWords[] }> }> {
     const query = searchQuery(scope, q);
-    if ((q.sort === 'score' && q.terms) || q.speaker !== undefined) return this.#pageScanned(query, q, fields);
+    if ((q.sort === 'score' && q.terms) || byPart(q)) return this.#pageScanned(query, q, fields);
     const res = await this.#searchCall(q, (timeout) =>
       this.#client.search<Source>({
         index: this.indexName,
@@ -414,8 +414,8 @@ export class ElasticsearchIndex implements TranscriptIndex {
       for (const h of res.hits.hits) {
         await q.budget?.pace();
         const { words } = decodeRow(h._source!.row);
-        const mine = q.speaker === undefined ? words : speakerWords(words, q.speaker);
-        if (q.speaker !== undefined && !speakerMatches(q, mine)) continue;
+        const mine = queryWords(words, q);
+        if (byPart(q) && !speakerMatches(q, mine)) continue;
         scored.push({ tid: h._source!.tid, words, score: findHits(q.terms, mine, q.channel, q.budget).score });
       }
       if (res.hits.hits.length < this.#scanPage) break;

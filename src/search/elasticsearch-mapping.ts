@@ -167,12 +167,13 @@ export function toEsTranscript(t: IndexedTranscript, dt: number, now: string): E
 }
 
 /**
- * Compact row data, cheap to decode for every summary row: `{m: metadata, c: [[channel, norm, words, times, speakers?]]}`
+ * Compact row data, cheap to decode for every summary row: `{m: metadata, c: [[channel, norm, words, times, speakers?, roles?]]}`
  * where `norm` is the normalized words joined by spaces; `words` the original words joined by spaces, ''
  * when they equal the normalized ones, or a JSON array when one contains a space; `times` base64 of
  * little-endian int32 milliseconds [start0, end0, start1, …]. Times are kept to the millisecond, as the
  * embedded store keeps them (times in seconds with ms precision), so both order equal-time hits alike;
- * `speakers` (diarized transcripts) the words' speakers as runs [[first word, speaker], …].
+ * `speakers` (diarized transcripts) the words' speakers as runs [[first word, speaker], …] (null when only roles
+ * are known); `roles` (calls whose roles are known) the words' roles as runs.
  */
 export function encodeRow(metadata: Record<string, unknown>, cws: readonly ChannelWords[]): string {
   return JSON.stringify({
@@ -187,15 +188,16 @@ export function encodeRow(metadata: Record<string, unknown>, cws: readonly Chann
       const joined = cw.words.join(' ');
       const words = joined === norm ? '' : cw.words.some((w) => w.includes(' ')) ? cw.words : joined;
       const row: unknown[] = [cw.channel, norm, words, times.toString('base64')];
-      if (cw.speakers) row.push(speakerRuns(cw.speakers));
+      if (cw.speakers || cw.roles) row.push(cw.speakers ? speakerRuns(cw.speakers) : null);
+      if (cw.roles) row.push(speakerRuns(cw.roles));
       return row;
     }),
   });
 }
 
 export function decodeRow(text: string): { metadata: Record<string, unknown>; words: ChannelWords[] } {
-  const row = JSON.parse(text) as { m: Record<string, unknown>; c: Array<[number, string, string | string[], string, SpeakerRuns?]> };
-  return { metadata: row.m, words: row.c.map(([channel, norm, words, times, runs]) => new StoredChannel(channel, norm, words, times, runs)) };
+  const row = JSON.parse(text) as { m: Record<string, unknown>; c: Array<[number, string, string | string[], string, (SpeakerRuns | null)?, SpeakerRuns?]> };
+  return { metadata: row.m, words: row.c.map(([channel, norm, words, times, runs, roleRuns]) => new StoredChannel(channel, norm, words, times, runs ?? undefined, roleRuns)) };
 }
 
 const LITTLE_ENDIAN = new Uint8Array(new Uint32Array([1]).buffer)[0] === 1;
@@ -211,6 +213,7 @@ class StoredChannel implements ChannelWords {
   #starts: number[] | undefined;
   #ends: number[] | undefined;
   readonly speakers?: (string | undefined)[];
+  readonly roles?: (string | undefined)[];
 
   constructor(
     readonly channel: number,
@@ -218,11 +221,13 @@ class StoredChannel implements ChannelWords {
     words: string | string[],
     times: string,
     runs?: SpeakerRuns,
+    roleRuns?: SpeakerRuns,
   ) {
     this.norm = norm === '' ? [] : norm.split(' ');
     this.#words = words;
     this.#times = times;
     if (runs) this.speakers = fromSpeakerRuns(runs, this.norm.length);
+    if (roleRuns) this.roles = fromSpeakerRuns(roleRuns, this.norm.length);
   }
 
   get words(): string[] {

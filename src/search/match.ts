@@ -26,6 +26,8 @@ export interface ChannelWords {
   ends: number[];
   /** Each word's speaker (`metadata.speaker` of its utterance) when the transcript is diarized. */
   speakers?: (string | undefined)[];
+  /** Each word's role (`metadata.role`: agent, customer) when the call's roles are known. */
+  roles?: (string | undefined)[];
 }
 
 export const SNIPPET_CONTEXT_WORDS = 3;
@@ -38,10 +40,12 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
   const byChannel = new Map<number, ChannelWords>();
   const utts = [...(doc.utterances ?? [])].sort((a, b) => a.start - b.start || (a.metadata?.uttid ?? 0) - (b.metadata?.uttid ?? 0));
   for (const u of utts) {
+    if (u.metadata?.crosstalk) continue; // another channel's speech heard on this one (crosstalk=keep) is not searched
     const channel = u.metadata?.channel ?? 0;
     let cw = byChannel.get(channel);
     if (!cw) byChannel.set(channel, (cw = { channel, norm: [], words: [], starts: [], ends: [] }));
     const speaker = typeof u.metadata?.speaker === 'string' ? u.metadata.speaker : undefined;
+    const role = typeof u.metadata?.role === 'string' ? u.metadata.role : undefined;
     const shown = displayWords(u);
     let pending = '';
     for (const [i, e] of (u.events ?? []).entries()) {
@@ -58,6 +62,8 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
       cw.ends.push(e.end);
       if (speaker !== undefined) (cw.speakers ??= new Array<string | undefined>(cw.norm.length - 1).fill(undefined)).push(speaker);
       else cw.speakers?.push(undefined);
+      if (role !== undefined) (cw.roles ??= new Array<string | undefined>(cw.norm.length - 1).fill(undefined)).push(role);
+      else cw.roles?.push(undefined);
     }
   }
   return [...byChannel.values()].sort((a, b) => a.channel - b.channel);
@@ -81,18 +87,40 @@ export function speakersOf(all: ChannelWords[]): string[] {
   return [...first].sort((a, b) => a[1] - b[1]).map(([s]) => s);
 }
 
+/** Each channel's words reduced to those whose label (`labels(cw)[i]`) is `value`. */
+function wordsLabelled(all: ChannelWords[], labels: (cw: ChannelWords) => (string | undefined)[] | undefined, value: string): ChannelWords[] {
+  return all
+    .filter((cw) => labels(cw)?.includes(value))
+    .map((cw) => {
+      const keep = labels(cw)!.map((s, i) => (s === value ? i : -1)).filter((i) => i >= 0);
+      const pick = <T>(xs: T[]) => keep.map((i) => xs[i]!);
+      const out: ChannelWords = { channel: cw.channel, norm: pick(cw.norm), words: pick(cw.words), starts: pick(cw.starts), ends: pick(cw.ends) };
+      if (cw.speakers) out.speakers = pick(cw.speakers);
+      if (cw.roles) out.roles = pick(cw.roles);
+      return out;
+    });
+}
+
 /**
  * One speaker's words only (search option `speaker`): each channel's sequence reduced to that speaker's
  * words, so that phrases and proximity match within what that speaker said.
  */
 export function speakerWords(all: ChannelWords[], speaker: string): ChannelWords[] {
-  return all
-    .filter((cw) => cw.speakers?.includes(speaker))
-    .map((cw) => {
-      const keep = cw.speakers!.map((s, i) => (s === speaker ? i : -1)).filter((i) => i >= 0);
-      const pick = <T>(xs: T[]) => keep.map((i) => xs[i]!);
-      return { channel: cw.channel, norm: pick(cw.norm), words: pick(cw.words), starts: pick(cw.starts), ends: pick(cw.ends), speakers: keep.map(() => speaker) };
-    });
+  return wordsLabelled(all, (cw) => cw.speakers, speaker);
+}
+
+/** One role's words only (search option `role`), as speakerWords. */
+export function roleWords(all: ChannelWords[], role: string): ChannelWords[] {
+  return wordsLabelled(all, (cw) => cw.roles, role);
+}
+
+/** Whether the query restricts matches to a part of each transcript (a speaker or a role): matched in the app. */
+export const byPart = (q: Pick<SearchQuery, 'speaker' | 'role'>): boolean => q.speaker !== undefined || q.role !== undefined;
+
+/** The words the query's terms are matched against: the speaker's and/or the role's when it names them. */
+export function queryWords(all: ChannelWords[], q: Pick<SearchQuery, 'speaker' | 'role'>): ChannelWords[] {
+  const mine = q.speaker === undefined ? all : speakerWords(all, q.speaker);
+  return q.role === undefined ? mine : roleWords(mine, q.role);
 }
 
 const patterns = new Map<string, Glob | string>();
@@ -247,6 +275,8 @@ export function findHits(node: QueryNode | undefined, all: ChannelWords[], chann
     };
     const speaker = cw.speakers?.[s];
     if (speaker !== undefined) hit.speaker = speaker;
+    const role = cw.roles?.[s];
+    if (role !== undefined) hit.role = role;
     return hit;
   });
   return { score: found.length, hits };

@@ -17,7 +17,7 @@ export const ZIP_FILES = ['json', 'text'] as const;
 export type ZipFile = (typeof ZIP_FILES)[number];
 
 export const SEARCH_OPTION_NAMES = [
-  'token', 'output', 'json', 'csv', 'format', 'terms', 'channel', 'speaker', 'from', 'to', 'duration', 'model', 'filename',
+  'token', 'output', 'json', 'csv', 'format', 'terms', 'channel', 'speaker', 'role', 'from', 'to', 'duration', 'model', 'filename',
   'requestid', 'meta.<field>', 'offset', 'size', 'sort', 'sortdir', 'fields', 'zipfiles', ...ANALYTICS_OPTION_NAMES,
 ] as const;
 export const DELETE_OPTION_NAMES = ['token', 'tid'] as const;
@@ -202,6 +202,10 @@ export function parseSearchOptions(raw: RawOptions, accept = ''): SearchOptions 
   if (raw.speaker !== undefined) {
     if (!SPEAKER_LABEL.test(raw.speaker)) throw invalidParameter('speaker', 'a speaker label such as S1, S2 (diarized mono) or C0, C1S2 (channels)', raw.speaker);
     query.speaker = raw.speaker;
+  }
+  if (raw.role !== undefined) {
+    if (raw.role !== 'agent' && raw.role !== 'customer') throw invalidParameter('role', 'agent or customer', raw.role);
+    query.role = raw.role;
   }
   if (raw.from !== undefined) query.fromMs = parseIsoDate('from', raw.from);
   if (raw.to !== undefined) query.toMs = parseIsoDate('to', raw.to, true);

@@ -12,7 +12,7 @@ import type Database from 'better-sqlite3';
 import { openSqlite } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { mapPaced, type CpuBudget } from './budget.js';
-import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, speakerMatches, speakerRuns, speakersOf, speakerWords, type SpeakerRuns } from './match.js';
+import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, byPart, queryWords, speakerMatches, speakerRuns, speakersOf, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition, vocabLookups } from './sqlite-fts.js';
 import { wordStems } from './word-forms.js';
 import { documentAnalytics, withCategories } from './analytics-fields.js';
@@ -216,18 +216,20 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   async count(scope: SearchScope, query: SearchQuery): Promise<number> {
     await this.#lookUpWildcards(query);
-    if (query.speaker !== undefined) return (await this.#bySpeaker(scope, query)).length;
+    if (byPart(query)) return (await this.#bySpeaker(scope, query)).length;
     const { sql, params } = this.#where(scope, query);
     return counted(query, () => this.#prepare(`SELECT count(*) FROM transcripts t WHERE ${sql}`).pluck().get(...params) as number);
   }
 
   async search(scope: SearchScope, query: SearchQuery): Promise<SearchResult> {
     await this.#lookUpWildcards(query);
-    const total = await this.count(scope, query);
-    const page = (await this.#page(scope, query, ROW_COLUMNS)) as unknown as Array<Row & { words?: ChannelWords[] }>;
+    // Sorted by score every match is scored anyway: their number is the total (no count statement).
+    const matches = scoresAll(query) ? await this.#allMatches(scope, query) : undefined;
+    const total = matches ? matches.length : await this.count(scope, query);
+    const page = (await this.#page(scope, query, ROW_COLUMNS, matches)) as unknown as Array<Row & { words?: ChannelWords[] }>;
     const rows = await mapPaced(page, query.budget, (r): SummaryRow => {
       const words = r.words ?? this.#words(r.id);
-      const { score, hits } = findHits(query.terms, query.speaker === undefined ? words : speakerWords(words, query.speaker), query.channel, query.budget);
+      const { score, hits } = findHits(query.terms, queryWords(words, query), query.channel, query.budget);
       const speakers = speakersOf(words);
       const row: SummaryRow = {
         tid: r.tid,
@@ -278,23 +280,23 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   /** One page of rows in the requested order (score: computed in the app over all matches, pacing the search's budget). */
-  async #page(scope: SearchScope, query: SearchQuery, columns: string): Promise<Array<Record<string, unknown>>> {
+  async #page(scope: SearchScope, query: SearchQuery, columns: string, matches?: Array<{ id: number; tid: string }>): Promise<Array<Record<string, unknown>>> {
     const { sql, params } = this.#where(scope, query);
     if (query.size === 0) return [];
-    if (query.speaker !== undefined) {
+    if (byPart(query)) {
       const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
       return (await this.#bySpeaker(scope, query))
         .slice(query.offset, query.offset + query.size)
         .map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
     }
-    if (query.sort !== 'score' || !query.terms) {
+    if (!scoresAll(query)) {
       const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
       const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
       return counted(query, () =>
         this.#prepare(`SELECT ${columns} FROM transcripts t WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, query.size, query.offset),
       ) as Array<Record<string, unknown>>;
     }
-    const all = counted(query, () => this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql}`).all(...params)) as Array<{ id: number; tid: string }>;
+    const all = matches ?? (await this.#allMatches(scope, query));
     const scored = await mapPaced(all, query.budget, (r) => {
       const words = this.#words(r.id);
       return { ...r, words, score: findHits(query.terms, words, query.channel, query.budget).score };
@@ -304,6 +306,24 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const slice = scored.slice(query.offset, query.offset + query.size);
     const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
     return slice.map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
+  }
+
+  /**
+   * Every match in scope (id, tid), to be scored in the app. A top-level OR is fetched one alternative
+   * per statement, the event loop answering between them (the union is the same rows): as one
+   * statement, 64 broad prefixes in OR held the loop 186 ms of CPU (bench/hostile-search.ts), and a
+   * SQLite statement cannot be interrupted.
+   */
+  async #allMatches(scope: SearchScope, query: SearchQuery): Promise<Array<{ id: number; tid: string }>> {
+    const alternatives = query.terms?.type === 'or' ? query.terms.children : [query.terms];
+    const byId = new Map<number, { id: number; tid: string }>();
+    for (const terms of alternatives) {
+      await query.budget?.pace();
+      const { sql, params } = this.#where(scope, { ...query, terms });
+      const rows = counted(query, () => this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql}`).all(...params)) as Array<{ id: number; tid: string }>;
+      for (const r of rows) byId.set(r.id, r);
+    }
+    return [...byId.values()];
   }
 
   /**
@@ -319,7 +339,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     for (const r of candidates) {
       await query.budget?.pace();
       const words = this.#words(r.id);
-      const mine = speakerWords(words, query.speaker!);
+      const mine = queryWords(words, query);
       if (!speakerMatches(query, mine)) continue;
       out.push({ ...r, words, score: findHits(query.terms, mine, query.channel, query.budget).score });
     }
@@ -443,6 +463,11 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 }
 
+/** Sorted by score (without a speaker or role): every match is scored in the app, so all of them are fetched. */
+function scoresAll(query: SearchQuery): boolean {
+  return query.sort === 'score' && query.terms !== undefined && !byPart(query);
+}
+
 const INSERT_FTS = `INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(FTS_COLUMNS.length)})`;
 
 /** The FTS row of a transcript: each channel's normalized words (c<i>) and their stems (s<i>). */
@@ -488,7 +513,7 @@ function scopeCondition(scope: AggregateScope, noIndex = false): { sql: string; 
 /**
  * Per-channel words for the `words` table: JSON [[channel, normalized words joined by ' ', original
  * words joined by U+001F or '' when equal to the normalized ones, and for a diarized transcript the
- * words' speakers as runs]…] and the start/end times of all words as Uint32 milliseconds.
+ * words' speakers as runs (null when only roles are known), and when roles are known the words' roles as runs]…] and the start/end times of all words as Uint32 milliseconds.
  */
 function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
   const total = cws.reduce((n, cw) => n + cw.starts.length, 0);
@@ -504,7 +529,8 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
     const norm = cw.norm.join(' ');
     const words = cw.words.map((w) => w.replace(/\u001f/g, ' ')).join('\u001f');
     const row: unknown[] = [cw.channel, norm, words === cw.norm.join('\u001f') ? '' : words];
-    if (cw.speakers) row.push(speakerRuns(cw.speakers));
+    if (cw.speakers || cw.roles) row.push(cw.speakers ? speakerRuns(cw.speakers) : null);
+    if (cw.roles) row.push(speakerRuns(cw.roles));
     return row;
   });
   return { channels: JSON.stringify(channels), times: Buffer.from(times.buffer) };
@@ -513,7 +539,7 @@ function encodeWords(cws: ChannelWords[]): { channels: string; times: Buffer } {
 function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
   const times = new Uint32Array(blob.buffer.slice(blob.byteOffset, blob.byteOffset + blob.byteLength));
   let k = 0;
-  return (JSON.parse(channels) as Array<[number, string, string, SpeakerRuns?]>).map(([channel, joined, original, runs]) => {
+  return (JSON.parse(channels) as Array<[number, string, string, (SpeakerRuns | null)?, SpeakerRuns?]>).map(([channel, joined, original, runs, roleRuns]) => {
     const norm = joined === '' ? [] : joined.split(' ');
     const words = original === '' ? norm : original.split('\u001f');
     const starts = new Array<number>(norm.length);
@@ -524,6 +550,7 @@ function decodeWords(channels: string, blob: Buffer): ChannelWords[] {
     }
     const cw: ChannelWords = { channel, norm, words, starts, ends };
     if (runs) cw.speakers = fromSpeakerRuns(runs, norm.length);
+    if (roleRuns) cw.roles = fromSpeakerRuns(roleRuns, norm.length);
     return cw;
   });
 }

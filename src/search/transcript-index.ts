@@ -58,6 +58,8 @@ export interface SearchQuery {
   channel?: number;
   /** Terms match in this speaker's words only (`metadata.speaker`); without terms: transcripts with this speaker. */
   speaker?: string;
+  /** Terms match in this role's words only (`metadata.role`: agent, customer); without terms: transcripts with this role. */
+  role?: 'agent' | 'customer';
   /** Call datetime range, epoch milliseconds, both inclusive. */
   fromMs?: number;
   toMs?: number;
@@ -93,6 +95,8 @@ export interface Hit {
   channel: number;
   /** The speaker of the hit's first word, when the transcript is diarized. */
   speaker?: string;
+  /** The role of the hit's first word (agent, customer), when the call's roles are known. */
+  role?: string;
   start: number;
   end: number;
   text: string;

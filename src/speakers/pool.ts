@@ -7,11 +7,12 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { toVoxdexError } from '../errors.js';
-import type { DiarizeChannel, DiarizeOptions, SpeakerUtterance } from './diarize.js';
+import type { DiarizeChannel } from './diarize.js';
+import type { RecordingOptions, RecordingSpeakers } from './recording.js';
 import type { SpeakersResult, SpeakersTask } from './worker.js';
 
 export interface SpeakersPool {
-  diarize(channels: DiarizeChannel[], options: DiarizeOptions): Promise<{ utterances: SpeakerUtterance[]; speakers: number[]; cpuMs: number }>;
+  diarize(channels: DiarizeChannel[], options: RecordingOptions): Promise<Omit<RecordingSpeakers, 'turns'> & { cpuMs: number }>;
   close(): Promise<void>;
 }
 

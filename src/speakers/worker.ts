@@ -1,32 +1,42 @@
 /**
- * The speakers worker thread: loads the speaker encoder once (on its first task) and runs
- * diarizeRecording. Results and errors go back as plain objects ({ code, message }).
+ * The speakers worker thread: loads the speaker encoder and the VAD once (on its first task that diarizes)
+ * and runs speakersOfRecording (crosstalk, diarization, gender). Results and errors go back as plain objects ({ code, message }).
  */
 import type { ErrorInfo } from '../errors.js';
-import { diarizeRecording, type DiarizeChannel, type DiarizeOptions, type SpeakerUtterance } from './diarize.js';
-import { loadSpeakerEncoder, type SpeakerEncoder } from './encoder.js';
+import { sileroVad } from '../vad/silero.js';
+import type { DiarizeChannel, DiarizeModels } from './diarize.js';
+import { speakersOfRecording, type RecordingOptions, type RecordingSpeakers } from './recording.js';
+import { loadSpeakerEncoder } from './encoder.js';
 
 export interface SpeakersTask {
   channels: DiarizeChannel[];
-  options: DiarizeOptions;
+  options: RecordingOptions;
 }
 
-export type SpeakersResult =
-  | { ok: true; utterances: SpeakerUtterance[]; speakers: number[]; cpuMs: number }
-  | { ok: false; error: ErrorInfo };
+export type SpeakersResult = ({ ok: true; cpuMs: number } & Omit<RecordingSpeakers, 'turns'>) | { ok: false; error: ErrorInfo };
 
-let encoder: Promise<SpeakerEncoder> | undefined;
+let models: Promise<DiarizeModels> | undefined;
+
+async function loadModels(): Promise<DiarizeModels> {
+  const [encoder, vad] = await Promise.all([loadSpeakerEncoder(), sileroVad()]);
+  return { encoder, vad };
+}
+
+/** The thread's models, loaded on the first task that diarizes (a failed load is retried on the next). */
+function threadModels(): Promise<DiarizeModels> {
+  if (!models) {
+    models = loadModels();
+    models.catch(() => (models = undefined));
+  }
+  return models;
+}
 
 export default async function run(task: SpeakersTask): Promise<SpeakersResult> {
   try {
-    if (!encoder) {
-      encoder = loadSpeakerEncoder();
-      encoder.catch(() => (encoder = undefined)); // a fixed install can be retried
-    }
     const c0 = process.cpuUsage();
-    const r = await diarizeRecording(await encoder, task.channels, task.options);
+    const r = await speakersOfRecording(threadModels, task.channels, task.options);
     const c = process.cpuUsage(c0);
-    return { ok: true, utterances: r.utterances, speakers: r.channels.map((ch) => ch.speakers), cpuMs: (c.user + c.system) / 1000 };
+    return { ok: true, utterances: r.utterances, speakers: r.speakers, crosstalkWords: r.crosstalkWords, cpuMs: (c.user + c.system) / 1000 };
   } catch (err) {
     const e = err as { code?: unknown; message?: unknown };
     return { ok: false, error: { code: typeof e?.code === 'string' ? e.code : 'INTERNAL', message: String(e?.message ?? err) } as ErrorInfo };

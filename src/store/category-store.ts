@@ -16,6 +16,8 @@ export interface CategoryRule {
   org?: string;
   channel?: number;
   speaker?: string;
+  /** The terms must match in the agent's or the customer's words (calls whose roles are known). */
+  role?: 'agent' | 'customer';
 }
 
 export type BackfillState = 'pending' | 'running' | 'done';

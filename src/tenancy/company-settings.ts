@@ -11,6 +11,9 @@ export { REDACT_KINDS };
 export const SCRUB_TARGETS: readonly ('text' | 'audio')[] = ['text', 'audio'];
 export const VOCAB_MAX_PHRASES = 1000;
 export const VOCAB_MAX_CHARS = 50;
+/** Channels are numbered from 0; a recording has at most this many (docs/audio.md). */
+export const MAX_AGENT_CHANNEL = 31;
+export const AGENT_PHRASES_MAX = 200;
 
 const FLAGS = ['diarize', 'gender', 'sentiment', 'numtrans'] as const;
 type Flag = (typeof FLAGS)[number];
@@ -41,6 +44,22 @@ export function normalizePhrase(phrase: string): string {
     throw voxdexError('BAD_ARGUMENT', `A vocabulary phrase has 1 to ${VOCAB_MAX_CHARS} characters; ${JSON.stringify(maskDigits(phrase))} has ${n}`);
   }
   return p;
+}
+
+/** An agent channel: 0 to MAX_AGENT_CHANNEL, or null to remove the setting. */
+function checkAgentChannel(n: unknown): number | undefined {
+  if (n === null) return undefined;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 0 || n > MAX_AGENT_CHANNEL) {
+    throw voxdexError('BAD_ARGUMENT', `--agent-channel takes a channel number from 0 to ${MAX_AGENT_CHANNEL}, or none; not ${JSON.stringify(n)}`);
+  }
+  return n;
+}
+
+function checkAgentPhrases(phrases: unknown): string[] {
+  if (!Array.isArray(phrases) || phrases.some((v) => typeof v !== 'string')) throw voxdexError('BAD_ARGUMENT', 'agentPhrases must be a list of phrases');
+  const out = [...new Set((phrases as string[]).map(normalizePhrase))];
+  if (out.length > AGENT_PHRASES_MAX) throw voxdexError('BAD_ARGUMENT', `A company has at most ${AGENT_PHRASES_MAX} agent phrases; this change would make it ${out.length}`);
+  return out;
 }
 
 /** Longest spoken number a vocabulary phrase may hold ("Office three sixty five": 3 digits). */
@@ -96,9 +115,11 @@ export function mergeCompanySettings(current: CompanySettings, patch: CompanySet
     out[f] = v;
   }
   if (patch.vocab !== undefined) out.vocab = checkVocab(patch.vocab, current.vocab ?? []);
+  if (patch.agentChannel !== undefined) out.agentChannel = checkAgentChannel(patch.agentChannel) ?? null;
+  if (patch.agentPhrases !== undefined) out.agentPhrases = checkAgentPhrases(patch.agentPhrases);
   for (const k of Object.keys(out) as (keyof CompanySettings)[]) {
     const v = out[k];
-    if (v === undefined || (Array.isArray(v) && v.length === 0)) delete out[k];
+    if (v === undefined || v === null || (Array.isArray(v) && v.length === 0)) delete out[k];
   }
   return out;
 }
@@ -112,6 +133,8 @@ export function parseCompanySettings(json: string | undefined): CompanySettings 
   if (Array.isArray(raw.redact)) out.redact = raw.redact as RedactKind[];
   for (const f of FLAGS) if (typeof raw[f] === 'boolean') out[f as Flag] = raw[f] as boolean;
   if (Array.isArray(raw.vocab)) out.vocab = raw.vocab as string[];
+  if (typeof raw.agentChannel === 'number') out.agentChannel = raw.agentChannel;
+  if (Array.isArray(raw.agentPhrases)) out.agentPhrases = raw.agentPhrases as string[];
   return out;
 }
 
@@ -133,6 +156,21 @@ export function parseKindList<T extends string>(name: string, value: string, acc
   return checkList(name, v.split(',').map((s) => s.trim().toLowerCase()), accepted);
 }
 
+/** `--agent-channel`: a channel number, or none (the setting removed). */
+export function parseAgentChannel(value: string): number | null {
+  const v = value.trim().toLowerCase();
+  if (v === 'none' || v === '') return null;
+  if (!/^\d+$/.test(v)) throw voxdexError('BAD_ARGUMENT', `--agent-channel takes a channel number from 0 to ${MAX_AGENT_CHANNEL}, or none; not ${JSON.stringify(value)}`);
+  return Number(v);
+}
+
+/** `--agent-phrases`: comma-separated phrases (`none` or empty: the list removed). */
+export function parsePhraseList(value: string): string[] {
+  const v = value.trim();
+  if (v === '' || v.toLowerCase() === 'none') return [];
+  return v.split(',').map((p) => p.trim()).filter((p) => p !== '');
+}
+
 /** One line saying what the settings are, e.g. `scrub=text,audio redact=card,ssn diarize=on vocab=12 phrases`. */
 export function describeCompanySettings(s: CompanySettings): string {
   const parts: string[] = [];
@@ -140,5 +178,7 @@ export function describeCompanySettings(s: CompanySettings): string {
   if (s.redact !== undefined) parts.push(`redact=${s.redact.join(',') || 'none'}`);
   for (const f of FLAGS) if (s[f] !== undefined) parts.push(`${f}=${s[f] ? 'on' : 'off'}`);
   if (s.vocab?.length) parts.push(`vocab=${s.vocab.length} phrase${s.vocab.length === 1 ? '' : 's'}`);
+  if (typeof s.agentChannel === 'number') parts.push(`agent-channel=${s.agentChannel}`);
+  if (s.agentPhrases?.length) parts.push(`agent-phrases=${s.agentPhrases.length}`);
   return parts.join(' ') || 'defaults';
 }

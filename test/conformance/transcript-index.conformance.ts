@@ -350,6 +350,48 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
       await index.close();
     }
   });
+  bySpeaker('role=agent matches only what the agent said (stereo, not diarized); hits carry the role; crosstalk is not indexed', async () => {
+    const index = await factory();
+    await index.init();
+    const u = (uttid: number, channel: number, role: 'agent' | 'customer' | undefined, words: [string, number, number][], crosstalk = false) => ({
+      start: words[0]![1], end: words[words.length - 1]![2], confidence: 0.9,
+      metadata: { channel, uttid, ...(role ? { role } : {}), ...(crosstalk ? { crosstalk } : {}) },
+      events: words.map(([word, start, end]) => ({ word, start, end, confidence: 0.9 })),
+    });
+    const withRoles = {
+      asr: 'x', model: 'm', audiosecs: 9, nchannels: 2, requestid: 'r', source: 'call.wav', chaninfo: [],
+      utterances: [
+        u(0, 0, 'agent', [['thank', 0.5, 0.7], ['you', 0.7, 0.9], ['for', 0.9, 1], ['calling', 1, 1.4]]),
+        u(1, 1, 'customer', [['cancel', 2, 2.4], ['my', 2.5, 2.6], ['contract', 2.7, 3.1]]),
+        u(2, 0, 'agent', [['why', 4, 4.2], ['cancel', 4.3, 4.7]]),
+        u(3, 1, undefined, [['refund', 4.3, 4.7]], true), // the agent's "cancel" heard on the customer's line, kept to be seen
+      ],
+    };
+    const noRoles = { ...withRoles, requestid: 'r2', utterances: withRoles.utterances.map((x) => ({ ...x, metadata: { channel: x.metadata.channel, uttid: x.metadata.uttid } })).slice(0, 3) };
+    try {
+      await index.index([
+        { tid: 'r1', company: F1.company, org: F1.org, folder: 'role', datetime: '2024-01-01T00:00:00Z', document: withRoles },
+        { tid: 'r2', company: F1.company, org: F1.org, folder: 'role', datetime: '2024-01-02T00:00:00Z', document: noRoles },
+      ]);
+      const scope = { company: F1.company, org: F1.org, folder: 'role' };
+      const all = await index.search(scope, query({ terms: 'cancel', sort: 'datetime', sortdir: 'asc' }));
+      assert.equal(all.rows.map((r) => r.tid), ['r1', 'r2']);
+      assert.equal(all.rows[0]!.hits.map((h) => [h.channel, h.role, h.start]), [[1, 'customer', 2], [0, 'agent', 4.3]]);
+      assert.equal(all.rows[1]!.hits.map((h) => h.role), [undefined, undefined]);
+      const agent = await index.search(scope, query({ terms: 'cancel', role: 'agent' }));
+      assert.equal(agent.rows.map((r) => r.tid), ['r1']);
+      assert.equal(agent.rows[0]!.hits.map((h) => [h.role, h.start]), [['agent', 4.3]]);
+      const agentByScore = await index.search(scope, query({ terms: 'cancel', role: 'agent', sort: 'score' }));
+      assert.equal([agentByScore.total, agentByScore.rows.map((r) => r.tid)], [1, ['r1']], 'sorted by score, the total counts the role\'s matches too');
+      assert.is(await index.count(scope, query({ terms: '"my contract"', role: 'agent' })), 0);
+      assert.is(await index.count(scope, query({ terms: '"my contract"', role: 'customer' })), 1);
+      assert.is(await index.count(scope, query({ terms: '"thank you for calling"', role: 'agent', channel: '0' })), 1);
+      assert.is(await index.count(scope, query({ role: 'customer' })), 1);
+      assert.is(await index.count(scope, query({ terms: 'refund' })), 0);
+    } finally {
+      await index.close();
+    }
+  });
   bySpeaker.run();
 
   // Call analytics (src/search/analytics-fields.ts): sentiment labels, overtalk/silence, categories.

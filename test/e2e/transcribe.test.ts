@@ -146,7 +146,7 @@ e2e('renders jsontop: top-level fields with one text field and no utterances', a
   const doc = (await (await fetch(r.body)).json()) as any;
   assert.is(doc.utterances, undefined);
   assert.type(doc.text, 'string');
-  for (const line of doc.text.split('\n')) assert.match(line, /^\[\d\d:\d\d\] C[01]: \S/);
+  for (const line of doc.text.split('\n')) assert.match(line, /^\[\d\d:\d\d\] (Agent|Customer): \S/);
   assert.is(doc.nchannels, 2);
   assert.is(doc.requestid, up.body.requestid);
 });
@@ -184,7 +184,7 @@ e2e('transcribes an encrypted 7z given zpass and refuses a wrong password before
   assert.is(r.status, 200);
   const files = await readZip(Buffer.from(await (await fetch(r.body)).arrayBuffer()));
   assert.equal(Object.keys(files).sort(), ['activated.txt', 'call-0042.txt', 'errors.json']);
-  for (const line of files['call-0042.txt']!.trim().split('\n')) assert.match(line, /^\[\d\d:\d\d\] C[01]: /);
+  for (const line of files['call-0042.txt']!.trim().split('\n')) assert.match(line, /^\[\d\d:\d\d\] (Agent|Customer): /);
   assert.equal(JSON.parse(files['errors.json']!).map((e: any) => e.file), ['notes.txt']);
   assert.is((await ctx.svc.store.get(up.body.requestid))!.zpass, undefined); // the password is not kept after the job
 });
@@ -223,7 +223,7 @@ e2e('names not-implemented parameters in the warning and refuses unknown ones li
   const bad = await upload(ctx.url, { file: ctx.pcm8, fields: { token: ctx.acme, colour: 'blue' } });
   assert.is(bad.status, 400);
   assert.equal(bad.body, {
-    error: { code: 'UNKNOWN_PARAMETER', message: 'Unknown parameter "colour"; accepted parameters: token, file, zpass, callback, model, output, callbackerror, metadata, datetime, numtrans, scrubtext, scrubaudio, redact, diarize, gender, speakers, sentiment, emotion, vocab' },
+    error: { code: 'UNKNOWN_PARAMETER', message: 'Unknown parameter "colour"; accepted parameters: token, file, zpass, callback, model, output, callbackerror, metadata, datetime, numtrans, scrubtext, scrubaudio, redact, diarize, gender, speakers, minspeakers, maxspeakers, crosstalk, sentiment, emotion, vocab' },
   });
 });
 

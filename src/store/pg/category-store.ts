@@ -34,19 +34,20 @@ export class PgCategoryStore implements CategoryStore {
           state TEXT NOT NULL, done BIGINT NOT NULL DEFAULT 0, cursor TEXT,
           PRIMARY KEY (company, name));
         CREATE TABLE IF NOT EXISTS category_leases (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires BIGINT NOT NULL);
+        ALTER TABLE categories ADD COLUMN IF NOT EXISTS role TEXT;
       `);
     });
   }
 
   async put(company: string, name: string, rule: CategoryRule): Promise<CategoryRecord> {
     const { rows } = await this.#pool.query(
-      `INSERT INTO categories (company, name, terms, org, channel, speaker, version, updated, deleted, state, done, cursor)
-       VALUES ($1, $2, $3, $4, $5, $6, 1, $7, 0, 'pending', 0, NULL)
+      `INSERT INTO categories (company, name, terms, org, channel, speaker, role, version, updated, deleted, state, done, cursor)
+       VALUES ($1, $2, $3, $4, $5, $6, $8, 1, $7, 0, 'pending', 0, NULL)
        ON CONFLICT (company, name) DO UPDATE SET terms = excluded.terms, org = excluded.org, channel = excluded.channel,
-         speaker = excluded.speaker, version = categories.version + 1, updated = excluded.updated, deleted = 0,
+         speaker = excluded.speaker, role = excluded.role, version = categories.version + 1, updated = excluded.updated, deleted = 0,
          state = 'pending', done = 0, cursor = NULL
        RETURNING *`,
-      [company, name, rule.terms, rule.org ?? null, rule.channel ?? null, rule.speaker ?? null, new Date().toISOString()],
+      [company, name, rule.terms, rule.org ?? null, rule.channel ?? null, rule.speaker ?? null, new Date().toISOString(), rule.role ?? null],
     );
     return categoryFromRow(rows[0]);
   }

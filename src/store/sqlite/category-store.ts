@@ -13,6 +13,7 @@ interface Row {
   org: string | null;
   channel: number | null;
   speaker: string | null;
+  role?: string | null;
   version: number;
   updated: string;
   deleted: number;
@@ -34,6 +35,7 @@ export function categoryFromRow(r: Row): CategoryRecord {
   if (r.org !== null) out.org = r.org;
   if (r.channel !== null) out.channel = Number(r.channel);
   if (r.speaker !== null) out.speaker = r.speaker;
+  if (r.role === 'agent' || r.role === 'customer') out.role = r.role;
   if (r.cursor !== null) out.backfill.cursor = r.cursor;
   return out;
 }
@@ -52,19 +54,22 @@ export class SqliteCategoryStore implements CategoryStore {
         PRIMARY KEY (company, name));
       CREATE TABLE IF NOT EXISTS category_leases (key TEXT PRIMARY KEY, owner TEXT NOT NULL, expires INTEGER NOT NULL);
     `);
+    // added with roles: a category limited to the agent's or the customer's words
+    const columns = db.prepare(`SELECT name FROM pragma_table_info('categories')`).pluck().all() as string[];
+    if (!columns.includes('role')) db.exec('ALTER TABLE categories ADD COLUMN role TEXT');
   }
 
   async put(company: string, name: string, rule: CategoryRule): Promise<CategoryRecord> {
     const updated = new Date().toISOString();
     this.#db
       .prepare(
-        `INSERT INTO categories (company, name, terms, org, channel, speaker, version, updated, deleted, state, done, cursor)
-         VALUES (?, ?, ?, ?, ?, ?, 1, ?, 0, 'pending', 0, NULL)
+        `INSERT INTO categories (company, name, terms, org, channel, speaker, role, version, updated, deleted, state, done, cursor)
+         VALUES (?, ?, ?, ?, ?, ?, ?, 1, ?, 0, 'pending', 0, NULL)
          ON CONFLICT (company, name) DO UPDATE SET terms = excluded.terms, org = excluded.org, channel = excluded.channel,
-           speaker = excluded.speaker, version = categories.version + 1, updated = excluded.updated, deleted = 0,
+           speaker = excluded.speaker, role = excluded.role, version = categories.version + 1, updated = excluded.updated, deleted = 0,
            state = 'pending', done = 0, cursor = NULL`,
       )
-      .run(company, name, rule.terms, rule.org ?? null, rule.channel ?? null, rule.speaker ?? null, updated);
+      .run(company, name, rule.terms, rule.org ?? null, rule.channel ?? null, rule.speaker ?? null, rule.role ?? null, updated);
     return (await this.get(company, name))!;
   }
 

@@ -150,6 +150,34 @@ p('as the ASR writes real answers: a misheard cue, a correction, an email withou
   ]);
 });
 
+p('as the ASR splits and mishears answers: "name please", a name said as an utterance of its own, "email address" heard as "amailed dress", an "i" starting the next sentence after spelled letters, a new sentence after a first name', () => {
+  assert.equal(redact([
+    [0, 'okay can i get a name please'],
+    [1, 'yes it is'],
+    [1, 'and a simpson ah'],
+    [0, 'and what is your amailed dress'],
+    [1, 'peter glove not come'],
+    [0, 'can you spell the last name'],
+    [1, 's m i t h'],
+    [1, 'i bought it at the store last week'],
+    [0, 'and your first name please'],
+    [1, 'maria'],
+    [1, 'so we moved here last year'],
+  ]), [
+    '0: okay can i get a name please',
+    '1: yes it is',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name>',
+    '0: and what is your amailed dress',
+    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
+    '0: can you spell the last name',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name>',
+    '1: i bought it at the store last week',
+    '0: and your first name please',
+    '1: [NAME]<name>',
+    '1: so we moved here last year',
+  ]);
+});
+
 p('a full date with a birth year is a date of birth even when its question was not heard; a due date is kept', () => {
   assert.equal(redact([
     [0, 'for security can you confirm your data toughpurf'],

@@ -178,6 +178,32 @@ p('as the ASR splits and mishears answers: "name please", a name said as an utte
   ]);
 });
 
+p('a name as an utterance of its own after "my <relation>." or the agent\'s "this is.", misheard words included; a longer next sentence or a reply is kept', () => {
+  assert.equal(redact([
+    [0, 'thank you for calling acme this is'],
+    [0, 'colorado'],
+    [0, 'how can i help'],
+    [1, 'my brother'],
+    [1, 'wow that loop'],
+    [1, 'usually pays the bill'],
+    [1, 'i spoke to my manager'],
+    [1, 'he said it ships on friday'],
+    [1, 'and my sister'],
+    [1, 'okay'],
+  ]), [
+    '0: thank you for calling acme this is',
+    '0: [NAME]<name>',
+    '0: how can i help',
+    '1: my brother',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name>',
+    '1: usually pays the bill',
+    '1: i spoke to my manager',
+    '1: he said it ships on friday',
+    '1: and my sister',
+    '1: okay',
+  ]);
+});
+
 p('a full date with a birth year is a date of birth even when its question was not heard; a due date is kept', () => {
   assert.equal(redact([
     [0, 'for security can you confirm your data toughpurf'],

@@ -10,7 +10,7 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { FILLERS, NOT_A_NAME, RELATIONS, REPLIES, TITLES } from './lexicon.js';
-import { continues, isLetter, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView } from './spans.js';
+import { continues, gap, isLetter, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView } from './spans.js';
 
 /** Most words of one name (first, middle, last, a second surname), spelled letters not counted. */
 const MAX_NAME_WORDS = 4;
@@ -122,6 +122,28 @@ function fromWindows(view: PiiView): PiiSpan[] {
   return out;
 }
 
+/**
+ * A name said as an utterance of its own right after an utterance ending in "my <relation>" or "this
+ * is" ("My brother." + "Wow, that loop." for "my brother Guadalupe"; the agent's "…this is." +
+ * "Colorado."): the next utterance whole, misheard words included, when it follows within a name's
+ * pause and is short (not a reply, not "he said it ships on friday").
+ */
+function afterCueUtterance(view: PiiView): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const stream of view.streams) {
+    const t = stream.tokens;
+    for (let i = 1; i + 1 < t.length; i++) {
+      const key = t[i]!.key;
+      const cue = (RELATIONS.has(key) && t[i - 1]!.key === 'my') || (key === 'is' && t[i - 1]!.key === 'this');
+      if (!cue || t[i + 1]!.u === t[i]!.u || gap(t[i]!, t[i + 1]!) > NAME_PAUSE_SEC || REPLIES.has(t[i + 1]!.key)) continue;
+      let end = i + 1;
+      while (end + 1 < t.length && t[end + 1]!.u === t[i + 1]!.u) end++;
+      if (end - i <= OWN_UTTERANCE_MAX - 1) out.push(span(stream, [i + 1, end], 0.7));
+    }
+  }
+  return out;
+}
+
 /** Three or more spelled letters in a row, anywhere ("s m i t h"). */
 function spelled(view: PiiView): PiiSpan[] {
   const out: PiiSpan[] = [];
@@ -165,5 +187,5 @@ function fromTags(view: PiiView): PiiSpan[] {
 }
 
 export function recognizeNames(view: PiiView): PiiSpan[] {
-  return [...fromWindows(view), ...spelled(view), ...fromTags(view)];
+  return [...fromWindows(view), ...spelled(view), ...fromTags(view), ...afterCueUtterance(view)];
 }

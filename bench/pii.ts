@@ -3,7 +3,7 @@
  * voxdex's redaction with every kind (redact=all) against the peer `compromise` alone (its people,
  * places, emails and phone numbers) on the same transcripts, in the same run.
  *
- *   node --import tsx bench/pii.ts [--calls 100] [--from 0] [--threads N] [--model auto] [--show N] [--cache DIR] [--live]
+ *   node --import tsx bench/pii.ts [--calls 100] [--from 0] [--threads N] [--model auto] [--show N] [--cache DIR] [--live] [--misses]
  *
  * Calls (bench/lib/pii-calls.ts): stereo 8 kHz mu-law, agent on channel 0, caller on channel 1; names
  * from 522 first and last names of many origins, said whole, spelled (Allison's real letters),
@@ -34,6 +34,7 @@ import { decodeWav } from '../src/stages/decode.js';
 import { REDACT_KINDS, type Utterance } from '../src/types.js';
 import { BLANKET_RULE, HOLD_RULE, replayLive, type HoldRule } from './lib/live-hold-replay.js';
 import { ALLISON, callScript, type EntityKind, type Part, type SyntheticVoice } from './lib/pii-calls.js';
+import { emptyTally, tallyMisses, type MissTally } from './lib/pii-misses.js';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -213,6 +214,15 @@ function liveReport(results: readonly CallResult[], audioSecs: number): void {
   }
 }
 
+/** --misses: the name and email words missed, by why (bench/lib/pii-misses.ts). */
+function missReport(tallies: Record<'name' | 'email', MissTally>): void {
+  for (const [kind, t] of Object.entries(tallies)) {
+    const missed = Object.values(t.missed).reduce((a, b) => a + b, 0);
+    console.log(`\n${kind}: ${t.entities} entities, ${t.lost} lost by the ASR entirely (no word in their span); ${t.words} words, ${missed} missed: ${Object.entries(t.missed).map(([c, n]) => `${c} ${n}`).join(', ')}`);
+    for (const [c, list] of Object.entries(t.examples)) for (const e of list) console.log(`  ${c}: ${e}`);
+  }
+}
+
 const pct = (a: number, b: number) => (b === 0 ? 'n/a' : `${((100 * a) / b).toFixed(1)} %`);
 
 async function main() {
@@ -268,6 +278,7 @@ async function main() {
   let oursCpu = 0;
   let peerCpu = 0;
   const REPEAT = 3;
+  const misses = { name: emptyTally(), email: emptyTally() };
   for (const call of results) {
     audioSecs += call.durationSec;
     asrCpu += call.asrCpu;
@@ -281,6 +292,12 @@ async function main() {
     const p = process.cpuUsage(p0);
     peerCpu += (p.user + p.system) / 1e6;
     tally(ours, call, red);
+    if (process.argv.includes('--misses')) {
+      const texts = callScript(call.n).flatMap((turn) => turn.parts.filter((p) => p.kind).map((p) => p.text));
+      const entities = call.entities.map((e, i) => ({ ...e, text: texts[i]! }));
+      const asr = call.words.map((u) => ({ ...u, events: normalizeNumbers(u.events) }));
+      for (const kind of ['name', 'email'] as const) tallyMisses(misses[kind], kind, entities, asr, red);
+    }
     tally(peer, call, peerRed);
     if (call.n < show) {
       for (const u of red) console.log(`  call ${call.n} ch${u.metadata.channel} ${u.start.toFixed(1)}: ${u.events.map((e) => e.word).join(' ')}`);
@@ -295,6 +312,7 @@ async function main() {
     console.log(`| ${k} | ${ours.words[k] ?? 0} | ${pct(ours.removed[k] ?? 0, ours.words[k] ?? 0)} | ${pct(peer.removed[k] ?? 0, peer.words[k] ?? 0)} | ${goal} |`);
   }
   console.log(`| other words kept | ${ours.other} | ${pct(ours.kept, ours.other)} (${ours.other - ours.kept} lost) | ${pct(peer.kept, peer.other)} (${peer.other - peer.kept} lost) | ≥ 97 % |`);
+  if (process.argv.includes('--misses')) missReport(misses);
   if (process.argv.includes('--live')) liveReport(results, audioSecs);
   console.log(`\nCPU per audio second: ASR ${(asrCpu / audioSecs).toFixed(3)} s; voxdex numbers + redaction (all kinds) ${(oursCpu / audioSecs).toExponential(2)} s = ${((100 * oursCpu) / asrCpu).toFixed(2)} % of ASR (goal < 2 %); peer ${(peerCpu / audioSecs).toExponential(2)} s; compromise's first load ${((load.user + load.system) / 1e6).toFixed(2)} s once per process`);
 }

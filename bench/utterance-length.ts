@@ -50,7 +50,7 @@ console.log(`node ${process.version}; ${os.cpus()[0]?.model} × ${os.cpus().leng
 console.log(`LibriVox ×5 joined without pauses: ${ref.length} words; model ${model}\n`);
 console.log('limit s\tutterances\tWER 16 kHz\tWER telephone\tCPU s / audio s');
 for (const limit of limits) {
-  const config = { ...base, segment: { maxUtteranceSec: limit } };
+  const config = { ...base, segment: { ...base.segment, maxUtteranceSec: limit } };
   const t = createTranscriber({ config, log: silentLogger, registry, pool });
   const cells: string[] = [];
   let utts = 0;

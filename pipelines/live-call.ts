@@ -17,7 +17,7 @@ import { resampleToInt16 } from '../src/audio/resample.js';
 import { toVoxdexError, voxdexError, type ErrorInfo } from '../src/errors.js';
 import { AudioInput } from '../src/live/audio-input.js';
 import type { CallRecording } from '../src/live/call-recording.js';
-import { energyEndpointer, type Endpointer, type LiveSegment } from '../src/live/endpointer.js';
+import type { Endpointed, Endpointer, LiveSegment } from '../src/live/endpointer.js';
 import { decidedUtterances } from '../src/live/redaction-hold.js';
 import { LocalAgreement, partialText } from '../src/live/partials.js';
 import { maskedPartialWords } from '../src/live/word-kinds-hold.js';
@@ -67,6 +67,10 @@ export interface LiveCallDeps {
 interface Channel {
   channel: number;
   endpointer: Endpointer;
+  /** Every utterance starting before this sample is decoded or in flight (the endpointer's last push). */
+  committed: number;
+  /** The pushes the endpointer has not answered yet. */
+  endpointing: Set<Promise<void>>;
   /** Decodes in flight: their speech start, seconds. */
   inflight: Map<number, number>;
   speechSec: number;
@@ -147,15 +151,38 @@ export class LiveCall {
       this.#failed ??= voxdexError('STORAGE_UNAVAILABLE', `The call's audio could not be written (${(err as Error).message}); it was ended`, err);
     });
     for (const c of this.#channels) {
-      for (const s of c.endpointer.push(chunk.channels[c.channel]!)) this.#decode(c, s);
+      this.#endpoint(c, chunk.channels[c.channel]!);
       if (this.input.partials) this.#partial(c);
     }
+  }
+
+  /** The channel's new audio to its endpointer; each utterance it ends goes to the ASR. */
+  #endpoint(c: Channel, samples: Float32Array): void {
+    const push: Promise<void> = c.endpointer
+      .push(samples)
+      .then((e: Endpointed) => {
+        for (const s of e.segments) this.#decode(c, s);
+        c.committed = e.committed;
+      })
+      .catch((err: unknown) => {
+        this.#failed ??= err;
+        this.#deps.log.warn({ err: toVoxdexError(err) }, 'live endpointing failed');
+      })
+      .finally(() => c.endpointing.delete(push));
+    c.endpointing.add(push);
   }
 
   /** The call's audio is complete: decodes what is still open, sends every utterance; resolves to the call's ASR result. */
   async end(): Promise<TranscribeResult | undefined> {
     this.#ended = true;
-    for (const c of this.#channels) for (const s of c.endpointer.flush()) this.#decode(c, s);
+    for (const c of this.#channels) {
+      await Promise.all([...c.endpointing]);
+      try {
+        for (const s of await c.endpointer.flush()) this.#decode(c, s);
+      } catch (err) {
+        this.#failed ??= err;
+      }
+    }
     while (this.#work.size > 0) await Promise.allSettled([...this.#work]);
     this.#release();
     await this.#categories;
@@ -171,7 +198,9 @@ export class LiveCall {
     this.#model = this.#deps.transcriber.liveModel(this.input.model, format.sampleRate);
     this.#channels = Array.from({ length: format.channels }, (_, channel) => ({
       channel,
-      endpointer: energyEndpointer({ sampleRate: format.sampleRate, maxUtteranceSec: this.#model!.maxUtteranceSec }),
+      endpointer: this.#model!.segmenter.endpointer({ sampleRate: format.sampleRate, maxUtteranceSec: this.#model!.maxUtteranceSec }),
+      committed: 0,
+      endpointing: new Set(),
       inflight: new Map(),
       speechSec: 0,
       partial: new LocalAgreement(),
@@ -183,7 +212,7 @@ export class LiveCall {
   /** Every utterance of this channel starting before this time (seconds) has been decoded. */
   #horizon(c: Channel): number {
     const rate = this.#audio.format.sampleRate;
-    return Math.min(c.endpointer.committed / rate, ...c.inflight.values());
+    return Math.min(c.committed / rate, ...c.inflight.values());
   }
 
   #decode(c: Channel, s: LiveSegment): void {
@@ -193,7 +222,7 @@ export class LiveCall {
     c.inflight.set(id, s.speechStart / rate);
     c.speechSec += (s.speechEnd - s.speechStart) / rate;
     c.partial.reset();
-    const pcm = resampleToInt16(c.endpointer.audio(s.start, s.end), rate, model.sampleRate);
+    const pcm = resampleToInt16(s.audio, rate, model.sampleRate);
     const owed = (s.end - s.start) / rate;
     this.#owed += owed;
     const t0 = performance.now();

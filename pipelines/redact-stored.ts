@@ -3,7 +3,8 @@
  * already stored. For every finished request of the company (or one organization) — done, failed or
  * cancelled: each transcript checkpoint is redacted, its audio kept for playback is rewritten silent
  * over the spans, the upload is deleted (a single file's or an archive's: it holds every member
- * unredacted), the index entry is replaced (same tid), and the result file is rendered again.
+ * unredacted), the index entry is replaced (same tid), and the result file is rendered again; the
+ * client's file name and metadata are redacted in the transcripts and the request's row.
  *
  * Resumable and idempotent: the audio is rewritten before the transcript (so a crash between them
  * redoes the audio from the words still there), spans are also taken from events already marked
@@ -13,6 +14,7 @@
 import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
 import type { AudioSeal } from '../src/audio/sealed-file.js';
 import type { RedactionKind } from '../src/redact/recognizers.js';
+import { clientTextOf, type ClientText } from '../src/redact/client-policy.js';
 import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
 import { redactedWav, type TimeSpan } from '../src/redact/silence-audio.js';
 import type { TranscriptIndex } from '../src/search/transcript-index.js';
@@ -72,8 +74,18 @@ async function hasKeptAudio(job: Job, idx: number, d: RedactStoredDeps): Promise
   return (await d.blobs.list(key.slice(0, key.lastIndexOf('/') + 1))).some((b) => b.key === key);
 }
 
+/** The client's file name and metadata in a transcript, redacted; undefined when nothing changes. */
+function redactedClientText(doc: TranscriptDocument, client: ClientText): Pick<TranscriptDocument, 'source' | 'streamtags'> | undefined {
+  const source = client.text(doc.source);
+  const metadata = client.metadata(doc.streamtags?.metadata);
+  if (source === doc.source && JSON.stringify(metadata) === JSON.stringify(doc.streamtags?.metadata)) return undefined;
+  return { source, ...(doc.streamtags ? { streamtags: { ...doc.streamtags, metadata } } : {}) };
+}
+
 export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions): Promise<{ requests: number; changed: number }> {
   const kinds = o.kinds?.length ? o.kinds : DEFAULT_KINDS;
+  // What the client sent beside the audio (file name, metadata) is redacted with the same kinds.
+  const client = clientTextOf({ scrubtext: true, scrubaudio: false, redact: [...kinds] });
   let done = 0;
   let changed = 0;
   for (let offset = 0; ; offset += 100) {
@@ -94,8 +106,9 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
         const all = [...spans, ...markedSpans(doc.utterances)];
         // A single file's upload is about to go: its kept copy is made first, silenced or not.
         if (o.audio !== false && (all.length > 0 || (job.kind === 'audio' && !(await hasKeptAudio(job, item.idx, d))))) await rewriteAudio(job, item.idx, all, d);
-        const redacted: TranscriptDocument = { ...doc, utterances };
-        if (spans.length > 0) {
+        const names = redactedClientText(doc, client);
+        const redacted: TranscriptDocument = { ...doc, ...names, utterances };
+        if (spans.length > 0 || names) {
           touched = true;
           await d.blobs.put(item.transcriptPath!, JSON.stringify(redacted));
           if (item.tid) await d.index.index([{ tid: item.tid, company: job.destination.company, org: job.destination.org, folder: job.destination.folder, datetime: job.datetime, document: redacted }]);
@@ -103,6 +116,12 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
         files.push({ member: item.member, document: redacted });
       }
       if (touched && job.resultPath && files.some((f) => f.document)) await d.blobs.put(job.resultPath, await renderResultFile(job.kind, job.output, files));
+      const source = client.text(job.source);
+      const metadata = client.metadata(job.metadata);
+      if (source !== job.source || JSON.stringify(metadata) !== JSON.stringify(job.metadata)) {
+        await d.store.rewriteClientText(job.id, source, metadata);
+        touched = true;
+      }
       if (o.audio !== false) await d.blobs.delete(job.uploadPath);
       done++;
       if (touched) changed++;

@@ -13,6 +13,10 @@ const ABOVE_SRC = path.resolve(path.dirname(HERE), '..');
 /** The package's root: above src/, or above dist/src/ for the compiled build (not any checkout that happens to be named dist). */
 export const PACKAGE_ROOT = HERE.endsWith('.js') && path.basename(ABOVE_SRC) === 'dist' ? path.dirname(ABOVE_SRC) : ABOVE_SRC;
 
+/** Who cuts channels into utterances (src/asr/segmenter.ts): the energy segmenter (the default, by measurement), or the Silero VAD. */
+export const SEGMENTER_NAMES = ['energy', 'silero'] as const;
+export type SegmenterName = (typeof SEGMENTER_NAMES)[number];
+
 export interface Config {
   port: number;
   host: string;
@@ -35,7 +39,7 @@ export interface Config {
    */
   archive: { maxMembers: number; maxTotalBytes: number; maxRatio: number; maxAudioSec: number };
   queue: { maxQueuedJobs: number; minFreeDiskBytes: number };
-  segment: { maxUtteranceSec: number };
+  segment: { maxUtteranceSec: number; segmenter: SegmenterName };
   callback: { attempts: number; baseDelayMs: number; maxDelayMs: number; connectTimeoutMs: number; responseTimeoutMs: number };
   resultUrlTtlSec: number;
   /** VOXDEX_PUBLIC_URL: the origin (and path prefix) of the links voxdex hands out; undefined = the request's Host. */
@@ -132,6 +136,7 @@ const SETTINGS = {
   maxQueuedJobs: { env: 'VOXDEX_MAX_QUEUED_JOBS', def: 10_000, read: int(1, 10_000_000) },
   minFreeDiskMiB: { env: 'VOXDEX_MIN_FREE_DISK_MIB', def: 512, read: int(0, 1 << 30) },
   maxUtteranceSec: { env: 'VOXDEX_MAX_UTTERANCE_SEC', def: 25, read: int(2, 120) },
+  segmenter: { env: 'VOXDEX_SEGMENTER', def: 'energy', read: oneOf(...SEGMENTER_NAMES) },
   callbackAttempts: { env: 'VOXDEX_CALLBACK_ATTEMPTS', def: 10, read: int(1, 100) },
   callbackBaseDelayMs: { env: 'VOXDEX_CALLBACK_BASE_DELAY_MS', def: 30_000, read: int(1, 86_400_000) },
   callbackMaxDelayMs: { env: 'VOXDEX_CALLBACK_MAX_DELAY_MS', def: 8 * 3_600_000, read: int(1, 7 * 86_400_000) },
@@ -201,7 +206,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
     maxUploadBytes: x.maxUploadMiB * 1024 * 1024,
     archive: { maxMembers: x.archiveMaxMembers, maxTotalBytes: x.archiveMaxTotalMiB * 1024 * 1024, maxRatio: x.archiveMaxRatio, maxAudioSec: x.maxRequestAudioSec },
     queue: { maxQueuedJobs: x.maxQueuedJobs, minFreeDiskBytes: x.minFreeDiskMiB * 1024 * 1024 },
-    segment: { maxUtteranceSec: x.maxUtteranceSec },
+    segment: { maxUtteranceSec: x.maxUtteranceSec, segmenter: x.segmenter as SegmenterName },
     callback: {
       attempts: x.callbackAttempts,
       baseDelayMs: x.callbackBaseDelayMs,

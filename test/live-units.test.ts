@@ -73,7 +73,7 @@ t('audio input: a WAV header in the first message declares the shape (data lengt
   assert.throws(() => new AudioInput(declaredFormat('pcm16', 8000, 1)).push(recordingHeader(declaredFormat('pcm16', 96000, 1), 0)), /96000/);
 });
 
-t('endpointer: real speech fed in 100 ms pieces is cut where the batch segmenter cuts it', async () => {
+t('energy endpointer: real speech fed in 100 ms pieces is cut where the energy segmenter cuts it', async () => {
   // The caller's channel of the payment call: real digit recordings in four groups, pauses between.
   const dir = makeTempDir('voxdex-live-units-');
   const a = await decodeWav(makePaymentCall(dir).file);
@@ -83,8 +83,8 @@ t('endpointer: real speech fed in 100 ms pieces is cut where the batch segmenter
   const batch = segmentSamples(toInt16(ch), rate, { maxUtteranceSec: 25 });
   const ep = energyEndpointer({ sampleRate: rate, maxUtteranceSec: 25 });
   const live = [];
-  for (let i = 0; i < ch.length; i += rate / 10) live.push(...ep.push(ch.subarray(i, i + rate / 10)));
-  live.push(...ep.flush());
+  for (let i = 0; i < ch.length; i += rate / 10) live.push(...(await ep.push(ch.subarray(i, i + rate / 10))).segments);
+  live.push(...(await ep.flush()));
   assert.ok(batch.length >= 2, `${batch.length} segments`);
   assert.is(live.length, batch.length);
   live.forEach((s, i) => assert.ok(Math.abs(s.speechStart - batch[i]!.speechStart) < rate * 0.3 && Math.abs(s.speechEnd - batch[i]!.speechEnd) < rate * 0.3, JSON.stringify([s, batch[i]])));

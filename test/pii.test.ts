@@ -150,6 +150,60 @@ p('as the ASR writes real answers: a misheard cue, a correction, an email withou
   ]);
 });
 
+p('as the ASR splits and mishears answers: "name please", a name said as an utterance of its own, "email address" heard as "amailed dress", an "i" starting the next sentence after spelled letters, a new sentence after a first name', () => {
+  assert.equal(redact([
+    [0, 'okay can i get a name please'],
+    [1, 'yes it is'],
+    [1, 'and a simpson ah'],
+    [0, 'and what is your amailed dress'],
+    [1, 'peter glove not come'],
+    [0, 'can you spell the last name'],
+    [1, 's m i t h'],
+    [1, 'i bought it at the store last week'],
+    [0, 'and your first name please'],
+    [1, 'maria'],
+    [1, 'so we moved here last year'],
+  ]), [
+    '0: okay can i get a name please',
+    '1: yes it is',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name>',
+    '0: and what is your amailed dress',
+    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
+    '0: can you spell the last name',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name>',
+    '1: i bought it at the store last week',
+    '0: and your first name please',
+    '1: [NAME]<name>',
+    '1: so we moved here last year',
+  ]);
+});
+
+p('a name as an utterance of its own after "my <relation>." or the agent\'s "this is.", misheard words included; a longer next sentence or a reply is kept', () => {
+  assert.equal(redact([
+    [0, 'thank you for calling acme this is'],
+    [0, 'colorado'],
+    [0, 'how can i help'],
+    [1, 'my brother'],
+    [1, 'wow that loop'],
+    [1, 'usually pays the bill'],
+    [1, 'i spoke to my manager'],
+    [1, 'he said it ships on friday'],
+    [1, 'and my sister'],
+    [1, 'okay'],
+  ]), [
+    '0: thank you for calling acme this is',
+    '0: [NAME]<name>',
+    '0: how can i help',
+    '1: my brother',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name>',
+    '1: usually pays the bill',
+    '1: i spoke to my manager',
+    '1: he said it ships on friday',
+    '1: and my sister',
+    '1: okay',
+  ]);
+});
+
 p('a full date with a birth year is a date of birth even when its question was not heard; a due date is kept', () => {
   assert.equal(redact([
     [0, 'for security can you confirm your data toughpurf'],

@@ -2,7 +2,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { resample, resampleToInt16, toChannelPcm, toInt16 } from '../src/audio/resample.js';
+import { resample, resampleToInt16, streamResampler, toChannelPcm, toInt16 } from '../src/audio/resample.js';
 import { decodeWav } from '../src/stages/decode.js';
 import { ASTERISK_PROMPT, makeTempDir, removeDir, run } from './fixtures/make-audio.js';
 
@@ -174,6 +174,23 @@ rs('agrees with sox on a real 8 kHz prompt upsampled to 16 kHz (SNR > 40 dB)', a
   const snr = 10 * Math.log10(s / e);
   assert.ok(snr > 40, `SNR against sox ${snr.toFixed(1)} dB`);
   assert.equal(Array.from(pcm!.samples.subarray(0, 100)), Array.from(toInt16(ours.subarray(0, 100))));
+});
+
+rs('streamed in ragged pieces, every rate pair a live call may need for the VAD gives exactly what resample gives', async () => {
+  const prompt = (await decodeWav(ASTERISK_PROMPT)).channels[0]!;
+  for (const [from, to] of [[44100, 16000], [48000, 16000], [22050, 16000], [32000, 16000], [11025, 8000], [12000, 8000]] as const) {
+    const x = resample(prompt, 8000, from); // real speech at the input rate
+    const whole = resample(x, from, to);
+    const s = streamResampler(from, to);
+    const pieces: Float32Array[] = [];
+    const sizes = [1, 441, 4800, 3, 160, 10_000];
+    for (let i = 0, k = 0; i < x.length; i += sizes[k++ % sizes.length]!) pieces.push(s.push(x.subarray(i, i + sizes[k % sizes.length]!)));
+    pieces.push(s.end());
+    const streamed = Float32Array.from(pieces.flatMap((p) => [...p]));
+    assert.is(streamed.length, whole.length, `${from} → ${to}`);
+    assert.ok(streamed.every((v, i) => v === whole[i]), `${from} → ${to}: not bit-identical`);
+  }
+  assert.throws(() => { const s = streamResampler(44100, 16000); s.end(); s.push(new Float32Array(1)); }, /after end/);
 });
 
 rs.run();

@@ -56,7 +56,7 @@ ep('probabilities between the two thresholds keep the utterance open (hysteresis
 
 ep('padding never reaches back into the previous utterance', () => {
   const ev = endpoints([...run(10, 0.9), ...run(5, 0.01), ...run(10, 0.9), ...run(10, 0.01)], { padMs: 100 });
-  const ends = ev.filter((e): e is { type: 'end'; start: number; end: number } => e.type === 'end');
+  const ends = ev.filter((e): e is Extract<VadEvent, { type: 'end' }> => e.type === 'end');
   assert.is(ends.length, 2);
   assert.ok(close(ends[0]!.end, 0.42) && close(ends[1]!.start, 0.42), JSON.stringify(ends)); // 15·0.032 − 0.1 = 0.38 would overlap
 });
@@ -64,10 +64,41 @@ ep('padding never reaches back into the previous utterance', () => {
 ep('an utterance longer than max speech is cut at its longest pause', () => {
   // 2 s max: speech 1 s, pause 160 ms, speech 0.5 s, pause 128 ms, speech 1 s
   const probs = [...run(31, 0.9), ...run(5, 0.2), ...run(16, 0.9), ...run(4, 0.2), ...run(40, 0.9), ...run(10, 0.01)];
-  const ends = endpoints(probs, { maxSpeechS: 2, minSilenceMs: 200 }).filter((e): e is { type: 'end'; start: number; end: number } => e.type === 'end');
+  const ends = endpoints(probs, { maxSpeechS: 2, minSilenceMs: 200 }).filter((e): e is Extract<VadEvent, { type: 'end' }> => e.type === 'end');
   assert.is(ends.length, 2);
   assert.ok(close(ends[0]!.end, 31 * 0.032 + 0.03), JSON.stringify(ends));
   assert.ok(close(ends[1]!.start, 36 * 0.032 - 0.03), JSON.stringify(ends));
+});
+
+ep('end events carry the speech inside the padding; openStart and committed say where the next utterance may start', () => {
+  const e = createEndpointer(8000, 256, { padMs: 100 });
+  assert.is(e.openStart, undefined);
+  const ev = [...run(10, 0.01), ...run(20, 0.9)].flatMap((p) => e.push(p));
+  assert.ok(close(e.openStart!, 10 * 0.032 - 0.1) && close(e.committed, e.openStart!), `${e.openStart} ${e.committed}`);
+  ev.push(...run(10, 0.01).flatMap((p) => e.push(p)));
+  const end = ev.find((x): x is Extract<VadEvent, { type: 'end' }> => x.type === 'end')!;
+  assert.ok(close(end.speechStart, 10 * 0.032) && close(end.speechEnd, 30 * 0.032) && close(end.start, end.speechStart - 0.1) && close(end.end, end.speechEnd + 0.1), JSON.stringify(end));
+  assert.is(e.openStart, undefined);
+  assert.ok(close(e.committed, 40 * 0.032 - 0.1), String(e.committed)); // the next run of speech, padded back
+});
+
+ep('speech shorter than shortSpeechMs needs shortSilenceMs to end; longer speech ends after minSilenceMs', () => {
+  const params = { minSilenceMs: 200, shortSilenceMs: 600, shortSpeechMs: 1000 };
+  // 0.5 s of speech, 0.4 s pause, 0.5 s of speech: one utterance (the first part is short).
+  const short = endpoints([...run(5, 0.01), ...run(16, 0.9), ...run(12, 0.01), ...run(16, 0.9), ...run(30, 0.01)], params);
+  assert.is(short.filter((x) => x.type === 'end').length, 1);
+  // 1.3 s of speech, the same pause: two utterances.
+  const long = endpoints([...run(5, 0.01), ...run(40, 0.9), ...run(12, 0.01), ...run(16, 0.9), ...run(30, 0.01)], params);
+  assert.is(long.filter((x) => x.type === 'end').length, 2);
+});
+
+ep('after a cut at its longest pause, the rest keeps its own pauses for the next cut', () => {
+  // 3 s max: 1 s speech, 320 ms pause, 1.3 s speech, 160 ms pause, 1.6 s speech, 128 ms pause, 1.6 s speech
+  const probs = [...run(31, 0.9), ...run(10, 0.2), ...run(40, 0.9), ...run(5, 0.2), ...run(50, 0.9), ...run(4, 0.2), ...run(50, 0.9), ...run(20, 0.01)];
+  const ends = endpoints(probs, { maxSpeechS: 3, minSilenceMs: 500 }).filter((e): e is Extract<VadEvent, { type: 'end' }> => e.type === 'end');
+  // Cut at the 320 ms pause, then at the 160 ms pause found after it (not mid-speech), then at the 128 ms one.
+  assert.equal(ends.map((e) => Math.round(e.speechEnd / 0.032)), [31, 81, 136, 190]);
+  for (const e of ends) assert.ok(e.end - e.start <= 3 + 1e-9, JSON.stringify(e));
 });
 
 ep('an utterance still open at the end of the stream is closed there', () => {

@@ -1,17 +1,20 @@
 /**
  * The Transcriber the service calls: decoded audio in, utterances (TranscriptDocument in src/types.ts) out.
- * resample → segment per channel → one pool task per utterance (a few in flight per job, so short
- * jobs pass long ones) → utterances in time order.
+ * resample → segment per channel (src/asr/segmenter.ts: the energy segmenter by default, or the Silero
+ * VAD, on this thread) →
+ * one pool task per utterance (a few in flight per job, so short jobs pass long ones) → utterances in
+ * time order.
  */
 import type { Config } from '../config.js';
 import { voxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { toChannelPcm } from '../audio/resample.js';
-import { segmentSamples, type Segment } from '../audio/segment.js';
+import type { Segment } from '../audio/segment.js';
 import type { ChannelInfo, DecodedAudio, TranscribeResult, Utterance, WordEvent } from '../types.js';
 import type { NativeWord } from './binding.js';
 import { createAsrPool, type AsrPool } from './pool.js';
 import { loadModelRegistry, type ModelRegistry, type ModelSpec } from './models.js';
+import { createSegmenter, type Segmenter } from './segmenter.js';
 
 export interface TranscribeOptions {
   /** A model name or alias from the registry, or 'auto' (the default). */
@@ -39,6 +42,8 @@ export interface LiveModel {
   sampleRate: number;
   /** Longest utterance the engine takes, seconds (the endpointer cuts longer speech). */
   maxUtteranceSec: number;
+  /** Cuts the call's channels as the batch path cuts a file (segmenter.endpointer). */
+  segmenter: Segmenter;
 }
 
 export interface Transcriber {
@@ -65,6 +70,8 @@ export interface TranscriberDeps {
   registry?: ModelRegistry;
   /** Defaults to a pool of config.asrThreads threads (closed by close()). */
   pool?: AsrPool;
+  /** Defaults to createSegmenter(config.segment.segmenter). */
+  segmenter?: Segmenter;
 }
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
@@ -76,6 +83,7 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
   const registry = deps.registry ?? loadModelRegistry(config.modelsFile);
   const ownPool = !deps.pool;
   const pool = deps.pool ?? createAsrPool({ threads: config.asrThreads });
+  const segmenter = deps.segmenter ?? createSegmenter(config.segment.segmenter);
 
   return {
     registry,
@@ -84,14 +92,14 @@ export function createTranscriber(deps: TranscriberDeps): Transcriber {
       // by name loads in a thread the first time that thread decodes with it.
       const models = registry.eager();
       const t0 = performance.now();
-      await pool.ready(models);
-      log.info({ models: models.map((m) => m.name), threads: pool.threads, ms: Math.round(performance.now() - t0) }, 'ASR models loaded');
+      await Promise.all([pool.ready(models), segmenter.ready()]);
+      log.info({ models: models.map((m) => m.name), threads: pool.threads, segmenter: segmenter.name, ms: Math.round(performance.now() - t0) }, 'ASR models loaded');
     },
-    transcribe: (audio, opts) => transcribe(pool, registry, config.segment.maxUtteranceSec, audio, opts),
+    transcribe: (audio, opts) => transcribe(pool, registry, segmenter, config.segment.maxUtteranceSec, audio, opts),
     liveModel(model, sampleRate) {
       const spec = registry.resolve(model, sampleRate);
       const aligner = spec.engine === 'moonshine' ? registry.aligner(spec, sampleRate) : undefined;
-      return { spec, aligner, sampleRate: spec.sampleRate, maxUtteranceSec: Math.min(config.segment.maxUtteranceSec, spec.maxUtteranceSec ?? Infinity) };
+      return { spec, aligner, sampleRate: spec.sampleRate, maxUtteranceSec: Math.min(config.segment.maxUtteranceSec, spec.maxUtteranceSec ?? Infinity), segmenter };
     },
     get liveQueued() {
       return pool.liveQueued;
@@ -118,6 +126,7 @@ interface UtteranceTask {
 async function transcribe(
   pool: AsrPool,
   registry: ModelRegistry,
+  segmenter: Segmenter,
   maxUtteranceSec: number,
   audio: DecodedAudio,
   opts: TranscribeOptions,
@@ -132,8 +141,13 @@ async function transcribe(
 
   const tasks: UtteranceTask[] = [];
   const chaninfo: ChannelInfo[] = [];
-  for (const c of channels) {
-    const segments = segmentSamples(c.samples, c.sampleRate, { maxUtteranceSec });
+  const cut = await Promise.all(
+    channels.map((c) =>
+      segmenter.segment({ source: audio.channels[c.channel]!, sourceRate: audio.format.sampleRate, pcm: c.samples, rate: c.sampleRate }, { maxUtteranceSec, signal }),
+    ),
+  );
+  for (const [i, c] of channels.entries()) {
+    const segments = cut[i]!;
     let speech = 0;
     for (const s of segments) {
       speech += s.speechEnd - s.speechStart;

@@ -221,3 +221,60 @@ export function toChannelPcm(audio: DecodedAudio, sampleRate: number): ChannelPc
     samples: resampleToInt16(samples, audio.format.sampleRate, sampleRate),
   }));
 }
+
+/** Resampling as audio arrives (a live call): the same samples `resample` gives for the whole channel. */
+export interface StreamResampler {
+  /** The next input samples; the output samples they complete. */
+  push(samples: Float32Array): Float32Array;
+  /** The input has ended: the rest of the output (the end padded with zeros, as `resample` pads it). */
+  end(): Float32Array;
+}
+
+/**
+ * Each output sample depends on the K input samples around its position; an output is given once all
+ * of them have arrived. The kept input starts at a multiple of M, so the polyphase loop run over it
+ * meets every output at the same phase with the same taps: bit-identical to `resample`. Rates related
+ * by exactly 2× up take the general polyphase path here (the half-band one is not streamed).
+ */
+export function streamResampler(fromRate: number, toRate: number): StreamResampler {
+  if (fromRate === toRate) return { push: (x) => x.slice(), end: () => new Float32Array(0) };
+  const g = gcd(fromRate, toRate);
+  const pp = polyphase(toRate / g, fromRate / g);
+  const { L, M, K } = pp;
+  let kept = new Float32Array(0); // input samples [keptFrom, keptFrom + kept.length)
+  let keptFrom = 0;
+  let done = 0; // outputs given so far
+  let ended = false;
+  const inputOf = (o: number) => Math.floor((o * M) / L);
+
+  const take = (final: boolean): Float32Array => {
+    const received = keptFrom + kept.length;
+    // Output o needs inputs up to inputOf(o) + K/2; at the end every output up to ceil(n·L/M).
+    const ready = final ? Math.ceil((received * L) / M) : Math.max(0, Math.floor(((received - K / 2) * L - 1) / M) + 1);
+    if (ready <= done) return new Float32Array(0);
+    const y = resamplePolyphase(kept, pp); // keptFrom is a multiple of M: output 0 is global output keptFrom·L/M
+    const first = (keptFrom * L) / M;
+    const out = y.slice(done - first, ready - first);
+    done = ready;
+    // Keep what the next outputs reach back to, from a multiple of M.
+    const from = Math.max(keptFrom, Math.floor(Math.max(0, inputOf(done) - K / 2 + 1) / M) * M);
+    kept = kept.slice(from - keptFrom);
+    keptFrom = from;
+    return out;
+  };
+
+  return {
+    push(x) {
+      if (ended) throw new RangeError('streamResampler: push after end');
+      const grown = new Float32Array(kept.length + x.length);
+      grown.set(kept);
+      grown.set(x, kept.length);
+      kept = grown;
+      return take(false);
+    },
+    end() {
+      ended = true;
+      return take(true);
+    },
+  };
+}

@@ -244,6 +244,10 @@ export class JobRunner {
     try {
       if (!transcriber) throw new Error('JobRunner: this node runs no jobs (it has no transcriber)');
       const pipelineJob = { ...job, options, source: client.text(job.source), metadata: client.metadata(job.metadata) };
+      // A job accepted before the policy: its row holds them redacted from now on too.
+      if (pipelineJob.source !== job.source || JSON.stringify(pipelineJob.metadata) !== JSON.stringify(job.metadata)) {
+        await store.rewriteClientText(id, pipelineJob.source, pipelineJob.metadata);
+      }
       const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;

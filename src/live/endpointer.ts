@@ -1,40 +1,51 @@
 /**
  * Endpointing one channel of a live call: as audio arrives, find the utterances that have ended
  * (speech followed by at least a pause) so each can be decoded at once. Samples are counted from the
- * start of the call at the call's own rate.
+ * start of the call at the call's own rate. Two endpointers behind one interface, chosen with the
+ * batch segmenter (src/asr/segmenter.ts), so that live and batch cut a call alike: the energy one here
+ * (the default) and the Silero VAD's (src/live/vad-endpointer.ts, VOXDEX_SEGMENTER=silero).
  *
- * This endpointer runs the batch segmenter (src/audio/segment.ts: energy over 10 ms frames, an
+ * The energy endpointer runs the batch segmenter (src/audio/segment.ts: energy over 10 ms frames, an
  * adaptive noise floor, the same pause, padding and length rules) over the audio not yet cut plus a
  * few seconds before it (for the noise floor), every `everySec` of new audio: a segment is finished
  * once `minPauseSec` of non-speech follows it, or when the next one has begun (speech longer than the
- * longest utterance is cut at its quietest point). The same rules as the batch path, so live and
- * batch cut a call alike. The streaming Silero VAD (src/vad/) replaces the energy decision where it
- * is installed, behind this same interface.
+ * longest utterance is cut at its quietest point).
  */
 import { SEGMENT_DEFAULTS, segmentSamples } from '../audio/segment.js';
 import { toInt16 } from '../audio/resample.js';
 
-/** One finished utterance, in samples from the start of the call. */
+/** One finished utterance, in samples from the start of the call, with its audio. */
 export interface LiveSegment {
   start: number;
   end: number;
   speechStart: number;
   speechEnd: number;
+  /** The samples of [start, end) at the call's rate. */
+  audio: Float32Array;
+}
+
+/** What a push decided. */
+export interface Endpointed {
+  /** The utterances that ended. */
+  segments: LiveSegment[];
+  /** Every utterance that starts before this sample has been returned, by this push or before. */
+  committed: number;
 }
 
 export interface Endpointer {
-  /** Adds samples; returns the utterances that ended. */
-  push(samples: Float32Array): LiveSegment[];
-  /** The call ended: every utterance still open. */
-  flush(): LiveSegment[];
+  /**
+   * Adds samples (the endpointer keeps them: the caller may reuse its array); resolves to the
+   * utterances that ended. Pushes are taken in the order made, awaited or not.
+   */
+  push(samples: Float32Array): Promise<Endpointed>;
+  /** The call ended (after every push): every utterance still open. */
+  flush(): Promise<LiveSegment[]>;
   /** The audio of [start, end) (samples from the start of the call), while it is still held. */
   audio(start: number, end: number): Float32Array;
   /** Speech has begun and not ended: its start (for partial results), else undefined. */
   readonly openSpeech: number | undefined;
   /** Samples received so far. */
   readonly received: number;
-  /** Every utterance before this sample has been returned. */
-  readonly committed: number;
 }
 
 export interface EndpointerOptions {
@@ -95,7 +106,7 @@ export function energyEndpointer(o: EndpointerOptions): Endpointer {
         open = abs.speechStart;
         return;
       }
-      out.push(abs);
+      out.push({ ...abs, audio: buf.slice(abs.start - base, abs.end - base) });
     });
     if (out.length > 0) {
       cut = out[out.length - 1]!.end;
@@ -111,9 +122,10 @@ export function energyEndpointer(o: EndpointerOptions): Endpointer {
     push(samples) {
       dropBefore(dropTo);
       append(samples);
-      return base + len - lookedAt >= every ? analyse(false) : [];
+      const segments = base + len - lookedAt >= every ? analyse(false) : [];
+      return Promise.resolve({ segments, committed: open ?? Math.max(cut, base + len - trailing) });
     },
-    flush: () => analyse(true),
+    flush: () => Promise.resolve(analyse(true)),
     audio(start, end) {
       const a = Math.max(0, start - base);
       return buf.slice(a, Math.max(a, Math.min(len, end - base)));
@@ -123,9 +135,6 @@ export function energyEndpointer(o: EndpointerOptions): Endpointer {
     },
     get received() {
       return base + len;
-    },
-    get committed() {
-      return open ?? Math.max(cut, base + len - trailing);
     },
   };
 }

@@ -223,8 +223,10 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   async search(scope: SearchScope, query: SearchQuery): Promise<SearchResult> {
     await this.#lookUpWildcards(query);
-    const total = await this.count(scope, query);
-    const page = (await this.#page(scope, query, ROW_COLUMNS)) as unknown as Array<Row & { words?: ChannelWords[] }>;
+    // Sorted by score every match is scored anyway: their number is the total (no count statement).
+    const matches = scoresAll(query) ? await this.#allMatches(scope, query) : undefined;
+    const total = matches ? matches.length : await this.count(scope, query);
+    const page = (await this.#page(scope, query, ROW_COLUMNS, matches)) as unknown as Array<Row & { words?: ChannelWords[] }>;
     const rows = await mapPaced(page, query.budget, (r): SummaryRow => {
       const words = r.words ?? this.#words(r.id);
       const { score, hits } = findHits(query.terms, queryWords(words, query), query.channel, query.budget);
@@ -278,7 +280,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   /** One page of rows in the requested order (score: computed in the app over all matches, pacing the search's budget). */
-  async #page(scope: SearchScope, query: SearchQuery, columns: string): Promise<Array<Record<string, unknown>>> {
+  async #page(scope: SearchScope, query: SearchQuery, columns: string, matches?: Array<{ id: number; tid: string }>): Promise<Array<Record<string, unknown>>> {
     const { sql, params } = this.#where(scope, query);
     if (query.size === 0) return [];
     if (byPart(query)) {
@@ -287,14 +289,14 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
         .slice(query.offset, query.offset + query.size)
         .map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
     }
-    if (query.sort !== 'score' || !query.terms) {
+    if (!scoresAll(query)) {
       const key = query.sort === 'score' ? undefined : SORT_COLUMN[query.sort];
       const order = key ? `${key} ${query.sortdir === 'asc' ? 'ASC' : 'DESC'}, t.tid ASC` : 't.tid ASC';
       return counted(query, () =>
         this.#prepare(`SELECT ${columns} FROM transcripts t WHERE ${sql} ORDER BY ${order} LIMIT ? OFFSET ?`).all(...params, query.size, query.offset),
       ) as Array<Record<string, unknown>>;
     }
-    const all = counted(query, () => this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql}`).all(...params)) as Array<{ id: number; tid: string }>;
+    const all = matches ?? (await this.#allMatches(scope, query));
     const scored = await mapPaced(all, query.budget, (r) => {
       const words = this.#words(r.id);
       return { ...r, words, score: findHits(query.terms, words, query.channel, query.budget).score };
@@ -304,6 +306,24 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     const slice = scored.slice(query.offset, query.offset + query.size);
     const get = this.#prepare(`SELECT ${columns} FROM transcripts t WHERE t.id = ?`);
     return slice.map((s) => ({ ...(get.get(s.id) as Record<string, unknown>), words: s.words }));
+  }
+
+  /**
+   * Every match in scope (id, tid), to be scored in the app. A top-level OR is fetched one alternative
+   * per statement, the event loop answering between them (the union is the same rows): as one
+   * statement, 64 broad prefixes in OR held the loop 186 ms of CPU (bench/hostile-search.ts), and a
+   * SQLite statement cannot be interrupted.
+   */
+  async #allMatches(scope: SearchScope, query: SearchQuery): Promise<Array<{ id: number; tid: string }>> {
+    const alternatives = query.terms?.type === 'or' ? query.terms.children : [query.terms];
+    const byId = new Map<number, { id: number; tid: string }>();
+    for (const terms of alternatives) {
+      await query.budget?.pace();
+      const { sql, params } = this.#where(scope, { ...query, terms });
+      const rows = counted(query, () => this.#prepare(`SELECT t.id, t.tid FROM transcripts t WHERE ${sql}`).all(...params)) as Array<{ id: number; tid: string }>;
+      for (const r of rows) byId.set(r.id, r);
+    }
+    return [...byId.values()];
   }
 
   /**
@@ -441,6 +461,11 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     }
     return terms;
   }
+}
+
+/** Sorted by score (without a speaker or role): every match is scored in the app, so all of them are fetched. */
+function scoresAll(query: SearchQuery): boolean {
+  return query.sort === 'score' && query.terms !== undefined && !byPart(query);
 }
 
 const INSERT_FTS = `INSERT INTO fts (rowid, ${FTS_COLUMNS.join(', ')}) VALUES (?${', ?'.repeat(FTS_COLUMNS.length)})`;

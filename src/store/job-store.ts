@@ -90,6 +90,11 @@ export interface JobStore {
   countQueued(): Promise<number>;
   /** queued|running → running (attempts + 1). False when the job is final or missing. */
   markRunning(id: string): Promise<boolean>;
+  /**
+   * Replaces the client's file name and metadata by what may be stored under the company's policy
+   * now (a job accepted before its redaction policy, run under it: docs/redaction.md).
+   */
+  rewriteClientText(id: string, source: string, metadata: Record<string, unknown> | undefined): Promise<void>;
   /** Advisory (called per utterance); an adapter may commit it without waiting for durability. */
   setProgress(id: string, progress: number): Promise<void>;
   /**

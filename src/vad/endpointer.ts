@@ -3,7 +3,7 @@
  * the authors' get_speech_timestamps (speech from `threshold` up, silence below `negThreshold`, in between
  * keeps the current state), made incremental. A run of speech becomes an utterance once it has lasted
  * `minSpeechMs` ('start' event) and ends after `minSilenceMs` below negThreshold ('end' event, with the
- * utterance's padded start and end). Padding never reaches back past the previous utterance's end.
+ * utterance's padded start and end; speech shorter than `shortSpeechMs` needs `shortSilenceMs` instead). Padding never reaches back past the previous utterance's end.
  * An utterance longer than `maxSpeechS` is cut at its longest pause of ≥ 98 ms, else where it stands.
  */
 
@@ -16,6 +16,10 @@ export interface EndpointParams {
   minSpeechMs: number;
   /** Silence that ends an utterance (100 ms). */
   minSilenceMs: number;
+  /** Silence that ends an utterance whose speech is shorter than `shortSpeechMs` (default: minSilenceMs). */
+  shortSilenceMs: number;
+  /** Speech shorter than this needs `shortSilenceMs` to end (0: no such rule). */
+  shortSpeechMs: number;
   /** Added to each side of an utterance (30 ms). */
   padMs: number;
   /** Longer utterances are cut (default: never). */
@@ -27,12 +31,17 @@ export const DEFAULT_ENDPOINT_PARAMS: Readonly<EndpointParams> = Object.freeze({
   negThreshold: 0.35,
   minSpeechMs: 250,
   minSilenceMs: 100,
+  shortSilenceMs: 100,
+  shortSpeechMs: 0,
   padMs: 30,
   maxSpeechS: Infinity,
 });
 
-/** Times in seconds from the start of the stream. */
-export type VadEvent = { type: 'start'; time: number } | { type: 'end'; start: number; end: number };
+/**
+ * Times in seconds from the start of the stream. An 'end' event's `start`/`end` are padded;
+ * `speechStart`/`speechEnd` are the speech inside (unpadded).
+ */
+export type VadEvent = { type: 'start'; time: number } | { type: 'end'; start: number; end: number; speechStart: number; speechEnd: number };
 
 export interface Endpointer {
   /** The next window's speech probability; the events it completes. */
@@ -41,12 +50,20 @@ export interface Endpointer {
   finish(totalSamples: number): VadEvent[];
   /** Inside an utterance (announced or not yet long enough)? */
   readonly inSpeech: boolean;
+  /**
+   * Where the utterance in progress starts (padded, seconds) when inside one; else undefined. An
+   * utterance not yet announced may still be dropped (shorter than minSpeechMs).
+   */
+  readonly openStart: number | undefined;
+  /** Every utterance that will end later starts at or after this time (seconds). */
+  readonly committed: number;
 }
 
 /** Fills unset parameters with the defaults (negThreshold follows threshold unless given). */
 export function endpointParams(p: Partial<EndpointParams> = {}): EndpointParams {
   const threshold = p.threshold ?? DEFAULT_ENDPOINT_PARAMS.threshold;
-  return { ...DEFAULT_ENDPOINT_PARAMS, ...p, threshold, negThreshold: p.negThreshold ?? Math.max(threshold - 0.15, 0.01) };
+  const minSilenceMs = p.minSilenceMs ?? DEFAULT_ENDPOINT_PARAMS.minSilenceMs;
+  return { ...DEFAULT_ENDPOINT_PARAMS, ...p, threshold, negThreshold: p.negThreshold ?? Math.max(threshold - 0.15, 0.01), minSilenceMs, shortSilenceMs: p.shortSilenceMs ?? minSilenceMs };
 }
 
 const MIN_PAUSE_AT_MAX_MS = 98;
@@ -56,6 +73,8 @@ export function createEndpointer(rate: number, windowSize: number, params: Parti
   const ms = (x: number) => (rate * x) / 1000;
   const minSpeech = ms(p.minSpeechMs);
   const minSilence = ms(p.minSilenceMs);
+  const shortSilence = ms(p.shortSilenceMs);
+  const shortSpeech = ms(p.shortSpeechMs);
   const pad = ms(p.padMs);
   const maxSpeech = rate * p.maxSpeechS - windowSize - 2 * pad;
   const minPauseAtMax = ms(MIN_PAUSE_AT_MAX_MS);
@@ -83,7 +102,7 @@ export function createEndpointer(rate: number, windowSize: number, params: Parti
     if (announced || end - start > minSpeech) {
       announce(events);
       const padded = Math.min(end + pad, limit);
-      events.push({ type: 'end', start: sec(startPadded), end: sec(padded) });
+      events.push({ type: 'end', start: sec(startPadded), end: sec(padded), speechStart: sec(start), speechEnd: sec(end) });
       lastEnd = padded;
     }
     triggered = false;
@@ -96,10 +115,12 @@ export function createEndpointer(rate: number, windowSize: number, params: Parti
     if (pauses.length > 0) {
       const longest = pauses.reduce((a, b) => (b.len > a.len ? b : a));
       const keepTempEnd = tempEnd;
+      const later = pauses.filter((x) => x.at > longest.at);
       close(longest.at, cur + windowSize, events);
       triggered = true;
       start = longest.at + longest.len;
       tempEnd = keepTempEnd;
+      pauses = later; // still inside the utterance that goes on
       return;
     }
     close(cur, cur, events); // no pause to cut at: cut here, unpadded
@@ -123,10 +144,12 @@ export function createEndpointer(rate: number, windowSize: number, params: Parti
         triggered = true;
         start = cur;
       } else if (triggered && cur - start > maxSpeech) {
-        cutAtMax(cur, speech, events);
+        // Reaching the limit just as the speech stops is its natural end (within the limit: maxSpeech leaves a window).
+        if (prob < p.negThreshold) close(tempEnd >= 0 ? tempEnd : cur, cur + windowSize, events);
+        else cutAtMax(cur, speech, events);
       } else if (triggered && prob < p.negThreshold) {
         if (tempEnd < 0) tempEnd = cur;
-        if (cur - tempEnd >= minSilence) close(tempEnd, cur + windowSize, events);
+        if (cur - tempEnd >= (tempEnd - start < shortSpeech ? shortSilence : minSilence)) close(tempEnd, cur + windowSize, events);
       }
       if (triggered && !announced && tempEnd < 0 && cur + windowSize - start >= minSpeech) announce(events);
       return events;
@@ -138,6 +161,13 @@ export function createEndpointer(rate: number, windowSize: number, params: Parti
     },
     get inSpeech() {
       return triggered;
+    },
+    get openStart() {
+      return triggered ? sec(announced ? startPadded : Math.max(0, lastEnd, start - pad)) : undefined;
+    },
+    get committed() {
+      // A run of speech not started yet starts at the next window at the earliest, padded back.
+      return this.openStart ?? sec(Math.max(0, lastEnd, window * windowSize - pad));
     },
   };
 }

@@ -18,6 +18,10 @@ export interface VadUpdate {
   /** One speech probability per window completed by this push. */
   probabilities: Float32Array;
   events: VadEvent[];
+  /** After this push: where the utterance in progress starts, if any (Endpointer.openStart, seconds). */
+  openStart: number | undefined;
+  /** After this push: every utterance still to end starts at or after this time (Endpointer.committed). */
+  committed: number;
 }
 
 export interface VadStream {
@@ -76,7 +80,7 @@ export function createVadStream(model: SileroVad, options: VadStreamOptions): Va
       events.push(...endpointer.finish(total));
       ended = true;
     }
-    return { firstWindow, probabilities: Float32Array.from(probs), events };
+    return { firstWindow, probabilities: Float32Array.from(probs), events, openStart: endpointer.openStart, committed: endpointer.committed };
   }
 
   function enqueue(samples: Float32Array, last: boolean): Promise<VadUpdate> {

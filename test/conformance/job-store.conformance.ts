@@ -202,6 +202,19 @@ function jobsSuite(name: string, openStores: ConformanceOptions['open']) {
     await stores.close();
   });
 
+  s('rewrites the client\'s file name and metadata (a job run under a policy set after it was accepted)', async () => {
+    const stores = await openStores(dirOf());
+    const store = stores.jobs;
+    await store.create(job('r', { source: 'cc-4111111111111111.wav', metadata: { card: '4111111111111111', agent: 'bob' } }));
+    await store.rewriteClientText('r', 'cc-################.wav', { card: '################', agent: 'bob' });
+    const got = (await store.get('r'))!;
+    assert.is(got.source, 'cc-################.wav');
+    assert.equal(got.metadata, { card: '################', agent: 'bob' });
+    await store.rewriteClientText('r', 'x.wav', undefined);
+    assert.is((await store.get('r'))!.metadata, undefined);
+    await stores.close();
+  });
+
   s('deletes a job with its items', async () => {
     const stores = await openStores(dirOf());
     const store = stores.jobs;

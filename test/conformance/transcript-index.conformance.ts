@@ -381,6 +381,8 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
       const agent = await index.search(scope, query({ terms: 'cancel', role: 'agent' }));
       assert.equal(agent.rows.map((r) => r.tid), ['r1']);
       assert.equal(agent.rows[0]!.hits.map((h) => [h.role, h.start]), [['agent', 4.3]]);
+      const agentByScore = await index.search(scope, query({ terms: 'cancel', role: 'agent', sort: 'score' }));
+      assert.equal([agentByScore.total, agentByScore.rows.map((r) => r.tid)], [1, ['r1']], 'sorted by score, the total counts the role\'s matches too');
       assert.is(await index.count(scope, query({ terms: '"my contract"', role: 'agent' })), 0);
       assert.is(await index.count(scope, query({ terms: '"my contract"', role: 'customer' })), 1);
       assert.is(await index.count(scope, query({ terms: '"thank you for calling"', role: 'agent', channel: '0' })), 1);

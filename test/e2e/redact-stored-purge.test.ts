@@ -10,6 +10,9 @@
  * scrubaudio; after `voxdex redact` no upload is left (an archive's holds every member unredacted; a
  * failed job's too), and the kept audio, opened with the installation's key, holds no sound of the
  * digits (a raw-byte scan cannot see into sealed files).
+ *
+ * What the client sent (issue 24): the card in the call's metadata is gone from the request's row,
+ * the transcript, the index and the result too.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -46,8 +49,10 @@ test('an unredacted call redacted later by voxdex redact: no digit left in the d
   try {
     const zip = await makeZip(dir, 'call.zip', [{ path: call.file, name: 'call.wav' }]);
     const failing = await makeZip(dir, 'bad.zip', [{ path: withBadRate(call, dir), name: 'call.wav' }]);
+    // The single call carries the card in its metadata too (job row, transcript, index, result).
+    const note = { metadata: JSON.stringify({ note: `card ${CARD}` }) };
     for (const [file, want] of [[call.file, 200], [zip, 200], [failing, 422]] as const) {
-      const sent = await upload(service.url, { file, fields: plain });
+      const sent = await upload(service.url, { file, fields: { ...plain, ...(file === call.file ? note : {}) } });
       assert.is(sent.status, 200, JSON.stringify(sent.body));
       const done = await waitResult(service.url, token, sent.body.requestid, 1_200_000);
       assert.is(done.status, want, JSON.stringify(done.body));
@@ -64,6 +69,7 @@ test('an unredacted call redacted later by voxdex redact: no digit left in the d
   const scan = () => allFiles(dataDir).flatMap((file) => findNeedles(path.relative(dataDir, file), readFileSync(file), n));
   const before = scan();
   assert.ok(before.some((f) => /^search\.sqlite/.test(f)), `the unredacted index holds the card: ${JSON.stringify(before)}`);
+  assert.ok(before.some((f) => /^jobs\.sqlite/.test(f)), `the request's row holds the card in its metadata: ${JSON.stringify(before)}`);
 
   const out = execFileSync(process.execPath, ['--import', 'tsx', path.join(ROOT, 'src/cli/voxdex.ts'), 'redact', 'acme'], {
     cwd: ROOT,

@@ -127,7 +127,8 @@ test('a job queued before the policy runs under it on a worker; the client\'s na
   const api = await startChild(apiDir, env, ['--role', 'api']);
   nodes.push(api);
   await waitHealthy(api.url, 120_000);
-  const queued = await upload(api.url, { file: call.file, name: 'payment.wav', fields: { token } });
+  // Its metadata is stored as sent (no policy yet); the job's row holds it redacted once it runs under the policy.
+  const queued = await upload(api.url, { file: call.file, name: 'payment.wav', fields: { token, metadata: JSON.stringify({ note: `card ${CARD}` }) } });
   assert.is(queued.status, 200, JSON.stringify(queued.body));
   voxdexCli(['company', 'set', 'acme', '--scrub', 'text,audio', '--redact', 'all'], admin);
   // The API node sees the policy (tenancy reloads on NOTIFY) before the client's names are sent. The
@@ -156,6 +157,7 @@ test('a job queued before the policy runs under it on a worker; the client\'s na
   ).body;
   assert.is(docs.length, 1);
   assert.ok(docs[0]!.utterances.flatMap((u) => u.events).some((e) => e.redacted === 'card'), 'the queued call ran under the policy');
+  assert.equal(docs[0]!.streamtags?.metadata, { note: `card ${MASKED_CARD}` });
   const member: typeof docs = (await search({ output: 'details', requestid: sent.body.requestid })).body;
   assert.equal(member.map((d) => [d.source, d.streamtags?.metadata]), [[`card-${MASKED_CARD}.wav`, { card: MASKED_CARD, agent: '[NAME]', queue: 'billing', note: "caller's card #### #### #### ####", cvv: '###' }]]);
   assert.equal((await search({ 'meta.card': CARD })).body, [], 'meta.card= finds no card');

@@ -121,6 +121,8 @@ test('a job queued before the policy runs under it; the client\'s names, metadat
   // Queued by voxdex import while no server runs and the company has no policy yet; then the policy.
   mkdirSync(path.join(root, 'queued'));
   copyFileSync(call.file, path.join(root, 'queued', 'payment.wav'));
+  // Its sidecar notes are stored as sent (no policy yet); the job's row holds them redacted once it runs under the policy.
+  writeFileSync(path.join(root, 'queued', 'payment.json'), JSON.stringify({ note: `card ${CARD}` }));
   voxdexCli(['import', path.join(root, 'queued'), '--to', 'acme/pay/calls'], env);
   voxdexCli(['company', 'set', 'acme', '--scrub', 'text,audio', '--redact', 'all'], env);
   // The client's names and notes: an archive upload with metadata, and a drop-folder file with a sidecar.
@@ -148,6 +150,7 @@ test('a job queued before the policy runs under it; the client\'s names, metadat
   const bySource = Object.fromEntries(docs.map((d) => [d.source, d]));
   assert.equal(Object.keys(bySource).sort(), [`card-${MASKED_CARD}.wav`, `cc-${MASKED_CARD}.wav`, 'payment.wav']);
   assert.ok(bySource['payment.wav']!.utterances.flatMap((u) => u.events).some((e) => e.redacted === 'card'), 'the queued call ran under the policy');
+  assert.equal(bySource['payment.wav']!.streamtags?.metadata, { note: `card ${MASKED_CARD}` });
   assert.equal(bySource[`card-${MASKED_CARD}.wav`]!.streamtags?.metadata, { card: MASKED_CARD, agent: '[NAME]', queue: 'billing', note: "caller's card #### #### #### ####", cvv: '###' });
   assert.equal(bySource[`cc-${MASKED_CARD}.wav`]!.streamtags?.metadata, { note: `card ${MASKED_CARD}` });
   assert.equal((await search({ 'meta.card': CARD })).body, [], 'meta.card= finds no card');

@@ -7,6 +7,7 @@
  * cue of another topic. Pure: a call so far gives the windows so far (live calls call it again).
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
+import { MAIL_DOMAINS } from './lexicon.js';
 
 export type PiiKind = 'bank' | 'phone' | 'email' | 'name' | 'address' | 'dob' | 'id';
 
@@ -43,7 +44,7 @@ type Pattern = [topic: PiiKind, words: string, person?: 'self' | 'weak'];
 /** Cue phrases, matched on word keys ending at a token; the longest match wins. */
 const PATTERNS: readonly Pattern[] = [
   ['name', 'my name is', 'self'], ['name', 'my name', 'self'], ['name', "my name's", 'self'], ['name', 'name is'], ["name", "name's"],
-  ['name', 'first name'], ['name', 'last name'], ['name', 'full name'], ['name', 'middle name'], ['name', 'surname'], ['name', 'your name'],
+  ['name', 'name please'], ['name', 'first name'], ['name', 'last name'], ['name', 'full name'], ['name', 'middle name'], ['name', 'surname'], ['name', 'your name'],
   ['name', 'the name'], ['name', 'speaking with'], ['name', 'speaking to'], ["name", "who's calling"], ['name', 'who is calling'],
   ['name', 'this is', 'weak'], ["name", "i'm", 'weak'], ['name', 'i am', 'weak'], ['name', 'call me', 'self'], ['name', 'named'],
   ['name', 'spell that'], ['name', 'spell it'], ['name', 'spelled'], ['name', 'spelt'], ['name', 'spell'],
@@ -76,16 +77,32 @@ for (const [topic, words, person] of PATTERNS) {
 /** First-person words before a cue make it a self cue ("my … address", "I was born"). */
 const FIRST_PERSON = new Set(['my', 'i', "i'm", 'me', "i've", 'mine']);
 
-/** The cue ending at token i of the stream, if any. */
-function cueAt(t: readonly StreamToken[], i: number): Omit<Cue, 'stream'> | undefined {
-  for (const p of BY_LAST.get(t[i]!.key) ?? []) {
+/**
+ * The stream's word keys as cues read them: "email address" as the ASR mishears it on the phone
+ * ("amailed dress", "unmaily dress": a word with "mail" in it before "dress" or "address") is read
+ * as said.
+ */
+function cueKeys(t: readonly StreamToken[]): string[] {
+  const keys = t.map((x) => x.key);
+  for (let i = 0; i + 1 < keys.length; i++) {
+    if (/mail/.test(keys[i]!) && !MAIL_DOMAINS.has(keys[i]!) && (keys[i + 1] === 'dress' || keys[i + 1] === 'address')) {
+      keys[i] = 'email';
+      keys[i + 1] = 'address';
+    }
+  }
+  return keys;
+}
+
+/** The cue ending at token i of the stream (word keys `keys`, as cueKeys reads them), if any. */
+function cueAt(t: readonly StreamToken[], keys: readonly string[], i: number): Omit<Cue, 'stream'> | undefined {
+  for (const p of BY_LAST.get(keys[i]!) ?? []) {
     const n = p.words.length;
-    if (i + 1 < n || !p.words.every((w, k) => t[i - n + 1 + k]!.key === w)) continue;
+    if (i + 1 < n || !p.words.every((w, k) => keys[i - n + 1 + k] === w)) continue;
     // "email address": the address pattern would also match its last word; the longer one is listed first.
     // "my email", "my home address": the word right before the cue (or one word before it) is "my" / "I".
-    const before = t.slice(Math.max(0, i - n - 1), i - n + 1).map((x) => x.key);
+    const before = keys.slice(Math.max(0, i - n - 1), i - n + 1);
     const self = p.person === 'self' || p.person === 'weak' || before.some((k) => FIRST_PERSON.has(k));
-    const asks = n > 1 || t[i - n]?.key === 'your' || t[i - n]?.key === 'my';
+    const asks = n > 1 || keys[i - n] === 'your' || keys[i - n] === 'my';
     return { topic: p.topic, index: i, time: t[i - n + 1]!.start, self, asks, ...(p.person === 'weak' ? { weak: true } : {}) };
   }
   return undefined;
@@ -96,8 +113,9 @@ export function findCues(streams: readonly Stream[]): Cue[] {
   const cues: Cue[] = [];
   for (const stream of streams) {
     const t = stream.tokens;
+    const keys = cueKeys(t);
     for (let i = 0; i < t.length; i++) {
-      const c = cueAt(t, i);
+      const c = cueAt(t, keys, i);
       if (!c) continue;
       const prev = cues.at(-1);
       if (prev && prev.stream === stream && prev.index === i - 1 && prev.topic !== c.topic && c.topic === 'address' && prev.topic === 'email') continue;

@@ -10,7 +10,7 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { FILLERS, NOT_A_NAME, RELATIONS, REPLIES, TITLES } from './lexicon.js';
-import { gap, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView } from './spans.js';
+import { continues, gap, isLetter, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView } from './spans.js';
 
 /** Most words of one name (first, middle, last, a second surname), spelled letters not counted. */
 const MAX_NAME_WORDS = 4;
@@ -35,7 +35,8 @@ export function nameAfter(t: readonly StreamToken[], i: number, last: number, fi
   let words = 0;
   for (let j = k; j <= last; ) {
     const tok = t[j]!;
-    if (j > k && gap(t[j - 1]!, tok) > NAME_PAUSE_SEC) break;
+    // Into the next utterance only when it goes on the name (short, or starting with a name-like word or a letter).
+    if (j > k && !continues(t, j, NAME_PAUSE_SEC)) break;
     const spelled = spelledRun(t, j);
     if (spelled >= j) {
       end = j = spelled;
@@ -61,6 +62,33 @@ export function nameAfter(t: readonly StreamToken[], i: number, last: number, fi
   return end >= k ? [k, end] : undefined;
 }
 
+/** Most words of a name answer said as an utterance of its own. */
+const OWN_UTTERANCE_MAX = 4;
+
+/**
+ * A name said as an utterance of its own right after the preamble ("Yes, it is." + "And a Simpson,
+ * ah."; "Hi, my name is." + "Oh, yeah."): every word of it, misheard ones included, when it is short
+ * and wholly inside the window (not "can I get an" cut off by the next cue), its leading fillers
+ * left out when a name-like word follows ("it is maria lopez"). [from, to] or undefined.
+ */
+export function ownUtterance(t: readonly StreamToken[], first: number, last: number): [number, number] | undefined {
+  const endOf = (k: number) => {
+    let e = k;
+    while (e + 1 < t.length && t[e + 1]!.u === t[k]!.u) e++;
+    return e;
+  };
+  // Past the utterances that are all preamble ("Yes, it is.").
+  let k = first;
+  while (k <= last && t.slice(k, endOf(k) + 1).every((x) => PREAMBLE.has(x.key) || x.key === '')) k = endOf(k) + 1;
+  if (k > last || (k > 0 && t[k - 1]!.u === t[k]!.u) || REPLIES.has(t[k]!.key)) return undefined;
+  const end = endOf(k);
+  const words = t.slice(k, end + 1).filter((x) => !isLetter(x)).length;
+  if (end > last || words > OWN_UTTERANCE_MAX) return undefined;
+  let from = k;
+  while (from < end && FILLERS.has(t[from]!.key)) from++;
+  return [nameLike(t[from]) ? from : k, end];
+}
+
 function span(stream: Stream, [from, to]: [number, number], score: number): PiiSpan {
   return { kind: 'name', stream, from, to, score };
 }
@@ -77,6 +105,8 @@ function fromWindows(view: PiiView): PiiSpan[] {
     const first = tags ? (k: number) => k <= w.cue.index + 3 && (tags.has(k) || unknown!.has(k) || isSingleLetter(t[k])) : undefined;
     const found = nameAfter(t, w.first, w.last, first);
     if (found) out.push(span(w.stream, found, w.cue.weak ? 0.7 : 0.9));
+    const own = w.cue.weak ? undefined : ownUtterance(t, w.first, w.last);
+    if (own) out.push(span(w.stream, own, 0.9));
     // Later in an answer window, spelled letters are the name spelled out, and a correction
     // ("no sorry, maria reed") gives the name again.
     for (let j = (found?.[1] ?? w.first - 1) + 1; j <= w.last; j++) {
@@ -87,6 +117,28 @@ function fromWindows(view: PiiView): PiiSpan[] {
         if (again) out.push(span(w.stream, again, 0.9));
         if (again) j = again[1];
       }
+    }
+  }
+  return out;
+}
+
+/**
+ * A name said as an utterance of its own right after an utterance ending in "my <relation>" or "this
+ * is" ("My brother." + "Wow, that loop." for "my brother Guadalupe"; the agent's "…this is." +
+ * "Colorado."): the next utterance whole, misheard words included, when it follows within a name's
+ * pause and is short (not a reply, not "he said it ships on friday").
+ */
+function afterCueUtterance(view: PiiView): PiiSpan[] {
+  const out: PiiSpan[] = [];
+  for (const stream of view.streams) {
+    const t = stream.tokens;
+    for (let i = 1; i + 1 < t.length; i++) {
+      const key = t[i]!.key;
+      const cue = (RELATIONS.has(key) && t[i - 1]!.key === 'my') || (key === 'is' && t[i - 1]!.key === 'this');
+      if (!cue || t[i + 1]!.u === t[i]!.u || gap(t[i]!, t[i + 1]!) > NAME_PAUSE_SEC || REPLIES.has(t[i + 1]!.key)) continue;
+      let end = i + 1;
+      while (end + 1 < t.length && t[end + 1]!.u === t[i + 1]!.u) end++;
+      if (end - i <= OWN_UTTERANCE_MAX - 1) out.push(span(stream, [i + 1, end], 0.7));
     }
   }
   return out;
@@ -135,5 +187,5 @@ function fromTags(view: PiiView): PiiSpan[] {
 }
 
 export function recognizeNames(view: PiiView): PiiSpan[] {
-  return [...fromWindows(view), ...spelled(view), ...fromTags(view)];
+  return [...fromWindows(view), ...spelled(view), ...fromTags(view), ...afterCueUtterance(view)];
 }

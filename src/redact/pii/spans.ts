@@ -76,7 +76,10 @@ export function spelledRun(t: readonly StreamToken[], i: number, maxGap = 1.5): 
   while (j + 1 < t.length) {
     const n = t[j + 1]!;
     if (j >= i && gap(t[j]!, n) > maxGap) break;
-    const single = isSingleLetter(n) || (n.key === 'a' && singles > 0) || (n.key === 'i' && singles > 0);
+    // "a" and "i" after letters are letters, unless they start a new utterance before a word ("… t e" + "i bought").
+    const pronoun = (n.key === 'a' || n.key === 'i') && j >= i && n.u !== t[j]!.u && !isLetter(t[j + 2]);
+    if (pronoun) break;
+    const single = isSingleLetter(n) || ((n.key === 'a' || n.key === 'i') && singles > 0);
     const named = isLetter(n) && (singles > 0 || isSingleLetter(t[j + 2]));
     const dbl = n.key === 'double' && (t[j + 2]?.key === 'u' || t[j + 2]?.key === 'you' || isLetter(t[j + 2]));
     if (!single && !named && !dbl) break;

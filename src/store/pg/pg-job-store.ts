@@ -99,6 +99,10 @@ export class PgJobStore implements JobStore {
     return r.rowCount === 1;
   }
 
+  async rewriteClientText(id: string, source: string, metadata: Record<string, unknown> | undefined): Promise<void> {
+    await this.#q('UPDATE jobs SET source = $2, metadata = $3 WHERE id = $1', [id, source, metadata === undefined ? null : JSON.stringify(metadata)]);
+  }
+
   /** Advisory: committed with synchronous_commit off (no wait for the WAL flush), in one round trip. */
   async setProgress(id: string, progress: number): Promise<void> {
     const p = Math.max(0, Math.min(1, Number(progress) || 0));

@@ -25,6 +25,9 @@ export class SqliteJobStore implements JobStore {
   constructor(db: Database.Database, outbox: SqliteCallbackOutbox) {
     this.db = db;
     this.#outbox = outbox;
+    // What a row held before an update or delete is zeroed, not left in the page's free space: a name
+    // rewritten under a redaction policy, a forgotten archive password, a deleted request.
+    this.db.pragma('secure_delete = ON');
     this.db.exec(`
       CREATE TABLE IF NOT EXISTS jobs (
         seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE,
@@ -147,6 +150,10 @@ export class SqliteJobStore implements JobStore {
     const r = this.#sql("UPDATE jobs SET state = 'running', attempts = attempts + 1, started = COALESCE(started, ?) WHERE id = ? AND state IN ('queued', 'running')")
       .run(new Date().toISOString(), id);
     return r.changes === 1;
+  }
+
+  async rewriteClientText(id: string, source: string, metadata: Record<string, unknown> | undefined): Promise<void> {
+    this.#sql('UPDATE jobs SET source = ?, metadata = ? WHERE id = ?').run(source, metadata === undefined ? null : JSON.stringify(metadata), id);
   }
 
   /**

@@ -124,6 +124,14 @@ real('without crosstalk nothing is dropped, also when one line is 12 dB quieter 
   const r = separateCrosstalk(input);
   assert.is(r.words, 0);
   assert.equal(r.utterances.map((u) => u.length), input.map((ch) => ch.utterances.length));
+  // A live call numbers utterances as they are decoded, out of time order; the document keeps the uttids it sent.
+  const live = channels(c);
+  const sent = live.flatMap((ch) => ch.utterances);
+  sent.forEach((u, i) => (u.metadata.uttid = sent.length - 1 - i));
+  const before = new Map(sent.map((u) => [u.metadata.uttid, u.start]));
+  const doc = await speakersOfRecording(async () => models, live, { diarize: false, gender: false });
+  assert.equal(new Map(doc.utterances.map((u) => [u.metadata.uttid, u.start])), before);
+  assert.equal(doc.utterances.map((u) => u.start), doc.utterances.map((u) => u.start).sort((x, y) => x - y));
 });
 
 real('diarized, a channel with bleed stays one speaker (C0, C1); crosstalk=keep shows the bleed marked, uttids in order', async () => {

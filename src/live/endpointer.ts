@@ -13,6 +13,7 @@
  */
 import { SEGMENT_DEFAULTS, segmentSamples } from '../audio/segment.js';
 import { toInt16 } from '../audio/resample.js';
+import { HeldSamples } from './held-samples.js';
 
 /** One finished utterance, in samples from the start of the call, with its audio. */
 export interface LiveSegment {
@@ -66,36 +67,19 @@ export function energyEndpointer(o: EndpointerOptions): Endpointer {
   const history = Math.round((o.historySec ?? 3) * rate);
   // Speech has ended once a pause longer than the segmenter bridges follows it (its padding, shorter, is in it).
   const trailing = Math.round((Math.max(minPause, SEGMENT_DEFAULTS.padSec) + 0.02) * rate);
-  // buf holds samples [base, base + len); cut: every utterance before it has been returned.
-  let buf = new Float32Array(rate * 8);
-  let len = 0;
-  let base = 0;
+  // cut: every utterance before it has been returned.
+  const held = new HeldSamples(rate * 8);
   let cut = 0;
   let lookedAt = 0;
   let open: number | undefined;
   // Dropped at the next push, so that the audio of the segments just returned can still be read.
   let dropTo = 0;
 
-  const append = (x: Float32Array) => {
-    if (len + x.length > buf.length) {
-      const bigger = new Float32Array(Math.max(buf.length * 2, len + x.length));
-      bigger.set(buf.subarray(0, len));
-      buf = bigger;
-    }
-    buf.set(x, len);
-    len += x.length;
-  };
-  const dropBefore = (sample: number) => {
-    const keep = Math.max(base, sample - history);
-    const n = keep - base;
-    if (n <= 0) return;
-    buf.copyWithin(0, n, len);
-    len -= n;
-    base = keep;
-  };
   const analyse = (final: boolean): LiveSegment[] => {
-    lookedAt = base + len;
-    const segments = segmentSamples(toInt16(buf.subarray(0, len)), rate, { maxUtteranceSec: o.maxUtteranceSec, minPauseSec: minPause });
+    const base = held.base;
+    const len = held.end - base;
+    lookedAt = held.end;
+    const segments = segmentSamples(toInt16(held.view), rate, { maxUtteranceSec: o.maxUtteranceSec, minPauseSec: minPause });
     const out: LiveSegment[] = [];
     open = undefined;
     segments.forEach((s, i) => {
@@ -106,35 +90,32 @@ export function energyEndpointer(o: EndpointerOptions): Endpointer {
         open = abs.speechStart;
         return;
       }
-      out.push({ ...abs, audio: buf.slice(abs.start - base, abs.end - base) });
+      out.push({ ...abs, audio: held.slice(abs.start, abs.end) });
     });
     if (out.length > 0) {
       cut = out[out.length - 1]!.end;
       dropTo = cut;
     } else if (open === undefined) {
       // Silence only: nothing before the last pause can still become an utterance.
-      dropTo = Math.max(cut, base + len - trailing);
+      dropTo = Math.max(cut, held.end - trailing);
     }
     return out;
   };
 
   return {
     push(samples) {
-      dropBefore(dropTo);
-      append(samples);
-      const segments = base + len - lookedAt >= every ? analyse(false) : [];
-      return Promise.resolve({ segments, committed: open ?? Math.max(cut, base + len - trailing) });
+      held.dropBefore(dropTo - history); // the noise floor looks back `history` before the audio not yet cut
+      held.append(samples);
+      const segments = held.end - lookedAt >= every ? analyse(false) : [];
+      return Promise.resolve({ segments, committed: open ?? Math.max(cut, held.end - trailing) });
     },
     flush: () => Promise.resolve(analyse(true)),
-    audio(start, end) {
-      const a = Math.max(0, start - base);
-      return buf.slice(a, Math.max(a, Math.min(len, end - base)));
-    },
+    audio: (start, end) => held.slice(start, end),
     get openSpeech() {
       return open;
     },
     get received() {
-      return base + len;
+      return held.end;
     },
   };
 }

@@ -14,6 +14,7 @@ import type { SileroVad } from '../vad/silero.js';
 import { createVadStream, type VadStream, type VadUpdate } from '../vad/stream.js';
 import { eventSegment, utteranceEndpointParams, vadRate, type UtteranceVadParams } from '../vad/utterances.js';
 import type { Endpointed, Endpointer } from './endpointer.js';
+import { HeldSamples } from './held-samples.js';
 
 export interface VadEndpointerOptions {
   sampleRate: number;
@@ -26,37 +27,18 @@ export function sileroEndpointer(model: Promise<SileroVad>, o: VadEndpointerOpti
   const resampler = streamResampler(rate, vadRate(rate));
   const stream: Promise<VadStream> = model.then((m) => createVadStream(m, { sampleRate: vadRate(rate), ...utteranceEndpointParams(o.maxUtteranceSec, o.params) }));
   stream.catch(() => undefined); // reported by the pushes
-  // buf holds samples [base, base + len) of the call.
-  let buf = new Float32Array(rate * 8);
-  let len = 0;
-  let base = 0;
+  const held = new HeldSamples(rate * 8);
   // As of the last push scored: no utterance still to come starts before `committed`; `open`: the
   // start of the one in progress. Snapshots taken with that push's events, never mid-push.
   let committed = 0;
   let open: number | undefined;
 
   const sample = (t: number) => Math.floor(t * rate);
-  const append = (x: Float32Array) => {
-    if (len + x.length > buf.length) {
-      const bigger = new Float32Array(Math.max(buf.length * 2, len + x.length));
-      bigger.set(buf.subarray(0, len));
-      buf = bigger;
-    }
-    buf.set(x, len);
-    len += x.length;
-  };
-  const dropBefore = (at: number) => {
-    const n = at - base;
-    if (n <= 0) return;
-    buf.copyWithin(0, n, len);
-    len -= n;
-    base = at;
-  };
   const scored = (u: VadUpdate): Endpointed => {
     const segments = u.events.flatMap((e) => {
       if (e.type !== 'end') return [];
-      const s = eventSegment(e, rate, buf.subarray(0, len), base);
-      return [{ ...s, audio: buf.slice(s.start - base, s.end - base) }];
+      const s = eventSegment(e, rate, held.view, held.base);
+      return [{ ...s, audio: held.slice(s.start, s.end) }];
     });
     committed = Math.max(committed, sample(u.committed));
     open = u.openStart === undefined ? undefined : sample(u.openStart);
@@ -65,8 +47,8 @@ export function sileroEndpointer(model: Promise<SileroVad>, o: VadEndpointerOpti
 
   return {
     push(samples) {
-      dropBefore(Math.min(committed, base + len));
-      append(samples);
+      held.dropBefore(committed);
+      held.append(samples);
       const x = resampler.push(samples);
       return stream.then((s) => s.push(x)).then(scored);
     },
@@ -74,15 +56,12 @@ export function sileroEndpointer(model: Promise<SileroVad>, o: VadEndpointerOpti
       const x = resampler.end();
       return stream.then(async (s) => [...scored(await s.push(x)).segments, ...scored(await s.end()).segments]);
     },
-    audio(start, end) {
-      const a = Math.max(0, start - base);
-      return buf.slice(a, Math.max(a, Math.min(len, end - base)));
-    },
+    audio: (start, end) => held.slice(start, end),
     get openSpeech() {
       return open;
     },
     get received() {
-      return base + len;
+      return held.end;
     },
   };
 }

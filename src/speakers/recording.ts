@@ -2,7 +2,7 @@
  * Who said what in one recording, as the speakers worker runs it: on several channels, crosstalk first
  * (each channel's bleed words separated, crosstalk.ts: dropped, or kept marked with crosstalk=keep); then
  * diarization and gender when asked (diarize.ts), with each channel's bleed left out of its speech. Every
- * utterance comes back renumbered in time order.
+ * utterance comes back in time order, renumbered when utterances were split or added (else its uttid kept).
  */
 import type { Utterance } from '../types.js';
 import { separateCrosstalk } from './crosstalk.js';
@@ -22,9 +22,12 @@ export interface RecordingSpeakers {
   crosstalkWords: number;
 }
 
+function inTimeOrder<T extends Utterance>(utts: T[]): T[] {
+  return utts.sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel);
+}
+
 function renumber<T extends Utterance>(utts: T[]): T[] {
-  utts.sort((a, b) => a.start - b.start || a.metadata.channel - b.metadata.channel);
-  utts.forEach((u, uttid) => (u.metadata.uttid = uttid));
+  inTimeOrder(utts).forEach((u, uttid) => (u.metadata.uttid = uttid));
   return utts;
 }
 
@@ -34,7 +37,9 @@ export async function speakersOfRecording(models: () => Promise<DiarizeModels>, 
   const channels = input.map((c, i) => ({ ...c, utterances: x.utterances[i]!, exclude: x.spans[i]! }));
   const kept = o.crosstalk === 'keep' ? x.bleed : [];
   if (!o.diarize && !o.gender) {
-    return { utterances: renumber([...channels.flatMap((c) => c.utterances), ...kept]), speakers: channels.map(() => 1), turns: [], crosstalkWords: x.words };
+    // Nothing split off: each utterance keeps its uttid (a live call's are the ones it sent, docs/live.md).
+    const utterances = [...channels.flatMap((c) => c.utterances), ...kept];
+    return { utterances: x.words === 0 ? inTimeOrder(utterances) : renumber(utterances), speakers: channels.map(() => 1), turns: [], crosstalkWords: x.words };
   }
   const m = o.diarize ? await models() : undefined;
   const r = await diarizeRecording(m, channels, o);

@@ -13,6 +13,8 @@ import path from 'node:path';
 import { ERRORS } from '../../src/errors.js';
 import { COMPAT_PARAMS, TRANSCRIBE_PARAMS } from '../../src/http/upload-form.js';
 import { OUTPUT_FORMATS } from '../../src/render/output.js';
+import { AGGREGATE_OPTION_NAMES } from '../../src/search/aggregate-options.js';
+import { SEARCH_OPTION_NAMES } from '../../src/search/search-options.js';
 import { tenancyDbPath } from '../../src/tenancy/tenancy.js';
 import { SqliteTenancy } from '../../src/tenancy/sqlite-tenancy.js';
 import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
@@ -67,7 +69,25 @@ fuzz('the document is served at /openapi.json and matches the mounted routes and
   assert.equal(schemas.Error.properties.error.properties.code.enum, Object.keys(ERRORS));
   assert.equal(schemas.OutputFormat.enum, [...OUTPUT_FORMATS]);
   assert.equal(Object.keys(schemas.TranscribeForm.properties), [...TRANSCRIBE_PARAMS, ...COMPAT_PARAMS]);
+  // Every option the search and the analytics accept is documented, so the fuzzer sends it too
+  // (`role`, `redacted` were accepted but missing).
+  const filters = (names: readonly string[]) => names.filter((n) => n !== 'token' && n !== 'meta' && !n.startsWith('meta.')).sort();
+  assert.equal(queryParameters('/search/{company}/{org}', 'get'), filters(SEARCH_OPTION_NAMES));
+  assert.equal(queryParameters('/search/{company}/{org}/{folder}', 'get'), filters(SEARCH_OPTION_NAMES));
+  assert.equal(filters(Object.keys(schemas.SearchBody.properties)), filters(SEARCH_OPTION_NAMES));
+  for (const p of ['/analytics/{company}', '/analytics/{company}/{org}', '/analytics/{company}/{org}/{folder}']) {
+    assert.equal(queryParameters(p, 'get'), filters(AGGREGATE_OPTION_NAMES), p);
+  }
 });
+
+/** The names of an operation's query parameters (its own and those of its path), sorted. */
+function queryParameters(p: string, method: string): string[] {
+  type Param = { $ref?: string; name?: string; in?: string };
+  const item = DOC.paths[p] as { parameters?: Param[] } & Record<string, { parameters?: Param[] }>;
+  const params: Param[] = [...(item.parameters ?? []), ...(item[method]!.parameters ?? [])];
+  const resolved = params.map((x) => (x.$ref ? DOC.components.parameters[x.$ref.split('/').pop()!] : x) as { name: string; in: string });
+  return resolved.filter((x) => x.in === 'query').map((x) => x.name).sort();
+}
 
 fuzz('schemathesis finds no 5xx and no response that differs from the document', async () => {
   assert.ok(existsSync(SCHEMATHESIS), `${SCHEMATHESIS} is missing: run the suite with \`bash scripts/test.sh\` (it installs schemathesis into .cache/pyvenv)`);

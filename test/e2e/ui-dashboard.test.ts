@@ -3,8 +3,9 @@
  * its index (issue 28): the dashboard's figures are checked against counts asked of the API
  * independently (the searches each figure links to), with their own denominators, one scale across
  * categories, axes and values, the trend, a breakdown chosen in the page; the search page's filters;
- * a call's scorecard; axe-core finds no serious or critical violation on any of them. Screenshots at
- * 1280 px and phone width go to test-output/ui/ (dashboard, dashboard-agent, search-filters, scorecard,
+ * a call's scorecard, by role too; the upload form's speaker bounds and crosstalk; axe-core finds no
+ * serious or critical violation on any of them. Screenshots at
+ * 1280 px and phone width go to test-output/ui/ (dashboard, dashboard-agent, search-filters, scorecard-roles,
  * scorecard-speakers); no page may scroll sideways or break its CSP.
  */
 import { suite } from 'uvu';
@@ -15,8 +16,9 @@ import type { Page } from 'playwright-core';
 import type { Service } from '../../src/service.js';
 import type { IndexedTranscript } from '../../src/search/transcript-index.js';
 import { buildUi } from '../../ui/build.js';
+import { clock } from '../../ui/src/format.js';
 import { axeViolations, DESKTOP, launchChromium, screenshotsAt, type Browser } from '../fixtures/browser.js';
-import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
 import { makeTranscript } from '../conformance/transcript-corpus.js';
 import { ROOT, sleep, startInProcess } from './harness.js';
 
@@ -61,7 +63,27 @@ function corpus(): IndexedTranscript[] {
   mono.document.utterances[3]!.events[3]!.redacted = 'card';
   mono.document.sentiment = { S1: { label: 'Neutral', score: 0.05 }, S2: { label: 'Negative', score: -0.6 } };
   mono.document.metrics = { overtalksecs: 0, silencesecs: 3.5, longestsilencesecs: 2, talksecs: { S1: 4, S2: 3, S3: 2, S4: 1.5 }, wordsperminute: { S1: 130, S2: 110, S3: 100, S4: 90 } };
-  return [...docs, mono];
+  return [...docs, mono, rolesCall()];
+}
+
+/** A stereo call whose roles are known (channel 0 the agent), a name redacted on each line; outside the dashboard's ranges. */
+function rolesCall(): IndexedTranscript {
+  const call = makeTranscript({ tid: 'r01', scope: ['acme', 'sales', 'calls'], datetime: '2026-02-10T10:00:00Z', duration: 30, model: 'm', source: 'roles-call.wav', requestid: 'rr', metadata: {},
+    channels: [['thank you for calling acme how can i help', 'thank you xname let me check'], ['hi my name is xname i want to cancel', 'thank you']] });
+  for (const u of call.document.utterances) {
+    u.metadata.role = u.metadata.channel === 0 ? 'agent' : 'customer';
+    for (const e of u.events) {
+      if (e.word !== 'xname') continue;
+      e.word = '[NAME]';
+      e.redacted = 'name';
+    }
+  }
+  call.document.metrics = { overtalksecs: 1, silencesecs: 2, longestsilencesecs: 1, talksecs: { '0': 6, '1': 5 }, wordsperminute: { '0': 140, '1': 100 }, interruptions: { '0': 0, '1': 1 } };
+  call.document.roles = {
+    agent: { parties: ['C0'], talksecs: 6, wordsperminute: 140, interruptions: 0, sentiment: { label: 'Positive', score: 0.4 } },
+    customer: { parties: ['C1'], talksecs: 5, wordsperminute: 100, interruptions: 1, sentiment: { label: 'Negative', score: -0.3 } },
+  };
+  return call;
 }
 
 const api = (p: string, init: RequestInit = {}) => fetch(`${svc.url}${p}`, { ...init, headers: { Authorization: `Bearer ${acme}`, Accept: 'application/json', 'content-type': 'application/json', ...(init.headers ?? {}) } });
@@ -228,8 +250,8 @@ ui('a call\u2019s scorecard: categories with their words, metrics, sentiment, ge
   assert.match(await text('.scorecard .facts'), /Silence3\.5 s \(longest 2\.0 s\)/);
   assert.match(await text('.redactions'), /^1 card word redacted$/);
   const parties = await page.locator('.scorecard table tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
-  assert.equal(parties[0], ['Speaker S1', '\u2013', '4 s', '130', 'Neutral (0.05)', 'female']);
-  assert.equal(parties[1], ['Speaker S2', '\u2013', '3 s', '110', 'Negative (-0.60)', 'male']);
+  assert.equal(parties[0], ['Speaker S1', '\u2013', '4 s', '130', '\u2013', 'Neutral (0.05)', 'female']);
+  assert.equal(parties[1], ['Speaker S2', '\u2013', '3 s', '110', '\u2013', 'Negative (-0.60)', 'male']);
   assert.is(parties.length, 4);
   // Readable text by default; four speakers on one channel: one legible column, not four narrow ones.
   assert.ok(await page.locator('.lanes.lanes-many.readable').count() === 1);
@@ -245,6 +267,85 @@ ui('a call\u2019s scorecard: categories with their words, metrics, sentiment, ge
   await page.getByLabel('Readable text').uncheck();
   assert.is(await page.locator('.utt .words').first().isVisible(), true);
   assert.equal(errors.filter((e) => !/favicon|Failed to load resource/.test(e)), [], 'no page errors, no CSP violations');
+});
+
+ui('roles: the search page\u2019s role and redaction-kind filters, the scorecard by role, a category limited to a role', async () => {
+  await page.goto(`${svc.url}/ui/#/search?org=sales&terms=thank`);
+  await page.locator('.result').first().waitFor();
+  await page.getByText('Filters and order').click();
+  await page.getByLabel('Said by').selectOption('customer');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.waitForFunction(() => location.hash.includes('role=customer'));
+  await page.locator('.results-head h2').waitFor();
+  const customer = await count({ terms: 'thank', role: 'customer' });
+  assert.ok(customer > 0 && customer < (await count({ terms: 'thank' })), 'the role filter leaves out the calls without roles');
+  assert.is(await text('.results-head h2'), customer === 1 ? '1 call' : `${customer} calls`);
+  assert.equal(await page.locator('.result', { hasText: 'roles-call.wav' }).locator('.hit .role').allTextContents(), ['customer']);
+  await page.goto(`${svc.url}/ui/#/search?org=sales`);
+  await page.locator('.result').first().waitFor();
+  await page.getByText('Filters and order').click();
+  await page.getByLabel('Redacted').selectOption('name');
+  await page.getByRole('button', { name: 'Search', exact: true }).click();
+  await page.waitForFunction(() => location.hash.includes('redacted=name'));
+  await page.locator('.results-head h2').waitFor();
+  assert.is(await count({ redacted: 'name' }), 1);
+  assert.equal(await page.locator('.result .file').allTextContents(), ['roles-call.wav']);
+
+  // A category limited to the customer: the scorecard shows the customer's words only, as the index matched them.
+  const put = await api('/categories/acme/customer-thanks', { method: 'PUT', body: JSON.stringify({ terms: 'thank', role: 'customer' }) });
+  assert.is(put.status, 201);
+  for (let i = 0; i < 100; i++) {
+    const list = await (await api('/categories/acme')).json();
+    if (list.categories.every((c: { backfill: { state: string } }) => c.backfill.state === 'done')) break;
+    await sleep(200);
+  }
+  await page.goto(`${svc.url}/ui/#/call?org=sales&tid=r01&file=roles-call.wav`);
+  await page.locator('.scorecard').waitFor();
+  const [doc] = await (await api('/search/acme/sales', { method: 'POST', body: JSON.stringify({ output: 'details', requestid: 'rr' }) })).json();
+  assert.ok(doc.categories.includes('customer-thanks'));
+  const customerThanks = doc.utterances.find((u: { metadata: { role: string }; text?: string; events: { word: string }[] }) => u.metadata.role === 'customer' && u.events[0]!.word === 'thank');
+  const cat = page.locator('.score-cats > li', { has: page.locator('.chip', { hasText: /^customer-thanks$/ }) });
+  const catHits = await cat.locator('.cat-hits li').allTextContents();
+  assert.is(catHits.length, 1, catHits.join(' | '));
+  assert.ok(catHits[0]!.startsWith(`${clock(customerThanks.start)} `), `${catHits[0]} at ${customerThanks.start}`);
+  const rows = (caption: string) => page.locator('.scorecard table', { has: page.locator('caption', { hasText: caption }) }).locator('tbody tr')
+    .evaluateAll((trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  assert.equal(await rows('By role'), [
+    ['Agent', 'Agent (channel 0)', '6 s', '140', '0', 'Positive (0.40)'],
+    ['Customer', 'Customer (channel 1)', '5 s', '100', '1', 'Negative (-0.30)'],
+  ]);
+  assert.equal((await rows('By party')).map((r) => r.slice(0, 5)), [['Agent (channel 0)', 'agent', '6 s', '140', '0'], ['Customer (channel 1)', 'customer', '5 s', '100', '1']]);
+  assert.match(await text('.redactions'), /^2 name words redacted$/);
+  assert.equal([...new Set(await page.locator('.utt .ch-label').allTextContents())], ['Agent (channel 0)', 'Customer (channel 1)']);
+  assert.equal(await axeViolations(page), []);
+  await screenshots('scorecard-roles');
+});
+
+ui('upload form: minspeakers, maxspeakers and crosstalk are sent beside diarize; the API\u2019s refusal is shown', async () => {
+  await page.goto(`${svc.url}/ui/#/jobs`);
+  await page.getByLabel('At least').fill('3');
+  await page.getByLabel('At most').fill('2');
+  await page.getByLabel('Crosstalk').selectOption('keep');
+  await page.getByLabel('Tell speakers apart').check();
+  await page.locator('#upload-files').setInputFiles(await makeWav(dir, { name: 'speakers.wav', rate: 8000, tone: 440, seconds: 1 }));
+  // What the page hands to XMLHttpRequest (a multipart body with a file is not visible to the DevTools protocol).
+  await page.evaluate(() => {
+    const w = window as unknown as { sent: Array<Array<[string, string]>> };
+    w.sent = [];
+    const send = XMLHttpRequest.prototype.send;
+    XMLHttpRequest.prototype.send = function (body) {
+      if (body instanceof FormData) w.sent.push([...body.entries()].filter((e): e is [string, string] => typeof e[1] === 'string'));
+      return send.call(this, body);
+    };
+  });
+  await page.getByRole('button', { name: 'Upload', exact: true }).click();
+  await page.waitForFunction(() => (window as unknown as { sent: unknown[] }).sent.length === 1);
+  const [sent] = await page.evaluate(() => (window as unknown as { sent: Array<Array<[string, string]>> }).sent);
+  const fields = Object.fromEntries(sent!);
+  assert.equal([fields.diarize, fields.minspeakers, fields.maxspeakers, fields.crosstalk], ['true', '3', '2', 'keep']);
+  await page.locator('.upload-message').getByText('0 of 1 accepted.').waitFor();
+  assert.match(await text('.upload-item .upload-state'), /^not accepted: minspeakers=3 is more than maxspeakers=2/);
+  assert.equal(await axeViolations(page), []);
 });
 
 ui.run();

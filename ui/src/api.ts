@@ -140,6 +140,8 @@ export interface Category {
   org?: string;
   channel?: number;
   speaker?: string;
+  /** Limited to what the agent or the customer said. */
+  role?: 'agent' | 'customer';
   calls: number;
   backfill: { state: string; done: number };
 }
@@ -155,4 +157,12 @@ export function categories(company: string): Promise<Category[]> {
     categoryCache.set(company, p);
   }
   return p;
+}
+
+/** The company's categories, fetched again when one of `names` (a call's categories) is not among them: it was added since. */
+export async function categoriesHaving(company: string, names: readonly string[]): Promise<Category[]> {
+  const list = await categories(company);
+  if (names.every((n) => list.some((c) => c.name === n))) return list;
+  categoryCache.delete(company);
+  return categories(company);
 }

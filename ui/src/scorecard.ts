@@ -5,7 +5,7 @@
  * and gender when the transcript has them, redaction counts per kind, and exports of the document and
  * of the recording as stored (the redacted copy under scrubaudio).
  */
-import { channelWords, findHits, speakerWords } from '../../src/search/match.js';
+import { channelWords, findHits, queryWords } from '../../src/search/match.js';
 import { parseTerms } from '../../src/search/query.js';
 import type { Category, Hit, Transcript } from './api.js';
 import { h } from './dom.js';
@@ -18,11 +18,12 @@ export interface Party {
 }
 
 /** The words one category's rule matches in this call (its hits), or [] when none (or the rule no longer parses). */
-export function categoryHits(doc: Transcript, rule: Pick<Category, 'terms' | 'channel' | 'speaker'>): Hit[] {
+export function categoryHits(doc: Transcript, rule: Pick<Category, 'terms' | 'channel' | 'speaker' | 'role'>): Hit[] {
   try {
     const node = parseTerms(rule.terms);
     const words = channelWords(doc);
-    return findHits(node, rule.speaker ? speakerWords(words, rule.speaker) : words, rule.channel).hits;
+    // A rule limited to a speaker or a role matches only their words, as the index does.
+    return findHits(node, queryWords(words, { speaker: rule.speaker, role: rule.role }), rule.channel).hits;
   } catch {
     return [];
   }
@@ -63,6 +64,24 @@ function table(caption: string, head: string[], rows: Array<Array<Node | string>
     h('tbody', {}, rows.map(([first, ...rest]) => h('tr', {}, h('th', { scope: 'row' }, first!), rest.map((c) => h('td', {}, c)))))));
 }
 
+const sentimentTag = (s: { label: string; score: number }) => h('span', { class: `sentiment-${s.label.toLowerCase().replace(' ', '-')}` }, `${s.label} (${s.score.toFixed(2)})`);
+
+/** The document's `roles` (agent, then customer): who is in each and how each spoke (docs/speakers.md, "Roles"). */
+function roleRows(roles: NonNullable<Transcript['roles']>, parties: Party[]): Array<Array<Node | string>> {
+  return (['agent', 'customer'] as const).flatMap((role) => {
+    const r = roles[role];
+    if (!r) return [];
+    return [[
+      role === 'agent' ? 'Agent' : 'Customer',
+      r.parties.map((key) => parties.find((p) => p.key === key || `C${p.key}` === key)?.label ?? key).join(', '),
+      duration(r.talksecs),
+      String(Math.round(r.wordsperminute)),
+      String(r.interruptions),
+      r.sentiment ? sentimentTag(r.sentiment) : '\u2013',
+    ]];
+  });
+}
+
 export interface ScorecardOptions {
   doc: Transcript;
   parties: Party[];
@@ -95,7 +114,8 @@ export function scorecard(o: ScorecardOptions): HTMLElement {
       role ?? '\u2013',
       m?.talksecs[p.key] !== undefined ? duration(m.talksecs[p.key]!) : '\u2013',
       m?.wordsperminute[p.key] !== undefined ? String(Math.round(m.wordsperminute[p.key]!)) : '\u2013',
-      s ? h('span', { class: `sentiment-${s.label.toLowerCase().replace(' ', '-')}` }, `${s.label} (${s.score.toFixed(2)})`) : '\u2013',
+      m?.interruptions ? String(m.interruptions[p.key] ?? 0) : '\u2013',
+      s ? sentimentTag(s) : '\u2013',
       gender ?? '\u2013',
     ];
   });
@@ -140,7 +160,8 @@ export function scorecard(o: ScorecardOptions): HTMLElement {
           h('div', {}, h('dt', {}, 'Silence'), h('dd', {}, m ? `${m.silencesecs.toFixed(1)} s (longest ${m.longestsilencesecs.toFixed(1)} s)` : '\u2013')),
           h('div', {}, h('dt', {}, 'Duration'), h('dd', {}, duration(doc.audiosecs))))),
       h('div', { class: 'score-box' }, h('h3', {}, 'Redaction'), redactions)),
-    table('By party', ['Party', 'Role', 'Talk time', 'Words per minute', 'Sentiment', 'Gender'], partyRows),
+    doc.roles ? table('By role', ['Role', 'Parties', 'Talk time', 'Words per minute', 'Interruptions', 'Sentiment'], roleRows(doc.roles, o.parties)) : null,
+    table('By party', ['Party', 'Role', 'Talk time', 'Words per minute', 'Interruptions', 'Sentiment', 'Gender'], partyRows),
     h('div', { class: 'exports' }, jsonButton, audioButton, audioStatus),
   );
 }

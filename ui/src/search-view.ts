@@ -12,7 +12,7 @@ import { errorPosition } from './snippet.js';
 
 /** Search options kept in the hash, by their hash names (and any `meta.<field>`). */
 const KEYS = [
-  'co', 'org', 'folder', 'terms', 'from', 'to', 'channel', 'speaker', 'model', 'dmin', 'dmax', 'category', 'sentiment', 'omin', 'omax',
+  'co', 'org', 'folder', 'terms', 'from', 'to', 'channel', 'speaker', 'role', 'model', 'dmin', 'dmax', 'category', 'sentiment', 'omin', 'omax',
   'redacted', 'sort', 'sortdir', 'size', 'offset', 'requestid',
 ] as const;
 type State = Partial<Record<(typeof KEYS)[number], string>> & { meta?: Record<string, string> };
@@ -22,6 +22,9 @@ const SENTIMENTS: Array<[string, string]> = [
   ['Negative,Mostly Negative', 'Negative or mostly negative'], ['Negative', 'Negative'], ['Mostly Negative', 'Mostly negative'], ['Neutral', 'Neutral'],
   ['Mostly Positive', 'Mostly positive'], ['Positive', 'Positive'], ['any', 'Analysed for sentiment (any label)'],
 ];
+
+/** The roles of `role=` (docs/speakers.md, "Roles"). */
+const ROLES: Array<[string, string]> = [['agent', 'Agent'], ['customer', 'Customer']];
 
 export const PAGE_SIZES = ['25', '50', '100'];
 const DEFAULT_SIZE = '50';
@@ -55,6 +58,7 @@ export function apiOptions(s: State): Record<string, unknown> {
   Object.assign(o, dayRange(s.from, s.to));
   if (s.channel) o.channel = Number(s.channel);
   if (s.speaker) o.speaker = s.speaker;
+  if (s.role) o.role = s.role;
   if (s.model) o.model = s.model;
   if (s.dmin || s.dmax) o.duration = `${s.dmin ?? ''}-${s.dmax ?? ''}`;
   if (s.category) o.category = s.category;
@@ -170,6 +174,9 @@ function filterFields(state: State, account: Account, scope: Scope) {
   const omin = num('omin', 'min');
   const omax = num('omax', 'max');
   const speaker = h('input', { type: 'text', name: 'speaker', value: state.speaker ?? '', placeholder: 'S1, C0…', size: 6, autocomplete: 'off' });
+  // What the agent or the customer said (calls whose roles are known, docs/speakers.md); any other value is the API's to refuse.
+  const role = h('select', { name: 'role' }, option('', 'Anyone', !state.role), ROLES.map(([v, t]) => option(v, t, state.role === v)));
+  if (state.role && !ROLES.some(([v]) => v === state.role)) role.append(option(state.role, state.role, true));
   const category = h('select', { name: 'category' }, option('', 'Any category', !state.category));
   if (state.category) category.append(option(state.category, state.category.replace(/,/g, ' or '), true));
   // The company's categories arrive after the form is drawn (the search itself does not wait for them).
@@ -186,7 +193,7 @@ function filterFields(state: State, account: Account, scope: Scope) {
   const sort = h('select', { name: 'sort' }, [['datetime', 'Call date'], ['score', 'Hits'], ['duration', 'Duration'], ['filename', 'File name'], ['confidence', 'Confidence'], ['overtalk', 'Overtalk'], ['silence', 'Silence']].map(([v, t]) => option(v!, t!, (state.sort ?? 'datetime') === v)));
   const sortdir = h('select', { name: 'sortdir' }, option('desc', 'Descending', (state.sortdir ?? 'desc') === 'desc'), option('asc', 'Ascending', state.sortdir === 'asc'));
   const size = h('select', { name: 'size' }, PAGE_SIZES.map((n) => option(n, `${n} per page`, (state.size ?? DEFAULT_SIZE) === n)));
-  return { from, to, channel, speaker, model, dmin, dmax, omin, omax, category, sentiment, redacted, mfield, mvalue, sort, sortdir, size };
+  return { from, to, channel, speaker, role, model, dmin, dmax, omin, omax, category, sentiment, redacted, mfield, mvalue, sort, sortdir, size };
 }
 
 interface SearchForm {
@@ -221,6 +228,7 @@ function searchForm(state: State, account: Account, scope: Scope): SearchForm {
     to: f.to.value.trim() || undefined,
     channel: f.channel.value || undefined,
     speaker: f.speaker.value.trim() || undefined,
+    role: f.role.value || undefined,
     model: f.model.value || undefined,
     dmin: f.dmin.value || undefined,
     dmax: f.dmax.value || undefined,
@@ -259,7 +267,7 @@ function searchForm(state: State, account: Account, scope: Scope): SearchForm {
       'details',
       { class: 'filters', open: hasFilters(state) },
       h('summary', {}, 'Filters and order'),
-      h('div', { class: 'row' }, field('From', f.from, 'YYYY-MM-DD'), field('To', f.to, 'YYYY-MM-DD'), field('Channel', f.channel), field('Speaker', f.speaker), field('Model', f.model), durationGroup),
+      h('div', { class: 'row' }, field('From', f.from, 'YYYY-MM-DD'), field('To', f.to, 'YYYY-MM-DD'), field('Channel', f.channel), field('Speaker', f.speaker), field('Said by', f.role, 'When the call\u2019s roles are known'), field('Model', f.model), durationGroup),
       h('div', { class: 'row' }, field('Category', f.category), field('Sentiment', f.sentiment), overtalkGroup, field('Redacted', f.redacted, 'Calls where this kind was redacted'), metaGroup),
       h('div', { class: 'row' }, field('Sort by', f.sort), field('Order', f.sortdir), field('Page size', f.size)),
       dateError,
@@ -352,7 +360,7 @@ function exportButtons(c: ResultsContext, total: number): HTMLElement {
 }
 
 function hasFilters(s: State): boolean {
-  return Boolean(s.from || s.to || s.channel || s.speaker || s.model || s.dmin || s.dmax || s.category || s.sentiment || s.omin || s.omax || s.redacted || s.meta ||
+  return Boolean(s.from || s.to || s.channel || s.speaker || s.role || s.model || s.dmin || s.dmax || s.category || s.sentiment || s.omin || s.omax || s.redacted || s.meta ||
     s.sort || s.sortdir || s.size);
 }
 

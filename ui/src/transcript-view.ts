@@ -6,7 +6,7 @@
  * low-confidence words are marked. Channels can be named (Agent, Customer) in the page; the names
  * are kept in the browser for the company. Opened from a hit it starts playing at the hit.
  */
-import { ApiError, audioLink, categories, details, search, type Account, type Hit, type Scope } from './api.js';
+import { ApiError, audioLink, categoriesHaving, details, search, type Account, type Hit, type Scope } from './api.js';
 import { announce, h, option, replace } from './dom.js';
 import { clock, dateTime, duration } from './format.js';
 import { partyOf, scorecard, type Party } from './scorecard.js';
@@ -57,7 +57,7 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
   const player = createPlayer(doc);
   const names = channelNames(call.scope.company);
   const transcript = createTranscript(doc, hits, player.audio, names);
-  const rules = await categories(call.scope.company).catch(() => []);
+  const rules = await categoriesHaving(call.scope.company, doc.categories ?? []).catch(() => []);
   replace(
     main,
     backLink,
@@ -231,12 +231,14 @@ function parties(doc: CallDoc, names: ChannelNames): Party[] {
   return out;
 }
 
-/** "Agent (channel 0)", "Speaker S2", "Channel 1 · C1S2": how an utterance's party is called on the page. */
+const title = (role: string) => role[0]!.toUpperCase() + role.slice(1);
+
+/** "Agent (channel 0)", "Agent (speaker S1)", "Speaker S2", "Channel 1 · C1S2": how an utterance's party is called on the page. */
 function partyLabel(u: CallDoc['utterances'][number], names: ChannelNames, bySpeaker = false): string {
   const ch = u.metadata.channel;
   const role = (u.metadata as { role?: string }).role;
-  const named = names.get(ch) ?? (role ? role[0]!.toUpperCase() + role.slice(1) : undefined);
-  if (bySpeaker || (u.metadata.speaker && /^S\d/.test(u.metadata.speaker))) return `Speaker ${u.metadata.speaker}${role ? ` (${role})` : ''}`;
+  const named = names.get(ch) ?? (role ? title(role) : undefined);
+  if (bySpeaker || (u.metadata.speaker && /^S\d/.test(u.metadata.speaker))) return role ? `${title(role)} (speaker ${u.metadata.speaker})` : `Speaker ${u.metadata.speaker}`;
   const base = named ? `${named} (channel ${ch})` : `Channel ${ch}`;
   return u.metadata.speaker && u.metadata.speaker !== `C${ch}` ? `${base} \u00b7 ${u.metadata.speaker}` : base;
 }

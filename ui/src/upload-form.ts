@@ -1,6 +1,6 @@
 /**
  * Uploads from the browser (issue 28): several recordings or archives at once (file picker or drag
- * and drop), the options of POST /transcribe (diarization, speakers, gender, sentiment, redaction and
+ * and drop), the options of POST /transcribe (diarization, speakers or their bounds, crosstalk, gender, sentiment, redaction and
  * its kinds, numbers, vocabulary, callback, call time, archive password) and metadata fields (agent,
  * team, campaign, or any). Each file is its own request, sent with XMLHttpRequest so that its upload
  * progress is shown; the token goes in the Authorization header only.
@@ -89,7 +89,12 @@ export function uploadForm(account: Account, token: () => string | undefined, up
   company.addEventListener('change', fill);
 
   const diarize = checkbox('diarize', 'Tell speakers apart', false, '(mono calls)');
-  const speakers = h('input', { type: 'number', name: 'speakers', min: 1, max: 10, step: 1, inputmode: 'numeric', placeholder: 'found', size: 4 });
+  const count = (name: string, placeholder: string) => h('input', { type: 'number', name, min: 1, max: 10, step: 1, inputmode: 'numeric', placeholder, size: 4 });
+  const speakers = count('speakers', 'found');
+  const minspeakers = count('minspeakers', '1');
+  const maxspeakers = count('maxspeakers', '10');
+  // Another line's voice heard on a channel: dropped (the API's default) or kept, marked (docs/speakers.md).
+  const crosstalk = h('select', { name: 'crosstalk' }, option('', 'Dropped (default)', true), option('keep', 'Kept, marked as crosstalk'));
   const gender = checkbox('gender', 'Gender of each utterance');
   const sentiment = checkbox('sentiment', 'Sentiment');
   const numtrans = checkbox('numtrans', 'Numbers as numerals', true);
@@ -124,7 +129,9 @@ export function uploadForm(account: Account, token: () => string | undefined, up
     h('div', { class: 'row' }, account.principal === 'root' ? field('Company', company) : null, field('Destination', dest), field('Model', model),
       field('Call time', when, 'YYYY-MM-DD HH:MM, your time; empty: now'), field('Archive password', zpass, 'Only for encrypted zip/7z')),
     h('fieldset', { class: 'options' }, h('legend', {}, 'Analysis'),
-      h('div', { class: 'row' }, diarize.el, field('Speakers', speakers, 'If known, 1–10'), gender.el, sentiment.el, numtrans.el),
+      h('div', { class: 'row' }, diarize.el, field('Speakers', speakers, 'If known, 1–10'), field('At least', minspeakers, 'Speakers, if the exact number is not known'),
+        field('At most', maxspeakers, 'Speakers'), field('Crosstalk', crosstalk, 'Another line heard on a channel')),
+      h('div', { class: 'row' }, gender.el, sentiment.el, numtrans.el),
       h('div', { class: 'row' }, field('Vocabulary', vocab, 'Names and terms to favour, comma-separated'), field('Callback URL', callback, 'POSTed the result when done'))),
     h('fieldset', { class: 'options' }, h('legend', {}, 'Redaction'),
       h('div', { class: 'row' }, scrubtext.el, scrubaudio.el),
@@ -140,6 +147,9 @@ export function uploadForm(account: Account, token: () => string | undefined, up
     if (zpass.value) out.push(['zpass', zpass.value]);
     if (diarize.input.checked) out.push(['diarize', 'true']);
     if (speakers.value) out.push(['speakers', speakers.value]);
+    if (minspeakers.value) out.push(['minspeakers', minspeakers.value]);
+    if (maxspeakers.value) out.push(['maxspeakers', maxspeakers.value]);
+    if (crosstalk.value) out.push(['crosstalk', crosstalk.value]);
     if (gender.input.checked) out.push(['gender', 'true']);
     if (sentiment.input.checked) out.push(['sentiment', 'true']);
     if (!numtrans.input.checked) out.push(['numtrans', 'false']);

@@ -14,7 +14,10 @@
  * Peers in the same run: "one speaker" and today's first pipeline (`method: 'words'`), and for the calls
  * pitch k-means with the true number of speakers.
  *
- *   nice node --import tsx bench/diarization.ts [--only meetings,calls,channels,crosstalk,roles] [--calls 1] [--tune]
+ * `--fresh`: the meeting excerpts transcribed again (not from the cache), so the ASR's CPU on the same audio
+ * is measured in the same run.
+ *
+ *   nice node --import tsx bench/diarization.ts [--only meetings,calls,channels,crosstalk,roles] [--calls 1] [--tune] [--fresh]
  */
 import os from 'node:os';
 import path from 'node:path';
@@ -53,10 +56,14 @@ const asr = createTranscriber({ config: { ...config, asrThreads: 1 }, log: silen
 let diarCpu = 0;
 let diarAudio = 0;
 
+let asrCpuPerSec: number | undefined;
+
 // ---------------------------------------------------------------- meetings
 if (only.has('meetings')) {
-  const meetings = await loadMeetings(['8k', '16k']);
+  const meetings = await loadMeetings(['8k', '16k'], { fresh: argv.includes('--fresh') });
   await closeMeetingAsr();
+  const asrCpu = meetings.reduce((n, m) => n + (m.asrCpu ?? 0), 0);
+  if (asrCpu > 0) asrCpuPerSec = asrCpu / (30 * meetings.length);
   const rows: MeetingRow[] = [];
   for (const m of meetings) {
     const r = await benchMeeting(models, m);
@@ -163,14 +170,13 @@ if (only.has('channels')) {
 }
 
 // ---------------------------------------------------------------- crosstalk: WER with and without the step
-let asrCpuPerSec: number | undefined;
 if (only.has('crosstalk') || only.has('roles')) await asr.ready();
 if (only.has('crosstalk')) {
   const calls = Number(arg('xtalk-calls') ?? 3);
   const c0 = process.cpuUsage();
   const rows = await crosstalkWer(asr, calls, true);
   const cu = process.cpuUsage(c0);
-  asrCpuPerSec = (cu.user + cu.system) / 1e6 / (calls * 60 * 2 * 4); // two channels, four conditions (the step itself is a few ms)
+  asrCpuPerSec ??= (cu.user + cu.system) / 1e6 / (calls * 60 * 2 * 4); // two channels, four conditions (the step itself is a few ms)
   console.log(`\n## Crosstalk: the Allison channel (held-out prompts, text known) of ${calls} stereo calls of 60 s, 8 kHz mu-law, through the ASR`);
   console.log('| other voice on the channel | crosstalk step | WER | insertions | own right words lost |');
   console.log('|---|---|---|---|---|');
@@ -191,8 +197,9 @@ if (only.has('roles')) {
 }
 
 // ---------------------------------------------------------------- cost
-if (diarAudio > 0) {
-  console.log(`\nCPU: diarization + gender ${(diarCpu / diarAudio).toFixed(4)} CPU s per audio s${asrCpuPerSec ? `; ASR (Moonshine, auto, 1 thread, 8 kHz calls) ${asrCpuPerSec.toFixed(4)}: diarization is ${pct(diarCpu / diarAudio / asrCpuPerSec)} of the ASR` : ''}`);
+if (diarAudio > 0 || asrCpuPerSec) {
+  const diar = diarAudio > 0 ? `diarization + gender ${(diarCpu / diarAudio).toFixed(4)} CPU s per audio s` : 'no diarization timed';
+  console.log(`\nCPU: ${diar}${asrCpuPerSec ? `; ASR (Moonshine, auto, 1 thread; ${argv.includes('--fresh') && only.has('meetings') ? 'the meeting excerpts, both bands' : 'the crosstalk calls'}) ${asrCpuPerSec.toFixed(4)}${diarAudio > 0 ? `: diarization is ${pct(diarCpu / diarAudio / asrCpuPerSec)} of the ASR` : ''}` : ''}`);
 }
 await asr.close();
 await models.encoder.release();

@@ -11,7 +11,7 @@ RUNTIME=(
   ffmpeg                                   # transcoding MP3, FLAC, Ogg, M4A, AMR, GSM WAV, WebM (src/audio/transcode.ts; also encodes the test fixtures)
   sphinxtrain sphinxbase-utils sox pocketsphinx  # building the telephony model (pocketsphinx: mdef_convert)
   asterisk-core-sounds-en-wav asterisk-core-sounds-en  # real 8 kHz speech for telephony adaptation (a-l)
-  festival festvox-kallpc8k flite espeak-ng            # synthetic telephone speech for adaptation
+  festival festvox-kallpc8k flite espeak-ng            # synthetic telephone speech for adaptation; flite: the vocabulary's letter-to-sound rules (src/asr/pronounce.ts)
 )
 TEST=(
   pocketsphinx pocketsphinx-testdata       # the engine's own CLI (bench peer) and real test speech

@@ -150,13 +150,14 @@ p('as the ASR writes real answers: a misheard cue, a correction, an email withou
   ]);
 });
 
-p('as the ASR splits and mishears answers: "name please", a name said as an utterance of its own, "email address" heard as "amailed dress", an "i" starting the next sentence after spelled letters, a new sentence after a first name', () => {
+p('as the ASR splits and mishears answers: "name please", a name said as an utterance of its own, "email address" heard as "amailed dress", "dot com" as "dot\'s come", an "i" starting the next sentence after spelled letters, a new sentence after a first name', () => {
   assert.equal(redact([
     [0, 'okay can i get a name please'],
     [1, 'yes it is'],
     [1, 'and a simpson ah'],
     [0, 'and what is your amailed dress'],
     [1, 'peter glove not come'],
+    [1, "or send it to rachel at aol dot's come please"],
     [0, 'can you spell the last name'],
     [1, 's m i t h'],
     [1, 'i bought it at the store last week'],
@@ -169,6 +170,7 @@ p('as the ASR splits and mishears answers: "name please", a name said as an utte
     '1: [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name>',
     '0: and what is your amailed dress',
     '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
+    '1: or send it to [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> please',
     '0: can you spell the last name',
     '1: [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name> [NAME]<name>',
     '1: i bought it at the store last week',
@@ -201,6 +203,22 @@ p('a name as an utterance of its own after "my <relation>." or the agent\'s "thi
     '1: he said it ships on friday',
     '1: and my sister',
     '1: okay',
+  ]);
+});
+
+p('a request "can I have your … please" whose object the ASR garbled ("full name" → "fault aim") is the name question; one that names another kind\'s word ("order number") is not', () => {
+  assert.equal(redact([
+    [0, 'sure can i have your fault aim please'],
+    [1, 'yes it is'],
+    [1, 'robert ah lead'],
+    [0, 'and can i get your order number please'],
+    [1, 'sure it is seventy seven'],
+  ]), [
+    '0: sure can i have your fault aim please',
+    '1: yes it is',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name>',
+    '0: and can i get your order number please',
+    '1: sure it is 77',
   ]);
 });
 

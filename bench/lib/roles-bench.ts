@@ -54,8 +54,9 @@ function buildRoleCall(dir: string, n: number, agentLeft: boolean): { stereo: st
   // agent, customer, agent, customer, agent, customer: each side silent while the other talks
   for (let k = 0; k < 3; k++) {
     for (const [who, file] of [['agent', agentTurns[k]!], ['customer', readerTurns[k]!]] as const) {
-      const own = path.join(dir, `${who}-${n}-${k}.wav`);
-      const quiet = path.join(dir, `${who === 'agent' ? 'customer' : 'agent'}-${n}-${k}.wav`);
+      // named by the turn's speaker: the silence on the other side must not overwrite that side's own turn k
+      const own = path.join(dir, `${who}-${n}-${k}-${who}.wav`);
+      const quiet = path.join(dir, `${who === 'agent' ? 'customer' : 'agent'}-${n}-${k}-${who}.wav`);
       execFileSync('sox', ['-V1', file, '-r', '8000', '-c', '1', '-b', '16', own, 'pad', '0', '0.4']);
       const secs = execFileSync('soxi', ['-D', own], { encoding: 'utf8' }).trim();
       execFileSync('sox', ['-V1', '-n', '-r', '8000', '-c', '1', '-b', '16', quiet, 'trim', '0', secs]);

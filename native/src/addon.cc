@@ -4,8 +4,10 @@
 //   new Recognizer({ name, engine, sampleRate, hmm, dict, lm, options: [[flag, value], ...] })
 //   recognizer.decode(samples: Int16Array, abort?: Int32Array, whole?: boolean)
 //     -> { frames, words: [{ word, start, end, confidence }] }   (start/end in milliseconds)
-//   recognizer.align(samples: Int16Array, slots: string[][][], abort?: Int32Array)
-//     -> the same shape: the aligned path (slot -> alternatives -> dictionary words; [] = unknown word)
+//   recognizer.align(samples: Int16Array, slots: string[][][], abort?: Int32Array, penalties?: number[][])
+//     -> the same shape plus `score` (the path's natural-log likelihood): the aligned path (slot ->
+//        alternatives -> dictionary words; [] = unknown word); penalties: slot -> alternative -> nats
+//   recognizer.addWord(word: string, phones: string) -> boolean   (a word for later alignments)
 //   engines() -> string[]
 //   memoryFile(name: string) -> number   a memfd descriptor (memory_file.h); throws an Error with the errno text
 //   threadCpuMs() -> number              CPU milliseconds of the calling thread (thread_clock.h); -1 without the clock
@@ -32,6 +34,7 @@ class Recognizer : public Napi::ObjectWrap<Recognizer> {
   static Napi::Function Define(Napi::Env env) {
     return DefineClass(env, "Recognizer",
                        {InstanceMethod<&Recognizer::Decode>("decode"), InstanceMethod<&Recognizer::Align>("align"),
+                        InstanceMethod<&Recognizer::AddWord>("addWord"),
                         InstanceAccessor<&Recognizer::SampleRate>("sampleRate")});
   }
 
@@ -86,6 +89,7 @@ class Recognizer : public Napi::ObjectWrap<Recognizer> {
     Napi::Array slots = info[1].As<Napi::Array>();
     const int32_t* abortWord = nullptr;
     if (info.Length() > 2 && info[2].IsTypedArray()) abortWord = info[2].As<Napi::TypedArrayOf<int32_t>>().Data();
+    Napi::Array penalties = info.Length() > 3 && info[3].IsArray() ? info[3].As<Napi::Array>() : Napi::Array::New(env, 0);
     voxdex::AlignRequest request;
     request.slots.resize(slots.Length());
     for (uint32_t i = 0; i < slots.Length(); ++i) {
@@ -95,6 +99,10 @@ class Recognizer : public Napi::ObjectWrap<Recognizer> {
         std::vector<std::string> alt;
         for (uint32_t k = 0; k < words.Length(); ++k) alt.push_back(words.Get(k).As<Napi::String>().Utf8Value());
         request.slots[i].alternatives.push_back(std::move(alt));
+      }
+      if (i < penalties.Length() && penalties.Get(i).IsArray()) {
+        Napi::Array p = penalties.Get(i).As<Napi::Array>();
+        for (uint32_t j = 0; j < p.Length(); ++j) request.slots[i].penalties.push_back(p.Get(j).As<Napi::Number>().DoubleValue());
       }
     }
     voxdex::Transcript t;
@@ -106,6 +114,12 @@ class Recognizer : public Napi::ObjectWrap<Recognizer> {
       throw ToJsError(env, "ASR_FAILED", e.what());
     }
     return ToJs(env, t);
+  }
+
+  Napi::Value AddWord(const Napi::CallbackInfo& info) {
+    std::string word = info[0].As<Napi::String>().Utf8Value();
+    std::string phones = info[1].As<Napi::String>().Utf8Value();
+    return Napi::Boolean::New(info.Env(), engine_->AddWord(word, phones));
   }
 
   static Napi::Value ToJs(Napi::Env env, const voxdex::Transcript& t) {
@@ -120,6 +134,7 @@ class Recognizer : public Napi::ObjectWrap<Recognizer> {
     }
     Napi::Object result = Napi::Object::New(env);
     result.Set("frames", static_cast<double>(t.frames));
+    result.Set("score", t.score);
     result.Set("words", words);
     return result;
   }

@@ -34,6 +34,7 @@ struct Word {
 struct Transcript {
   std::vector<Word> words;
   int64_t frames = 0;  // acoustic frames searched
+  double score = 0;    // Align(): the best path's log likelihood (natural log), transitions included
 };
 
 // Every failure leaves an engine as an EngineError whose code is one of src/errors.ts's codes:
@@ -64,6 +65,10 @@ class AbortFlag {
 // a loop of one or more phones absorbs. Silence and fillers may come between any two words.
 struct AlignSlot {
   std::vector<std::vector<std::string>> alternatives;
+  // Per alternative (same order; missing = 0): a natural-log penalty added to the path that takes it.
+  // A custom-vocabulary phrase offered beside the words heard is taken only where the audio fits it
+  // better by more than its penalty (src/asr/moonshine/phrase-verify.ts).
+  std::vector<double> penalties;
 };
 
 struct AlignRequest {
@@ -89,6 +94,9 @@ class Engine {
   virtual Transcript Align(const int16_t* pcm, size_t samples, const AlignRequest& request, const AbortFlag& abort) {
     throw EngineError("ASR_FAILED", "this engine cannot align");
   }
+  // Adds a word with its phones ("Z EH N T R IH K S") to the aligner's dictionary, for later Align()
+  // calls. False when the phones are not the model's; true when added or already there.
+  virtual bool AddWord(const std::string& word, const std::string& phones) { return false; }
 };
 
 // Creates the engine named by desc.engine. Throws EngineError (MODEL_LOAD_FAILED).

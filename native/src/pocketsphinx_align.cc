@@ -8,6 +8,7 @@
 #include <sphinxbase/logmath.h>
 
 #include <algorithm>
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,14 @@ const char* const kPhones[] = {"AA", "AE", "AH", "AO", "AW", "AY", "B",  "CH", "
                                "F",  "G",  "HH", "IH", "IY", "JH", "K",  "L",  "M",  "N",  "NG", "OW", "OY",
                                "P",  "R",  "S",  "SH", "T",  "TH", "UH", "UW", "V",  "W",  "Y",  "Z",  "ZH"};
 constexpr const char* kSearch = "voxdex_align";
+// Search scores are logmath values shifted right by this many bits (PocketSphinx's SENSCR_SHIFT).
+constexpr int kScoreShift = 10;
 
 }  // namespace
+
+double PocketSphinxEngine::PathScoreToLn(int32_t score) {
+  return logmath_log_to_ln(ps_get_logmath(ps_), 1) * static_cast<double>(score) * static_cast<double>(1 << kScoreShift);
+}
 
 void PocketSphinxEngine::AddPhoneWords() {
   for (const char* phone : kPhones) {
@@ -43,9 +50,15 @@ bool PocketSphinxEngine::InDictionary(const std::string& word) {
 // Each word position of an alternative may list choices separated by '|' ("zero|oh"). Choices the
 // dictionary lacks are dropped; an alternative with a position left empty is dropped; a slot left
 // with no alternative becomes an unknown word (phone loop).
-std::vector<std::vector<std::vector<std::string>>> PocketSphinxEngine::KnownAlternatives(const AlignSlot& slot) {
-  std::vector<std::vector<std::vector<std::string>>> out;
-  for (const auto& alt : slot.alternatives) {
+bool PocketSphinxEngine::AddWord(const std::string& word, const std::string& phones) {
+  if (InDictionary(word)) return true;
+  return ps_add_word(ps_, word.c_str(), phones.c_str(), FALSE) >= 0;
+}
+
+std::vector<PocketSphinxEngine::KnownAlternative> PocketSphinxEngine::KnownAlternatives(const AlignSlot& slot) {
+  std::vector<KnownAlternative> out;
+  for (size_t a = 0; a < slot.alternatives.size(); ++a) {
+    const auto& alt = slot.alternatives[a];
     std::vector<std::vector<std::string>> positions;
     bool ok = !alt.empty();
     for (const auto& w : alt) {
@@ -61,7 +74,7 @@ std::vector<std::vector<std::vector<std::string>>> PocketSphinxEngine::KnownAlte
       if (choices.empty()) ok = false;
       positions.push_back(std::move(choices));
     }
-    if (ok) out.push_back(std::move(positions));
+    if (ok) out.push_back({std::move(positions), a < slot.penalties.size() ? slot.penalties[a] : 0.0});
   }
   return out;
 }
@@ -71,7 +84,7 @@ Transcript PocketSphinxEngine::Align(const int16_t* pcm, size_t samples, const A
   if (abort.Raised()) throw EngineError("CANCELLED", "cancelled");
   if (hasLm_) throw EngineError("ASR_FAILED", "model " + name_ + ": an aligner is a model without a language model or grammar");
   if (request.slots.empty()) return Transcript{};
-  std::vector<std::vector<std::vector<std::vector<std::string>>>> slots;
+  std::vector<std::vector<KnownAlternative>> slots;
   for (const auto& slot : request.slots) slots.push_back(KnownAlternatives(slot));
 
   // States: 0 = start; each slot ends in a state of its own; alternatives of several words and the
@@ -80,7 +93,7 @@ Transcript PocketSphinxEngine::Align(const int16_t* pcm, size_t samples, const A
   for (const auto& alts : slots) {
     states += 1;
     if (alts.empty()) states += 1;
-    for (const auto& alt : alts) states += static_cast<int32>(alt.size()) - 1;
+    for (const auto& alt : alts) states += static_cast<int32>(alt.positions.size()) - 1;
   }
   logmath_t* lmath = ps_get_logmath(ps_);
   fsg_model_t* fsg = fsg_model_init(kSearch, lmath, cmd_ln_float32_r(config_, "-lw"), states);
@@ -100,13 +113,15 @@ Transcript PocketSphinxEngine::Align(const int16_t* pcm, size_t samples, const A
       }
       fsg_model_null_trans_add(fsg, loop, to, certain);
     }
-    const int32 choose = logmath_log(lmath, 1.0 / static_cast<double>(std::max<size_t>(1, alts.size())));
-    for (const auto& alt : alts) {
+    const double choose = std::log(1.0 / static_cast<double>(std::max<size_t>(1, alts.size())));
+    for (const auto& known : alts) {
+      const auto& alt = known.positions;
+      const int32 enter = logmath_ln_to_log(lmath, choose - known.penalty);
       int32 at = from;
       for (size_t i = 0; i < alt.size(); ++i) {
         int32 dest = i + 1 == alt.size() ? to : next++;
         for (const auto& choice : alt[i]) {
-          fsg_model_trans_add(fsg, at, dest, i == 0 ? choose : certain, fsg_model_word_add(fsg, choice.c_str()));
+          fsg_model_trans_add(fsg, at, dest, i == 0 ? enter : certain, fsg_model_word_add(fsg, choice.c_str()));
         }
         at = dest;
       }
@@ -123,7 +138,10 @@ Transcript PocketSphinxEngine::Align(const int16_t* pcm, size_t samples, const A
   if (ps_start_stream(ps_) < 0) throw EngineError("ASR_FAILED", "model " + name_ + ": could not start a stream (" + lastError + ")");
   SearchChunked(Dither(pcm, samples), samples, abort);
   if (abort.Raised()) throw EngineError("CANCELLED", "cancelled");
-  return Words();
+  Transcript out = Words();
+  int32 score = 0;
+  if (ps_get_hyp(ps_, &score) != nullptr) out.score = PathScoreToLn(score);
+  return out;
 }
 
 }  // namespace voxdex

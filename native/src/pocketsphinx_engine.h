@@ -24,6 +24,7 @@ class PocketSphinxEngine : public Engine {
   int SampleRate() const override { return sampleRate_; }
   Transcript Decode(const int16_t* pcm, size_t samples, const AbortFlag& abort, const DecodeOptions& options) override;
   Transcript Align(const int16_t* pcm, size_t samples, const AlignRequest& request, const AbortFlag& abort) override;
+  bool AddWord(const std::string& word, const std::string& phones) override;
 
  private:
   const int16_t* Dither(const int16_t* pcm, size_t samples);
@@ -31,8 +32,13 @@ class PocketSphinxEngine : public Engine {
   void SearchChunked(const int16_t* pcm, size_t samples, const AbortFlag& abort);
   Transcript Words();
   void AddPhoneWords();
+  double PathScoreToLn(int32_t score);
   bool InDictionary(const std::string& word);
-  std::vector<std::vector<std::vector<std::string>>> KnownAlternatives(const AlignSlot& slot);
+  struct KnownAlternative {
+    std::vector<std::vector<std::string>> positions;
+    double penalty;
+  };
+  std::vector<KnownAlternative> KnownAlternatives(const AlignSlot& slot);
 
 
  private:

@@ -41,6 +41,8 @@ export interface NativeWord {
 export interface NativeTranscript {
   frames: number;
   words: NativeWord[];
+  /** align(): the best path's natural-log likelihood (acoustic and grammar together); 0 from decode(). */
+  score?: number;
 }
 
 export interface NativeRecognizer {
@@ -51,12 +53,20 @@ export interface NativeRecognizer {
    * Forced alignment (a model loaded without a language model): slot → alternatives → dictionary
    * words ("zero|oh" offers choices). Returns the path taken; unknown words come back as "@phone" runs.
    */
-  align(samples: Int16Array, slots: string[][][], abort?: Int32Array): NativeTranscript;
+  align(samples: Int16Array, slots: string[][][], abort?: Int32Array, penalties?: number[][]): NativeTranscript;
+  /**
+   * Adds a word with its phones ("Z EH N T R IH K S") to an aligner's dictionary for later alignments;
+   * false when the phones are not the model's. Slot alternatives may then name it. `penalties`
+   * (slot → alternative → nats) lowers the paths through an alternative.
+   */
+  addWord(word: string, phones: string): boolean;
 }
 
 export interface NativeBinding {
   Recognizer: new (desc: NativeModelDesc) => NativeRecognizer;
   engines(): string[];
+  /** An anonymous in-memory file (memfd_create): its descriptor. */
+  memoryFile(name: string): number;
 }
 
 let binding: NativeBinding | undefined;

@@ -12,9 +12,9 @@
  */
 import { align } from '../align-engine.js';
 import { loadMoonshine, MOONSHINE_RATE, type MoonshineModel, type MoonshineOutput } from '../moonshine/model.js';
-import { compileVocabulary, vocabularySpellings, type Vocabulary } from '../moonshine/vocab.js';
-import { spelledDisplay, writtenWords, type WrittenWord } from '../moonshine/words.js';
-import { dictionaryWords, rewriteNearMisses } from '../moonshine/near-miss.js';
+import { compileVocabulary, type Vocabulary } from '../moonshine/vocab.js';
+import { writtenWords, type WrittenWord } from '../moonshine/words.js';
+import { applyVocabulary, type VocabPassContext } from '../moonshine/vocab-pass.js';
 import type { EngineRequest, EngineResult, MoonshineDesc, PocketSphinxDesc, WorkerEngine } from './engine.js';
 import type { PocketSphinxEngine } from './pocketsphinx.js';
 
@@ -30,6 +30,8 @@ const EMPTY_SUSPECT_SEC = 0.3;
 
 export interface MoonshineEngineDeps {
   aligner(desc: PocketSphinxDesc): PocketSphinxEngine;
+  /** Benchmarks only: other settings of the vocabulary's verified pass, and what it found. */
+  vocabPass?: Pick<VocabPassContext, 'tuning' | 'onCheck'>;
 }
 
 /** 10 ms frame levels in dBFS (DC removed). */
@@ -142,13 +144,8 @@ export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEn
       const vocabulary = vocabularyOf(req);
       let written = await recognize(model, req, levels[i]!, 0, levels[i]!.length, 0, notes, steps, vocabulary, k >= 0 ? firsts[k] : undefined);
       if (vocabulary) {
-        if (req.aligner) written = rewriteNearMisses(written, vocabulary, dictionaryWords(req.aligner.dict));
-        vocabularySpellings(written.map((w) => w.text), vocabulary).forEach((s, j) => {
-          if (s === undefined) return;
-          const w = written[j]!;
-          w.spelled = s;
-          if (w.display) w.display = spelledDisplay(w.display, s);
-        });
+        const aligner = req.aligner ? { engine: deps.aligner(req.aligner), dict: req.aligner.dict } : undefined;
+        written = applyVocabulary(written, vocabulary, { aligner, samples: req.samples, abort: req.abort, ...deps.vocabPass });
       }
       results.push(finish(req, levels[i]!, written, notes, steps.n));
     }

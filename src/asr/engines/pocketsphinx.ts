@@ -4,7 +4,8 @@ import type { EngineRequest, EngineResult, PocketSphinxDesc, WorkerEngine } from
 
 export interface PocketSphinxEngine extends WorkerEngine {
   readonly recognizer: NativeRecognizer;
-  align(samples: Int16Array, slots: string[][][], abort: Int32Array): NativeTranscript;
+  align(samples: Int16Array, slots: string[][][], abort: Int32Array, penalties?: number[][]): NativeTranscript;
+  addWord(word: string, phones: string): boolean;
 }
 
 export function loadPocketSphinx(desc: PocketSphinxDesc): PocketSphinxEngine {
@@ -16,8 +17,11 @@ export function loadPocketSphinx(desc: PocketSphinxDesc): PocketSphinxEngine {
       const out = recognizer.decode(req.samples, req.abort, req.wholeUtterance === true);
       return { words: out.words, frames: out.frames, notes: [] };
     },
-    align(samples, slots, abort) {
-      return recognizer.align(samples, slots, abort);
+    align(samples, slots, abort, penalties) {
+      return recognizer.align(samples, slots, abort, penalties);
+    },
+    addWord(word, phones) {
+      return recognizer.addWord(word, phones);
     },
   };
 }

@@ -1,42 +1,29 @@
 /**
  * The last step of the custom vocabulary: written words that nearly spell a listed phrase and are
  * not English words ("Lumore Cloud", "omnivoc") are rewritten as the phrase (vocab.ts nearMisses).
- * The dictionary is the forced aligner's (cmudict), read once per thread.
+ * The dictionary is the forced aligner's (cmudict: src/asr/pronounce.ts readDictionary).
  */
-import { readFileSync } from 'node:fs';
 import { nearMisses, type Vocabulary } from './vocab.js';
 import { readingsOf, type WrittenWord } from './words.js';
-
-const dictionaries = new Map<string, ReadonlySet<string>>();
-
-/** The words of a PocketSphinx dictionary ("word(2) …" variants folded), lower case. */
-export function dictionaryWords(file: string): ReadonlySet<string> {
-  let words = dictionaries.get(file);
-  if (!words) {
-    words = new Set(
-      readFileSync(file, 'utf8')
-        .split('\n')
-        .map((l) => l.slice(0, l.indexOf(' ')).replace(/\(\d+\)$/, '').toLowerCase())
-        .filter(Boolean),
-    );
-    dictionaries.set(file, words);
-  }
-  return words;
-}
 
 const EDGE = /^([^\p{L}\p{N}]*)[\s\S]*?([^\p{L}\p{N}]*)$/u;
 
 /** `written` with every near miss of a phrase replaced by the phrase's words (their confidence: the lowest replaced). */
-export function rewriteNearMisses(written: readonly WrittenWord[], vocab: Vocabulary, dictionary: ReadonlySet<string>): WrittenWord[] {
+export function rewriteNearMisses(written: readonly WrittenWord[], vocab: Vocabulary, dictionary: { has(word: string): boolean }): WrittenWord[] {
   const misses = nearMisses(
     written.map((w) => w.text),
     vocab,
     (w) => dictionary.has(w),
   );
-  if (misses.length === 0) return written.slice();
+  return replaceSpans(written, misses, vocab);
+}
+
+/** `written` with each span (in order, not overlapping) replaced by its phrase's words, punctuation around it kept. */
+export function replaceSpans(written: readonly WrittenWord[], spans: ReadonlyArray<{ at: number; length: number; phrase: number }>, vocab: Pick<Vocabulary, 'phrases'>): WrittenWord[] {
+  if (spans.length === 0) return written.slice();
   const out: WrittenWord[] = [];
   let i = 0;
-  for (const m of misses) {
+  for (const m of spans) {
     out.push(...written.slice(i, m.at));
     const span = written.slice(m.at, m.at + m.length);
     const confidence = Math.min(...span.map((w) => w.confidence));

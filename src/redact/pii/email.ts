@@ -11,8 +11,8 @@ import { EMAIL_SYMBOLS, FILLERS, LETTER_WORDS, MAIL_DOMAINS, NOT_A_NAME, TLDS } 
 import type { Window } from './context.js';
 import { answerSpan, gap, isLetter, isNumber, rawWord, type PiiSpan, type PiiView } from './spans.js';
 
-/** How the ASR hears "dot com" said fast: "not come", "dot calm". */
-const DOT_HEARD = new Set(['not', 'dog', 'dart', 'dock']);
+/** How the ASR hears "dot com" said fast: "not come", "dot calm", "dot's come". */
+const DOT_HEARD = new Set(['not', 'dog', 'dart', 'dock', "dot's", 'dots']);
 const COM_HEARD = new Set(['come', 'calm', 'comb', 'cam']);
 const WRITTEN = /@|^[\w.+-]+\.(com|net|org|edu|gov|co|uk|us|io|ca|info|biz)$/i;
 /** Most tokens of a spoken email's local part and domain. */

@@ -206,6 +206,22 @@ p('a name as an utterance of its own after "my <relation>." or the agent\'s "thi
   ]);
 });
 
+p('a request "can I have your … please" whose object the ASR garbled ("full name" → "fault aim") is the name question; one that names another kind\'s word ("order number") is not', () => {
+  assert.equal(redact([
+    [0, 'sure can i have your fault aim please'],
+    [1, 'yes it is'],
+    [1, 'robert ah lead'],
+    [0, 'and can i get your order number please'],
+    [1, 'sure it is seventy seven'],
+  ]), [
+    '0: sure can i have your fault aim please',
+    '1: yes it is',
+    '1: [NAME]<name> [NAME]<name> [NAME]<name>',
+    '0: and can i get your order number please',
+    '1: sure it is 77',
+  ]);
+});
+
 p('a full date with a birth year is a date of birth even when its question was not heard; a due date is kept', () => {
   assert.equal(redact([
     [0, 'for security can you confirm your data toughpurf'],

@@ -281,6 +281,10 @@ ui('roles: the search page\u2019s role and redaction-kind filters, the scorecard
   assert.ok(customer > 0 && customer < (await count({ terms: 'thank' })), 'the role filter leaves out the calls without roles');
   assert.is(await text('.results-head h2'), customer === 1 ? '1 call' : `${customer} calls`);
   assert.equal(await page.locator('.result', { hasText: 'roles-call.wav' }).locator('.hit .role').allTextContents(), ['customer']);
+  // The call opened from it lists the customer's hit only, as the search did (the agent said "thank you" twice).
+  await page.locator('.result', { hasText: 'roles-call.wav' }).locator('a.hit').click();
+  await page.locator('#hits-title').waitFor();
+  assert.is(await text('#hits-title'), '1 hit');
   await page.goto(`${svc.url}/ui/#/search?org=sales`);
   await page.locator('.result').first().waitFor();
   await page.getByText('Filters and order').click();

@@ -315,7 +315,7 @@ async function showResults(results: HTMLElement, pending: ReturnType<typeof sear
   results.removeAttribute('aria-busy');
   performance.mark('voxdex:results-received');
 
-  const callState = { co: scope.company, org: scope.org, folder: scope.folder, terms: state.terms, channel: state.channel, back: location.hash };
+  const callState = { co: scope.company, org: scope.org, folder: scope.folder, terms: state.terms, channel: state.channel, speaker: state.speaker, role: state.role, back: location.hash };
   renderResults(results, answer, {
     offset: c.page.offset,
     pageSize: c.page.size,

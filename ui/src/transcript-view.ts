@@ -36,6 +36,8 @@ interface CallParams {
   /** The search that finds the call (and its hits). */
   filter: Record<string, unknown>;
   channel: string | null;
+  speaker: string | null;
+  role: string | null;
 }
 
 export async function renderTranscript(main: HTMLElement, params: URLSearchParams, account: Account): Promise<() => void> {
@@ -44,7 +46,7 @@ export async function renderTranscript(main: HTMLElement, params: URLSearchParam
   const [docs, found] = await Promise.all([
     details(call.scope, call.filter),
     // Its summary row: the call time (an index field) and, with terms, the hits.
-    search(call.scope, { ...call.filter, ...(call.terms ? { terms: call.terms } : {}), ...(call.channel && call.terms ? { channel: Number(call.channel) } : {}) }),
+    search(call.scope, { ...call.filter, ...hitOptions(call) }),
   ]);
   const doc = docs.find((d) => (call.tid ? d.tid === call.tid : d.source === call.file));
   const backLink = h('a', { class: 'back', href: call.back ?? '#/search' }, '\u2190 Back to the results');
@@ -96,7 +98,19 @@ function callParams(params: URLSearchParams, account: Account): CallParams {
     back: params.get('back'),
     filter,
     channel: params.get('channel'),
+    speaker: params.get('speaker'),
+    role: params.get('role'),
   };
+}
+
+/** The options that limit the call's hits as the search it was opened from did: its terms, said on that channel, by that speaker or role. */
+function hitOptions(call: CallParams): Record<string, unknown> {
+  if (!call.terms) return {};
+  const o: Record<string, unknown> = { terms: call.terms };
+  if (call.channel) o.channel = Number(call.channel);
+  if (call.speaker) o.speaker = call.speaker;
+  if (call.role) o.role = call.role;
+  return o;
 }
 
 type CallDoc = Awaited<ReturnType<typeof details>>[number];

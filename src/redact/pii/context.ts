@@ -80,7 +80,9 @@ const FIRST_PERSON = new Set(['my', 'i', "i'm", 'me', "i've", 'mine']);
 /**
  * The stream's word keys as cues read them: "email address" as the ASR mishears it on the phone
  * ("amailed dress", "unmaily dress": a word with "mail" in it before "dress" or "address") is read
- * as said.
+ * as said; a request "(can) I have/get your … please" whose 1–3 words name no cue of any kind ("can I
+ * have your fault, Aim, please" for "full name"; not "your order number please") is read as the name
+ * question it most often is: its last word before "please" is read as "name".
  */
 function cueKeys(t: readonly StreamToken[]): string[] {
   const keys = t.map((x) => x.key);
@@ -89,6 +91,12 @@ function cueKeys(t: readonly StreamToken[]): string[] {
       keys[i] = 'email';
       keys[i + 1] = 'address';
     }
+  }
+  for (let i = 0; i + 3 < keys.length; i++) {
+    if (keys[i] !== 'i' || (keys[i + 1] !== 'have' && keys[i + 1] !== 'get') || keys[i + 2] !== 'your') continue;
+    const please = [4, 5, 6].find((d) => keys[i + d] === 'please' && t[i + d]!.u === t[i]!.u);
+    if (please === undefined || keys.slice(i + 3, i + please).some((k) => BY_LAST.has(k))) continue;
+    keys[i + please - 1] = 'name';
   }
   return keys;
 }

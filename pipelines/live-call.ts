@@ -17,7 +17,7 @@ import { resampleToInt16 } from '../src/audio/resample.js';
 import { toVoxdexError, voxdexError, type ErrorInfo } from '../src/errors.js';
 import { AudioInput } from '../src/live/audio-input.js';
 import type { CallRecording } from '../src/live/call-recording.js';
-import type { Endpointed, Endpointer, LiveSegment } from '../src/live/endpointer.js';
+import type { Endpointed, Endpointer, LiveSegment } from '../src/asr/endpointer.js';
 import { decidedUtterances } from '../src/live/redaction-hold.js';
 import { LocalAgreement, partialText } from '../src/live/partials.js';
 import { maskedPartialWords } from '../src/live/word-kinds-hold.js';

@@ -11,7 +11,7 @@ import { toInt16 } from '../src/audio/resample.js';
 import { segmentSamples } from '../src/audio/segment.js';
 import { AudioInput, declaredFormat } from '../src/live/audio-input.js';
 import { recordingHeader } from '../src/live/call-recording.js';
-import { energyEndpointer } from '../src/live/endpointer.js';
+import { energyEndpointer } from '../src/asr/endpointer.js';
 import { LocalAgreement, partialText } from '../src/live/partials.js';
 import { decidedUtterances } from '../src/live/redaction-hold.js';
 import { PriorityTaskQueue } from '../src/asr/priority-queue.js';

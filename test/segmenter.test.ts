@@ -14,7 +14,7 @@ import { createSegmenter, energySegmenter, sileroSegmenter, type Segmenter } fro
 import { resample, toChannelPcm } from '../src/audio/resample.js';
 import type { Segment } from '../src/audio/segment.js';
 import { loadConfig } from '../src/config.js';
-import type { LiveSegment } from '../src/live/endpointer.js';
+import type { LiveSegment } from '../src/asr/endpointer.js';
 import { decodeWav } from '../src/stages/decode.js';
 import type { DecodedAudio } from '../src/types.js';
 import { ASTERISK_SOUNDS, LIBRIVOX_DIR, makeTempDir, removeDir } from './fixtures/make-audio.js';

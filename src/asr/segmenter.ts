@@ -3,7 +3,7 @@
  * transcriber) and as a live call's audio arrives (the endpointer), by one of two segmenters:
  *
  * - `energy` (the default): the energy segmenter (src/audio/segment.ts) on the engine's 16-bit PCM; live,
- *   the endpointer that re-runs it over the audio not yet cut (src/live/endpointer.ts).
+ *   the endpointer that re-runs it over the audio not yet cut (src/asr/endpointer.ts).
  * - `silero` (VOXDEX_SEGMENTER=silero): the Silero VAD's speech probabilities (src/vad/) through the endpointing
  *   rules with the ASR's parameters (src/vad/utterances.ts), scored at 8 or 16 kHz on the channel as
  *   decoded. Live and batch run the same stream over the same samples: the same utterances.
@@ -14,8 +14,8 @@ import { resample } from '../audio/resample.js';
 import { SEGMENTER_NAMES, type SegmenterName } from '../config.js';
 import { segmentSamples, type Segment } from '../audio/segment.js';
 import { voxdexError } from '../errors.js';
-import { energyEndpointer, type Endpointer } from '../live/endpointer.js';
-import { sileroEndpointer } from '../live/vad-endpointer.js';
+import { energyEndpointer, type Endpointer } from './endpointer.js';
+import { sileroEndpointer } from './vad-endpointer.js';
 import { sileroVad, type SileroVad } from '../vad/silero.js';
 import { createVadStream } from '../vad/stream.js';
 import { eventSegment, utteranceEndpointParams, vadRate, type UtteranceVadParams } from '../vad/utterances.js';

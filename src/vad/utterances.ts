@@ -2,7 +2,7 @@
  * Utterances for the ASR from the VAD's endpoints (pure; no model): the parameters that suit the
  * recognizer (a pause long enough to split, padding, the longest utterance), the rate the VAD runs at
  * for a channel's rate, and an 'end' event as a segment of the channel's own samples. The batch
- * segmenter (src/asr/segmenter.ts) and the live endpointer (src/live/vad-endpointer.ts) both go
+ * segmenter (src/asr/segmenter.ts) and the live endpointer (src/asr/vad-endpointer.ts) both go
  * through here, on the same probabilities, so a call cut live and at upload gives the same utterances.
  */
 import type { EndpointParams, VadEvent } from './endpointer.js';

@@ -32,7 +32,8 @@ export async function renderJobs(main: HTMLElement, _params: URLSearchParams, ac
     }
     if (stopped) return;
     renderList(list, requests, account, () => void refresh());
-    const busy = requests.some((r) => r.state === 'queued' || r.state === 'running' || r.callbacks.some((c) => c.state === 'pending'));
+    // A callback being sent is followed too: its outcome (delivered, or failed with its next try) comes after the request is done.
+    const busy = requests.some((r) => r.state === 'queued' || r.state === 'running' || r.callbacks.some((c) => c.state === 'pending' || c.state === 'inflight'));
     if (busy) timer = setTimeout(() => void refresh(), REFRESH_MS);
   };
   await refresh();

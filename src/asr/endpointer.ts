@@ -3,7 +3,7 @@
  * (speech followed by at least a pause) so each can be decoded at once. Samples are counted from the
  * start of the call at the call's own rate. Two endpointers behind one interface, chosen with the
  * batch segmenter (src/asr/segmenter.ts), so that live and batch cut a call alike: the energy one here
- * (the default) and the Silero VAD's (src/live/vad-endpointer.ts, VOXDEX_SEGMENTER=silero).
+ * (the default) and the Silero VAD's (src/asr/vad-endpointer.ts, VOXDEX_SEGMENTER=silero).
  *
  * The energy endpointer runs the batch segmenter (src/audio/segment.ts: energy over 10 ms frames, an
  * adaptive noise floor, the same pause, padding and length rules) over the audio not yet cut plus a

@@ -265,3 +265,16 @@ export interface Destination {
   org: string;
   folder: string;
 }
+
+/** A call in progress, as GET /live/calls lists it (and the web page shows it). */
+export interface LiveCallInfo {
+  requestid: string;
+  company: string;
+  org: string;
+  folder: string;
+  started: string;
+  audiosecs: number;
+  nchannels: number;
+  utterances: number;
+  categories: string[];
+}

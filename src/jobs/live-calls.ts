@@ -27,7 +27,7 @@ import { writeFileDurably } from '../live/durable-file.js';
 import type { Logger } from '../log.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal } from '../tenancy/tenancy.js';
-import type { AudioFormat, Destination, TranscriptDocument } from '../types.js';
+import type { AudioFormat, Destination, LiveCallInfo, TranscriptDocument } from '../types.js';
 import type { JobIntake, PreparedRequest } from './job-intake.js';
 import type { JobRunner } from './runner.js';
 
@@ -65,19 +65,6 @@ interface Manifest {
   source: string;
   started: string;
   prepared: PreparedRequest;
-}
-
-/** A call in progress, as the web page lists it. */
-export interface LiveCallInfo {
-  requestid: string;
-  company: string;
-  org: string;
-  folder: string;
-  started: string;
-  audiosecs: number;
-  nchannels: number;
-  utterances: number;
-  categories: string[];
 }
 
 export class LiveCalls {

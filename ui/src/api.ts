@@ -3,6 +3,7 @@
  * `Authorization: Bearer` and asks for JSON; errors become ApiError with the API's code and message.
  */
 import type { Aggregates, Figures, StoredTranscript, SummaryRow } from '../../src/search/transcript-index.js';
+import type { CategoryView as Category } from '../../src/http/category-routes.js';
 import { signOut, token } from './session.js';
 
 export class ApiError extends Error {
@@ -134,17 +135,7 @@ export async function analytics(scope: AnalyticsScope, options: Record<string, u
 }
 
 /** A category as GET /categories/CO lists it. */
-export interface Category {
-  name: string;
-  terms: string;
-  org?: string;
-  channel?: number;
-  speaker?: string;
-  /** Limited to what the agent or the customer said. */
-  role?: 'agent' | 'customer';
-  calls: number;
-  backfill: { state: string; done: number };
-}
+export type { Category };
 
 const categoryCache = new Map<string, Promise<Category[]>>();
 

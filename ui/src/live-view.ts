@@ -5,6 +5,7 @@
  * GET /live/calls/{id}/events read with fetch, so the token stays in the Authorization header (an
  * EventSource would have to put it in the URL). When the call ends, a link opens its transcript.
  */
+import type { LiveCallInfo as LiveCall } from '../../src/types.js';
 import { call, json, type Account } from './api.js';
 import { announce, h, replace } from './dom.js';
 import { clock, dateTime, duration } from './format.js';
@@ -12,17 +13,6 @@ import { hashOf } from './search-view.js';
 
 const POLL_MS = 2000;
 
-export interface LiveCall {
-  requestid: string;
-  company: string;
-  org: string;
-  folder: string;
-  started: string;
-  audiosecs: number;
-  nchannels: number;
-  utterances: number;
-  categories: string[];
-}
 
 /** A live message (API.md §11) as far as the page reads it. */
 interface LiveMessage {

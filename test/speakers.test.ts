@@ -20,11 +20,10 @@ import { silentLogger } from '../src/log.js';
 import { createSpeakersPool } from '../src/speakers/pool.js';
 import { speakersStage } from '../src/speakers/stage.js';
 import { buildCall, utterancesOf, voicesAvailable, type Call } from './fixtures/speaker-calls.js';
-import { meetingTurns, meetingWav } from './fixtures/meetings.js';
+import { meetingBytes, meetingTurns } from './fixtures/meetings.js';
 import { speechRegions as vadRegions } from '../src/vad/regions.js';
 import { der } from '../bench/lib/diarization-score.js';
 import { decodeWavBuffer } from '../src/stages/decode.js';
-import { execFileSync } from 'node:child_process';
 
 const utt = (uttid: number, words: [string, number, number][], channel = 0): Utterance => ({
   start: words[0]![1],
@@ -231,7 +230,7 @@ real('speakers=2 on a 16 kHz call of two voices (LibriVox reader and June)', asy
 });
 
 real('a real meeting excerpt in the telephone band (trn00: three men, overlap): two or three voices, and a lower DER than calling it one speaker', async () => {
-  const bytes = execFileSync('sox', ['-V1', '-D', meetingWav('trn00'), '-t', 'wav', '-r', '8000', '-e', 'u-law', '-b', '8', '-', 'sinc', '300-3400']);
+  const bytes = meetingBytes('trn00', '8k');
   const audio = decodeWavBuffer(bytes);
   const samples = audio.channels[0]!;
   // no transcript here: the VAD's own regions stand for the words

@@ -4,7 +4,6 @@
  * default ASR (Moonshine, `auto`) for its words, cached in .cache/bench/meetings/ (keyed by the audio's
  * sha256 and the model), and scored against the RTTM turns.
  */
-import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -14,9 +13,8 @@ import { loadConfig, PACKAGE_ROOT } from '../../src/config.js';
 import { silentLogger } from '../../src/log.js';
 import { decodeWavBuffer } from '../../src/stages/decode.js';
 import type { DecodedAudio, TranscribeResult } from '../../src/types.js';
-import { MEETING_IDS, meetingTurns, meetingWav, type Turn } from '../../test/fixtures/meetings.js';
+import { MEETING_IDS, meetingBytes, meetingTurns, type Band, type Turn } from '../../test/fixtures/meetings.js';
 
-export type Band = '16k' | '8k';
 
 export interface Meeting {
   id: string;
@@ -30,13 +28,6 @@ export interface Meeting {
 }
 
 const CACHE = path.join(PACKAGE_ROOT, '.cache', 'bench', 'meetings');
-
-/** The excerpt's bytes at 16 kHz (as stored) or through the telephone band. */
-export function meetingBytes(id: string, band: Band): Buffer {
-  const file = meetingWav(id);
-  if (band === '16k') return readFileSync(file);
-  return execFileSync('sox', ['-V1', '-D', file, '-t', 'wav', '-r', '8000', '-e', 'u-law', '-b', '8', '-', 'sinc', '300-3400'], { maxBuffer: 1 << 26 });
-}
 
 let transcriber: Transcriber | undefined;
 async function asrOf(audio: DecodedAudio): Promise<{ result: TranscribeResult; cpu: number }> {

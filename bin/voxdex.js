@@ -26,7 +26,7 @@ function newestSource(dir) {
 
 const useCompiled =
   existsSync(compiled) &&
-  (!existsSync(source) || statSync(compiled).mtimeMs >= Math.max(newestSource(path.join(root, 'src')), newestSource(path.join(root, 'pipelines'))));
+  (!existsSync(source) || statSync(compiled).mtimeMs >= newestSource(path.join(root, 'src')));
 
 if (useCompiled) {
   const cli = await import(pathToFileURL(compiled).href);

@@ -230,7 +230,7 @@ export interface TranscribeResult {
 
 /**
  * One recording between the ASR and its transcript document, as the post-ASR stages see it
- * (pipelines/post-asr-stages.ts). Each stage is a `Stage<FileWork, FileWork>`: it reads `options`
+ * (src/pipeline/post-asr-stages.ts). Each stage is a `Stage<FileWork, FileWork>`: it reads `options`
  * and returns the work with `result.utterances` (and `summary`, `warnings`) changed.
  */
 export interface FileWork {

@@ -6,7 +6,7 @@ import { analyticsStage } from '../src/analytics/stage.js';
 import { silentLogger } from '../src/log.js';
 import type { CategoryRecord } from '../src/store/category-store.js';
 import type { FileWork, RequestOptions, StageContext, Utterance } from '../src/types.js';
-import { POST_ASR_STAGES } from '../pipelines/post-asr-stages.js';
+import { POST_ASR_STAGES } from '../src/pipeline/post-asr-stages.js';
 
 const test = suite('analytics-stage');
 const ctx = { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: {} } as unknown as StageContext;

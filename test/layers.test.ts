@@ -1,7 +1,7 @@
 /**
- * The run path reads straight down: every import of src/ and pipelines/ goes to a lower layer (or
+ * The run path reads straight down: every import of src/ goes to a lower layer (or
  * stays in its folder), so there are no folder cycles. Layers, top to bottom:
- *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipelines → live → stages
+ *   cli → service → http, drop, ports (the deployment mode's seam) → jobs, rate-limit → pipeline → live → stages
  *   → analytics → asr, search, tenancy, callbacks, metrics → audio, render, store, blobs, scheduler, text, vad
  *   → readable → config, errors, is, log, types
  */
@@ -17,7 +17,7 @@ const LAYERS: string[][] = [
   ['service'],
   ['http', 'drop', 'ports'],
   ['jobs', 'rate-limit'],
-  ['pipelines'],
+  ['pipeline'],
   ['live'],
   ['stages'],
   ['analytics'],
@@ -37,10 +37,9 @@ function tsFiles(dir: string): string[] {
   });
 }
 
-/** The unit a file belongs to: its folder under src/, the file name for files at src/'s top, or pipelines. */
+/** The unit a file belongs to: its folder under src/, or the file name for files at src/'s top. */
 function unit(file: string): string {
-  const [top, second] = path.relative(ROOT, file).split(path.sep);
-  if (top === 'pipelines') return 'pipelines';
+  const second = path.relative(ROOT, file).split(path.sep)[1];
   return /\.[jt]s$/.test(second!) ? second!.replace(/\.[jt]s$/, '') : second!;
 }
 
@@ -48,9 +47,9 @@ const rank = (u: string) => LAYERS.findIndex((l) => l.includes(u));
 
 const layers = suite('layers');
 
-layers('every import of src/ and pipelines/ points down the layers', () => {
+layers('every import of src/ points down the layers', () => {
   const wrong: string[] = [];
-  for (const file of [...tsFiles(path.join(ROOT, 'src')), ...tsFiles(path.join(ROOT, 'pipelines'))]) {
+  for (const file of tsFiles(path.join(ROOT, 'src'))) {
     const from = unit(file);
     for (const m of readFileSync(file, 'utf8').matchAll(/^\s*(?:import|export)[^'"]*?from\s+'(\.[^']+)'/gm)) {
       const to = unit(path.resolve(path.dirname(file), m[1]!));

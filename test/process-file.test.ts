@@ -1,12 +1,12 @@
 /**
- * The one pipeline for one recording (pipelines/process-file.ts): decode → transcribe → the post-ASR
+ * The one pipeline for one recording (src/pipeline/process-file.ts): decode → transcribe → the post-ASR
  * stages in order, with the request's options → the transcript document. A real WAV; the ASR is a
  * stand-in that returns fixed words, so what is checked is the composition.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { processFile } from '../pipelines/process-file.js';
-import type { PostAsrStage } from '../pipelines/post-asr-stages.js';
+import { processFile } from '../src/pipeline/process-file.js';
+import type { PostAsrStage } from '../src/pipeline/post-asr-stages.js';
 import type { Transcriber } from '../src/asr/transcriber.js';
 import { loadConfig } from '../src/config.js';
 import { defaultRequestOptions } from '../src/jobs/request-options.js';

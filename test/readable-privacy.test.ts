@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { processFile } from '../pipelines/process-file.js';
+import { processFile } from '../src/pipeline/process-file.js';
 import type { Transcriber } from '../src/asr/transcriber.js';
 import { buildMultipart } from '../src/callbacks/multipart-body.js';
 import { loadConfig } from '../src/config.js';

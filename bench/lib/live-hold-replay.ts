@@ -1,5 +1,5 @@
 /**
- * A finished call replayed as a live call would see it (pipelines/live-call.ts): its utterances
+ * A finished call replayed as a live call would see it (src/pipeline/live-call.ts): its utterances
  * arrive in the order they end (each one decoded the moment it ends), and at each arrival the
  * hold-back rule says which of those not sent yet may go, redacted as the call so far leaves them,
  * `now` being the time up to which every channel has been decoded (the start of an utterance still

@@ -1,5 +1,5 @@
 /**
- * The analytics stage, last of the post-ASR stages (pipelines/post-asr-stages.ts): sentiment per
+ * The analytics stage, last of the post-ASR stages (src/pipeline/post-asr-stages.ts): sentiment per
  * utterance and per channel/speaker when the request asks for it (`sentiment` or `emotion`, or the
  * company's default), call metrics always, and per role (agent, customer) when roles are known. It runs
  * after redaction, so it sees what is persisted.

@@ -2,7 +2,7 @@
  * `voxdex transcribe FILE… [--model NAME] [--output FORMAT] [--channels LIST] [request options]`: the
  * service's pipeline in this process, no server, no data dir: each file (a WAV, or a zip/7z archive of
  * WAVs, checked by the same probe and limits as an upload) is unpacked and each recording goes through
- * the same processFile as an upload (pipelines/process-file.ts: decode, the same ASR pool and models,
+ * the same processFile as an upload (src/pipeline/process-file.ts: decode, the same ASR pool and models,
  * the post-ASR stages with the same request options, the transcript document), rendered in the same
  * outputs as `GET …/result`.
  *
@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { processFile, type FileProgress } from '../../pipelines/process-file.js';
+import { processFile, type FileProgress } from '../pipeline/process-file.js';
 import { createTranscriber, type Transcriber } from '../asr/transcriber.js';
 import { formatDuration } from '../audio/archive-policy.js';
 import { fileSource, type ByteSource } from '../audio/byte-source.js';

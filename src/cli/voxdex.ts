@@ -37,7 +37,7 @@ import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './opt
 import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
-import { redactStored } from '../../pipelines/redact-stored.js';
+import { redactStored } from '../pipeline/redact-stored.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;

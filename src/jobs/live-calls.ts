@@ -16,7 +16,7 @@
 import { randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { LiveCall, type LiveMessage } from '../../pipelines/live-call.js';
+import { LiveCall, type LiveMessage } from '../pipeline/live-call.js';
 import type { TranscribeResult, Transcriber } from '../asr/transcriber.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config.js';
@@ -112,7 +112,7 @@ export class LiveCalls {
     return session;
   }
 
-  /** The utterances a live call's job takes instead of transcribing its recording (pipelines/file-runner.ts). */
+  /** The utterances a live call's job takes instead of transcribing its recording (src/pipeline/file-runner.ts). */
   liveTranscript(jobId: string): TranscribeResult | undefined {
     return this.#recorded.get(jobId);
   }

@@ -14,8 +14,8 @@
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
-import { runUpload, type UploadOutcome } from '../../pipelines/upload.js';
-import type { FileRunnerDeps } from '../../pipelines/file-runner.js';
+import { runUpload, type UploadOutcome } from '../pipeline/upload.js';
+import type { FileRunnerDeps } from '../pipeline/file-runner.js';
 import type { Transcriber } from '../asr/transcriber.js';
 import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
 import type { AudioSeal } from '../audio/sealed-file.js';
@@ -57,7 +57,7 @@ export interface JobRunnerDeps {
   owner?: string;
   /** Distributed mode: false on an API node (it cancels and deletes, never runs); default true. */
   runJobs?: boolean;
-  /** Categories scored at indexing (pipelines/file-runner.ts). */
+  /** Categories scored at indexing (src/pipeline/file-runner.ts). */
   categorize?: FileRunnerDeps['categorize'];
   /** A live call's utterances decoded during the call (jobs/live-calls.ts), so its job does not transcribe them again. */
   liveTranscript?: FileRunnerDeps['liveTranscript'];

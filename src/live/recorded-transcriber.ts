@@ -1,5 +1,5 @@
 /**
- * A live call's job runs the one pipeline (pipelines/file-runner.ts) on its recording like any
+ * A live call's job runs the one pipeline (src/pipeline/file-runner.ts) on its recording like any
  * upload, except that its words were already decoded while the call went on: this Transcriber hands
  * the pipeline those utterances instead of decoding the file again. The recording must be the one
  * the utterances came from (same channels); otherwise the real ASR transcribes it.

@@ -2,7 +2,7 @@
  * `voxdex redact` leaves no old words behind (issue 17, privacy rule): the real-speech payment call of
  * test/fixtures/redaction-call.ts is transcribed and indexed unredacted (scrubtext and scrubaudio off)
  * by an embedded service; the test checks that the search index's files (SQLite index file, -wal,
- * -shm) then hold the card's digits, runs `voxdex redact acme` (pipelines/redact-stored.ts, which ends
+ * -shm) then hold the card's digits, runs `voxdex redact acme` (src/pipeline/redact-stored.ts, which ends
  * with TranscriptIndex.purgeDeleted), and scans every byte of the data dir again: no digit of the card
  * or the code as numerals or as words may be left in any file (the replaced index rows included).
  *

@@ -11,17 +11,17 @@
  * `redacted`, and a request with nothing left to change is skipped. Progress goes to `onProgress`.
  * Once anything changed, the index purges what it deleted (`TranscriptIndex.purgeDeleted`).
  */
-import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
-import type { AudioSeal } from '../src/audio/sealed-file.js';
-import type { RedactionKind } from '../src/redact/recognizers.js';
-import { clientTextOf, type ClientText } from '../src/redact/client-policy.js';
-import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
-import { redactedWav, type TimeSpan } from '../src/redact/silence-audio.js';
-import type { TranscriptIndex } from '../src/search/transcript-index.js';
-import { decodeWav } from '../src/stages/decode.js';
-import { renderResultFile, type MemberOutcome } from '../src/stages/result-file.js';
-import type { Job, JobStore } from '../src/store/job-store.js';
-import type { TranscriptDocument, Utterance } from '../src/types.js';
+import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
+import type { RedactionKind } from '../redact/recognizers.js';
+import { clientTextOf, type ClientText } from '../redact/client-policy.js';
+import { DEFAULT_KINDS, redactUtterances } from '../redact/redact.js';
+import { redactedWav, type TimeSpan } from '../redact/silence-audio.js';
+import type { TranscriptIndex } from '../search/transcript-index.js';
+import { decodeWav } from '../stages/decode.js';
+import { renderResultFile, type MemberOutcome } from '../stages/result-file.js';
+import type { Job, JobStore } from '../store/job-store.js';
+import type { TranscriptDocument, Utterance } from '../types.js';
 
 export interface RedactStoredDeps {
   store: JobStore;

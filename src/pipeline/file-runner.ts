@@ -7,20 +7,20 @@
  * of a file is persisted before its post-ASR stages have run.
  */
 import { rmSync } from 'node:fs';
-import type { TranscribeResult, Transcriber } from '../src/asr/transcriber.js';
-import { recordedTranscriber } from '../src/live/recorded-transcriber.js';
-import { blobKeys, type BlobStore } from '../src/blobs/blob-store.js';
-import type { AudioSeal } from '../src/audio/sealed-file.js';
-import { toVoxdexError, type ErrorInfo } from '../src/errors.js';
-import type { Metrics } from '../src/metrics.js';
-import type { TranscriptIndex } from '../src/search/transcript-index.js';
-import { indexStage } from '../src/stages/index-transcript.js';
-import type { MemberOutcome } from '../src/stages/result-file.js';
-import { isFailedItem, type AudioItem, type UnpackItem } from '../src/stages/unpack.js';
-import type { Job, JobItem, JobStore } from '../src/store/job-store.js';
-import { playableWav } from '../src/redact/silence-audio.js';
-import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
-import { clientTextOf, uniqueNames, type ClientText } from '../src/redact/client-policy.js';
+import type { TranscribeResult, Transcriber } from '../asr/transcriber.js';
+import { recordedTranscriber } from '../live/recorded-transcriber.js';
+import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
+import type { AudioSeal } from '../audio/sealed-file.js';
+import { toVoxdexError, type ErrorInfo } from '../errors.js';
+import type { Metrics } from '../metrics.js';
+import type { TranscriptIndex } from '../search/transcript-index.js';
+import { indexStage } from '../stages/index-transcript.js';
+import type { MemberOutcome } from '../stages/result-file.js';
+import { isFailedItem, type AudioItem, type UnpackItem } from '../stages/unpack.js';
+import type { Job, JobItem, JobStore } from '../store/job-store.js';
+import { playableWav } from '../redact/silence-audio.js';
+import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
+import { clientTextOf, uniqueNames, type ClientText } from '../redact/client-policy.js';
 import { processFile, type FileProgress } from './process-file.js';
 import type { PostAsrStage } from './post-asr-stages.js';
 
@@ -149,7 +149,7 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
 /**
  * The checkpoint (transcript blob), the audio kept for playback (sealed), the index entry, then the
  * item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
- * file too (the upload is deleted once the job ends, pipelines/upload.ts), and the extracted member
+ * file too (the upload is deleted once the job ends, src/pipeline/upload.ts), and the extracted member
  * is removed at once; otherwise an archive member's sealed file itself is kept. A transcoded file
  * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves.
  */

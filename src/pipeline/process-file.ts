@@ -4,13 +4,13 @@
  * upload, the drop folder and `voxdex import`) and `voxdex transcribe` both call processFile, so a
  * file is transcribed the same way wherever it came from. Nothing here persists anything.
  */
-import type { Transcriber } from '../src/asr/transcriber.js';
-import { withSource, type ByteSource } from '../src/audio/byte-source.js';
-import { decode } from '../src/stages/decode.js';
-import { documentStage } from '../src/stages/document.js';
-import { renumberChannels, selectChannels } from '../src/stages/select-channels.js';
-import { transcribeStage } from '../src/stages/transcribe.js';
-import type { DecodedAudio, Destination, FileWork, RequestOptions, StageContext, TranscriptDocument } from '../src/types.js';
+import type { Transcriber } from '../asr/transcriber.js';
+import { withSource, type ByteSource } from '../audio/byte-source.js';
+import { decode } from '../stages/decode.js';
+import { documentStage } from '../stages/document.js';
+import { renumberChannels, selectChannels } from '../stages/select-channels.js';
+import { transcribeStage } from '../stages/transcribe.js';
+import type { DecodedAudio, Destination, FileWork, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
 import { POST_ASR_STAGES, type PostAsrStage } from './post-asr-stages.js';
 
 export interface FileInput {

@@ -7,10 +7,10 @@
  * Speakers, metrics and the final categories need the whole call: they run once at its end, as for
  * an upload.
  */
-import { scoreUtterance } from '../src/analytics/sentiment.js';
-import { numbersUtterance } from '../src/numbers/stage.js';
-import { readableUtterance } from '../src/readable/stage.js';
-import type { RequestOptions, Utterance } from '../src/types.js';
+import { scoreUtterance } from '../analytics/sentiment.js';
+import { numbersUtterance } from '../numbers/stage.js';
+import { readableUtterance } from '../readable/stage.js';
+import type { RequestOptions, Utterance } from '../types.js';
 
 /** What runs on an utterance as soon as it is decoded (before redaction). */
 export function decodedUtterance(u: Utterance, options: Pick<RequestOptions, 'numtrans'>): Utterance {

@@ -12,19 +12,19 @@
  * whole-call redaction, metrics and categories then run once, as for an upload. Nothing here stores
  * anything but the recording; the job is src/jobs/live-calls.ts's.
  */
-import type { LiveModel, TranscribeResult, Transcriber } from '../src/asr/transcriber.js';
-import { resampleToInt16 } from '../src/audio/resample.js';
-import { toVoxdexError, voxdexError, type ErrorInfo } from '../src/errors.js';
-import { AudioInput } from '../src/live/audio-input.js';
-import type { CallRecording } from '../src/live/call-recording.js';
-import type { Endpointed, Endpointer, LiveSegment } from '../src/asr/endpointer.js';
-import { decidedUtterances } from '../src/live/redaction-hold.js';
-import { LocalAgreement, partialText } from '../src/live/partials.js';
-import { maskedPartialWords } from '../src/live/word-kinds-hold.js';
-import type { Logger } from '../src/log.js';
-import { DEFAULT_KINDS, redactUtterances } from '../src/redact/redact.js';
-import { documentUtterance } from '../src/stages/document.js';
-import type { AudioFormat, Destination, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../src/types.js';
+import type { LiveModel, TranscribeResult, Transcriber } from '../asr/transcriber.js';
+import { resampleToInt16 } from '../audio/resample.js';
+import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
+import { AudioInput } from '../live/audio-input.js';
+import type { CallRecording } from '../live/call-recording.js';
+import type { Endpointed, Endpointer, LiveSegment } from '../asr/endpointer.js';
+import { decidedUtterances } from '../live/redaction-hold.js';
+import { LocalAgreement, partialText } from '../live/partials.js';
+import { maskedPartialWords } from '../live/word-kinds-hold.js';
+import type { Logger } from '../log.js';
+import { DEFAULT_KINDS, redactUtterances } from '../redact/redact.js';
+import { documentUtterance } from '../stages/document.js';
+import type { AudioFormat, Destination, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../types.js';
 import { decodedUtterance, releasedUtterance } from './utterance-stages.js';
 
 export type LiveMessage =

@@ -4,12 +4,12 @@
  * file; settling the job is the caller's business.
  */
 import { mkdirSync, rmSync } from 'node:fs';
-import { blobKeys, type BlobStore, type LocalCopy } from '../src/blobs/blob-store.js';
-import { voxdexError } from '../src/errors.js';
-import { renderResultFile, resultExtension, type MemberOutcome } from '../src/stages/result-file.js';
-import { unpack } from '../src/stages/unpack.js';
-import type { JobPaths } from '../src/store/paths.js';
-import type { StageContext, TranscriptDocument } from '../src/types.js';
+import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js';
+import { voxdexError } from '../errors.js';
+import { renderResultFile, resultExtension, type MemberOutcome } from '../stages/result-file.js';
+import { unpack } from '../stages/unpack.js';
+import type { JobPaths } from '../store/paths.js';
+import type { StageContext, TranscriptDocument } from '../types.js';
 import { runFiles, type FileRunnerDeps, type PipelineJob } from './file-runner.js';
 
 export type { PipelineJob };

@@ -4,13 +4,13 @@
  * the product's privacy boundary: redaction runs before anything of the file is persisted (the
  * runner writes the checkpoint, the index entry and the item's state only after these stages).
  */
-import { analyticsStage } from '../src/analytics/stage.js';
-import { numbersStage } from '../src/numbers/stage.js';
-import { readableStage } from '../src/readable/stage.js';
-import { rolesStage } from '../src/speakers/roles.js';
-import { speakers } from '../src/speakers/stage.js';
-import { redactStage } from '../src/redact/stage.js';
-import type { FileWork, Stage } from '../src/types.js';
+import { analyticsStage } from '../analytics/stage.js';
+import { numbersStage } from '../numbers/stage.js';
+import { readableStage } from '../readable/stage.js';
+import { rolesStage } from '../speakers/roles.js';
+import { speakers } from '../speakers/stage.js';
+import { redactStage } from '../redact/stage.js';
+import type { FileWork, Stage } from '../types.js';
 
 /** A post-ASR stage reads `work.options` (RequestOptions) and returns the work changed (or as it is when its option is off). */
 export type PostAsrStage = Stage<FileWork, FileWork>;

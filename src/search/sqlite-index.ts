@@ -9,9 +9,11 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-import { openSqlite } from '../store/sqlite/sqlite.js';
+import { openSqlite, openSqliteReader } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { mapPaced, type CpuBudget } from './budget.js';
+import type { SearchAnswers } from './search-answer.js';
+import { searchThread } from './search-thread.js';
 import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, byPart, queryWords, speakerMatches, speakerRuns, speakersOf, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition, vocabLookups } from './sqlite-fts.js';
 import { wordStems } from './word-forms.js';
@@ -35,6 +37,11 @@ import type {
 export interface SqliteIndexOptions {
   /** The database file, e.g. `<dataDir>/search.sqlite`; its folder is created if missing. */
   file: string;
+  /**
+   * A second connection that only reads (the search thread's, search-thread.ts): the file must exist
+   * with this schema; nothing is created or migrated, and writes are refused (`query_only`).
+   */
+  readOnly?: boolean;
 }
 
 interface Row {
@@ -82,6 +89,10 @@ const ROW_COLUMNS = 't.id, t.tid, t.datetime, t.duration, t.nchannels, t.model, 
 
 export class SqliteTranscriptIndex implements TranscriptIndex {
   readonly #file: string;
+  readonly #readOnly: boolean;
+  #answers: SearchAnswers | undefined;
+  /** PRAGMA data_version when the wildcard cache was last valid (a read-only connection: another one writes). */
+  #dataVersion = -1;
   #db: Database.Database | undefined;
   #vocab: Database.Statement | undefined;
   #vocabFrom: Database.Statement | undefined;
@@ -91,6 +102,22 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   constructor(options: SqliteIndexOptions) {
     this.#file = options.file;
+    this.#readOnly = options.readOnly ?? false;
+  }
+
+  /**
+   * Where the search route has this index's searches answered: its read thread (search-thread.ts),
+   * started on the first search and closed with the index. An in-memory database has none.
+   */
+  searchAnswers(): SearchAnswers | undefined {
+    if (this.#file === ':memory:' || this.#readOnly) return undefined;
+    return {
+      answer: (request) => {
+        void this.#conn; // INDEX_UNAVAILABLE until this index is open (and once it is closed)
+        return (this.#answers ??= searchThread(this.#file)).answer(request);
+      },
+      close: async () => {},
+    };
   }
 
   /** A prepared statement, cached per SQL text (queries with terms vary; the cache is bounded). */
@@ -111,6 +138,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   async init(): Promise<void> {
     if (this.#db) return;
+    if (this.#readOnly) return this.#openReader();
     const db = openSqlite(this.#file, 'NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
@@ -142,6 +170,27 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     // Sorts, GROUP BYs and the dashboard's temporary table (sqlite-aggregate.ts) stay in memory, never in temp files.
     db.pragma('temp_store = MEMORY');
     this.#db = db;
+    this.#prepareVocabulary(db);
+  }
+
+  #openReader(): void {
+    let db: Database.Database;
+    try {
+      db = openSqliteReader(this.#file);
+    } catch (err) {
+      throw voxdexError('INDEX_UNAVAILABLE', `The search index could not be read (${(err as Error).message}); retry shortly.`, err);
+    }
+    db.pragma('temp_store = MEMORY');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== SCHEMA_VERSION) {
+      db.close();
+      throw voxdexError('INDEX_UNAVAILABLE', `${this.#file} holds search index schema ${version}, this voxdex reads ${SCHEMA_VERSION}; retry once the service has opened it.`);
+    }
+    this.#db = db;
+    this.#prepareVocabulary(db);
+  }
+
+  #prepareVocabulary(db: Database.Database): void {
     // Wildcards stand for written words: the word columns' vocabulary (c0…c15), not the stems'.
     this.#vocab = db.prepare(`SELECT DISTINCT term FROM fts_vocab WHERE term GLOB ? AND col GLOB 'c*' ORDER BY term LIMIT ?`).pluck();
     this.#vocabFrom = db
@@ -274,6 +323,8 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async close(): Promise<void> {
+    await this.#answers?.close();
+    this.#answers = undefined;
     this.#statements.clear();
     this.#db?.close();
     this.#db = undefined;
@@ -451,6 +502,12 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   /** The indexed words a wildcard stands for (one SQLite statement: checked against the budget after it). */
   #expand(glob: string, limit: number, budget: CpuBudget | undefined): string[] {
     budget?.check();
+    if (this.#readOnly) {
+      // Another connection indexes: what a wildcard stands for may have changed since it was cached.
+      const version = this.#conn.pragma('data_version', { simple: true }) as number;
+      if (version !== this.#dataVersion) this.#expansions.clear();
+      this.#dataVersion = version;
+    }
     const key = `${limit}:${glob}`;
     let terms = this.#expansions.get(key);
     if (!terms) {

@@ -19,3 +19,14 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL'): Databa
   db.pragma('busy_timeout = 5000');
   return db;
 }
+
+/**
+ * A second connection to a database another connection of this process writes (in WAL mode): it
+ * reads what was committed, never writes (`query_only`), and creates nothing (the file must exist).
+ */
+export function openSqliteReader(file: string): Database.Database {
+  const db = new Database(file, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  db.pragma('query_only = ON');
+  return db;
+}

@@ -76,6 +76,8 @@ const ANALYTICS_TABLES = `
  * migrated at open by rebuilding the FTS table from the `words` table (`rebuildFts`).
  */
 export const SCHEMA_VERSION = 2;
+/** Calls read (categoryScan) or written (setCategories) between two turns of the event loop. */
+const SCAN_SLICE = 100;
 const FTS_TABLES = `
   CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
     content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
@@ -451,33 +453,52 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage> {
-    const rows = this.#prepare(
+    // In slices of SCAN_SLICE calls, the event loop turning between them (a page is 1000 calls' words).
+    const scan = this.#prepare(
       `SELECT t.id, t.tid, t.org, w.channels, w.times, (SELECT group_concat(name, char(31)) FROM tcat c WHERE c.id = t.id) AS cats
        FROM transcripts t JOIN words w ON w.id = t.id WHERE t.company = ? AND t.id > ? ORDER BY t.id LIMIT ?`,
-    ).all(company, cursor === undefined ? 0 : Number(cursor), limit) as Array<{ id: number; tid: string; org: string; channels: string; times: Buffer; cats: string | null }>;
+    );
     const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
-    const items = rows.map((r) => ({
-      tid: r.tid,
-      org: r.org,
-      words: decodeWords(r.channels, r.times),
-      categories: r.cats === null ? [] : r.cats.split('\u001f').sort(),
-      document: async () => JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument,
-    }));
-    return rows.length < limit ? { items } : { items, next: String(rows.at(-1)!.id) };
+    const items: CategoryScanPage['items'] = [];
+    let after = cursor === undefined ? 0 : Number(cursor);
+    for (;;) {
+      const want = Math.min(SCAN_SLICE, limit - items.length);
+      const rows = scan.all(company, after, want) as Array<{ id: number; tid: string; org: string; channels: string; times: Buffer; cats: string | null }>;
+      for (const r of rows) {
+        items.push({
+          tid: r.tid,
+          org: r.org,
+          words: decodeWords(r.channels, r.times),
+          categories: r.cats === null ? [] : r.cats.split('\u001f').sort(),
+          document: async () => JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument,
+        });
+      }
+      if (rows.length > 0) after = rows.at(-1)!.id;
+      if (rows.length < want) return { items };
+      if (items.length >= limit) return { items, next: String(after) };
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   async setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void> {
     const find = this.#prepare('SELECT id FROM transcripts WHERE tid = ? AND company = ?').pluck();
     const clear = this.#prepare('DELETE FROM tcat WHERE id = ?');
     const insert = this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)');
-    this.#conn.transaction(() => {
-      for (const u of updates) {
+    // One transaction per SCAN_SLICE calls, the event loop turning between them. Each call's list is
+    // replaced whole, so a crash between two leaves every call's list old or new, never mixed; the
+    // backfill saves its cursor only after all of them (backfill.ts) and repeats the page otherwise.
+    const write = this.#conn.transaction((slice: ReadonlyArray<{ tid: string; categories: string[] }>) => {
+      for (const u of slice) {
         const id = find.get(u.tid, company) as number | undefined;
         if (id === undefined) continue;
         clear.run(id);
         for (const name of u.categories) insert.run(name, id);
       }
-    })();
+    });
+    for (let i = 0; i < updates.length; i += SCAN_SLICE) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      write(updates.slice(i, i + SCAN_SLICE));
+    }
   }
 
   async categoryCounts(company: string): Promise<Record<string, number>> {

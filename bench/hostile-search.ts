@@ -38,6 +38,7 @@ import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import type { IndexedTranscript, TranscriptIndex } from '../src/search/transcript-index.js';
 import { SqliteTenancy } from '../src/tenancy/sqlite-tenancy.js';
 import { generateCorpus } from './lib/corpus.js';
+import { stallMeter } from './lib/stall-meter.js';
 import Database from 'better-sqlite3';
 import { CategoryBackfill } from '../src/analytics/backfill.js';
 import { inlineAnswers } from '../src/search/search-answer.js';
@@ -74,28 +75,6 @@ const QUERIES: Array<{ name: string; terms: string; sort?: string }> = [
 /** The matcher before: an anchored RegExp, backtracking. */
 function oldMatcher(pattern: string): RegExp {
   return new RegExp(`^${pattern.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 'u');
-}
-
-/** The longest CPU stretch of this thread between two turns of its event loop, per phase. */
-function stallMeter(): { mark(): number; stop(): void } {
-  let last = threadCpuMs();
-  let max = 0;
-  let timer: NodeJS.Timeout;
-  const turn = () => {
-    const now = threadCpuMs();
-    max = Math.max(max, now - last);
-    last = now;
-    timer = setTimeout(turn, 1);
-  };
-  timer = setTimeout(turn, 1);
-  return {
-    mark() {
-      const m = Math.max(max, threadCpuMs() - last);
-      max = 0;
-      return m;
-    },
-    stop: () => clearTimeout(timer),
-  };
 }
 
 /** A worker that asks GET /status every 5 ms and reports the slowest answer of each phase. */

@@ -12,7 +12,6 @@ import path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import yauzl from 'yauzl';
-import { threadCpuMs } from '../src/addon/native.js';
 import type { Access } from '../src/http/auth.js';
 import { mountSearchRoutes } from '../src/http/search-routes.js';
 import { createHttpApp } from '../src/http/server.js';
@@ -21,6 +20,7 @@ import { inlineAnswers, type SearchAnswers } from '../src/search/search-answer.j
 import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import { parseTerms } from '../src/search/query.js';
 import { generateCorpus } from '../bench/lib/corpus.js';
+import { longestStall } from '../bench/lib/stall-meter.js';
 import Database from 'better-sqlite3';
 import { CategoryBackfill } from '../src/analytics/backfill.js';
 import { SqliteCategoryStore } from '../src/store/sqlite/category-store.js';
@@ -43,26 +43,6 @@ test.after(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** The longest CPU stretch of this thread between two turns of its event loop while `work` runs. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T; stallMs: number }> {
-  let last = threadCpuMs();
-  let max = 0;
-  let timer: NodeJS.Timeout;
-  const turn = () => {
-    const now = threadCpuMs();
-    max = Math.max(max, now - last);
-    last = now;
-    timer = setTimeout(turn, 1);
-  };
-  timer = setTimeout(turn, 1);
-  try {
-    const result = await work();
-    return { result, stallMs: Math.max(max, threadCpuMs() - last) };
-  } finally {
-    clearTimeout(timer!);
-  }
-}
-
 function zipEntries(buf: Buffer): Promise<number> {
   return new Promise((resolve, reject) => {
     yauzl.fromBuffer(buf, (err, zip) => {
@@ -84,9 +64,9 @@ async function zipOfAll(answers: SearchAnswers | undefined): Promise<{ stallMs: 
     const url = `${base}?output=zip&size=1000&zipfiles=json,text`;
     const { result, stallMs } = await longestStall(async () => {
       const res = await fetch(url);
-      assert.is(res.status, 200, await res.clone().text());
-      return { body: Buffer.from(await res.arrayBuffer()), total: res.headers.get('x-total-count') };
+      return { status: res.status, body: Buffer.from(await res.arrayBuffer()), total: res.headers.get('x-total-count') };
     });
+    assert.is(result.status, 200, result.body.toString());
     return { stallMs, entries: await zipEntries(result.body), total: result.total };
   } finally {
     await new Promise((resolve) => app.server!.close(resolve));

@@ -1,6 +1,6 @@
 /**
- * The answer to one search (count, summary, details or zip), computed and rendered to bytes in one
- * place: inline for an index that does its work elsewhere (Elasticsearch), or on the SQLite index's
+ * The answer to one search (count, summary, details or zip), computed and rendered to bytes, and the
+ * dashboard's figures (/analytics), in one place: inline for an index that does its work elsewhere (Elasticsearch), or on the SQLite index's
  * read thread (search-thread.ts), so that neither the statements, the scoring, the JSON nor the zip's
  * assembly run on the event loop (docs/search.md, "Off the event loop").
  */
@@ -8,7 +8,8 @@ import type { Readable } from 'node:stream';
 import { searchBudget } from './budget.js';
 import { renderCount, renderDetails, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from './render.js';
 import { parseSearchOptions, type RawOptions } from './search-options.js';
-import type { SearchScope, TranscriptIndex } from './transcript-index.js';
+import { parseAggregateOptions } from './aggregate-options.js';
+import type { Aggregates, AggregateScope, SearchScope, TranscriptIndex } from './transcript-index.js';
 
 /** One search as the route hands it over: structured-clonable, so that it can cross to a thread. */
 export interface SearchRequest {
@@ -33,17 +34,34 @@ export interface SearchAnswer {
   log: { total: number; rows?: number };
 }
 
+/** The dashboard's figures (/analytics): the period asked for, and the one before when asked. */
+export interface AggregateAnswer {
+  current: Aggregates;
+  previous?: Aggregates;
+}
+
 /** Where searches are answered: inline (`inlineAnswers`) or on a thread (search-thread.ts). */
 export interface SearchAnswers {
   answer(request: SearchRequest): Promise<SearchAnswer>;
+  /** The /analytics figures of `raw` (options as received; the route has validated them). */
+  aggregate(scope: AggregateScope, raw: RawOptions): Promise<AggregateAnswer>;
   close(): Promise<void>;
 }
 
-export function inlineAnswers(index: TranscriptIndex): SearchAnswers {
-  return { answer: (r) => answerSearch(index, r), close: async () => {} };
+export function inlineAnswers(index: Pick<TranscriptIndex, 'count' | 'search' | 'details' | 'aggregate'>): SearchAnswers {
+  return { answer: (r) => answerSearch(index, r), aggregate: (scope, raw) => answerAggregate(index, scope, raw), close: async () => {} };
 }
 
-export async function answerSearch(index: TranscriptIndex, r: SearchRequest): Promise<SearchAnswer> {
+export async function answerAggregate(index: Pick<TranscriptIndex, 'aggregate'>, scope: AggregateScope, raw: RawOptions): Promise<AggregateAnswer> {
+  const opts = parseAggregateOptions(raw);
+  const [current, previous] = await Promise.all([
+    index.aggregate(scope, opts.query, opts.request),
+    opts.previous ? index.aggregate(scope, { ...opts.query, ...opts.previous }, { tzOffsetMin: opts.request.tzOffsetMin }) : undefined,
+  ]);
+  return previous ? { current, previous } : { current };
+}
+
+export async function answerSearch(index: Pick<TranscriptIndex, 'count' | 'search' | 'details'>, r: SearchRequest): Promise<SearchAnswer> {
   const opts = parseSearchOptions(r.raw, r.accept);
   // Over its CPU budget a search is refused (QUERY_TOO_EXPENSIVE), and it lets other work in as it goes.
   const query = { ...opts.query, budget: searchBudget(r.budgetMs) };

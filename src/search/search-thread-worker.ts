@@ -3,7 +3,7 @@
  * first task; each task is answered by answerSearch (search-answer.ts) exactly as inline.
  */
 import { toVoxdexError } from '../errors.js';
-import { answerSearch } from './search-answer.js';
+import { answerAggregate, answerSearch } from './search-answer.js';
 import { SqliteTranscriptIndex } from './sqlite-index.js';
 import type { SearchTask, SearchTaskResult } from './search-thread.js';
 
@@ -23,7 +23,7 @@ function reader(file: string): Promise<SqliteTranscriptIndex> {
 export default async function answer(task: SearchTask): Promise<SearchTaskResult> {
   try {
     const index = await reader(task.file);
-    return { ok: true, ...(await answerSearch(index, task.request)) };
+    return { ok: true, answer: task.kind === 'search' ? await answerSearch(index, task.request) : await answerAggregate(index, task.scope, task.raw) };
   } catch (err) {
     return { ok: false, error: toVoxdexError(err).toJSON() };
   }

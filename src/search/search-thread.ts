@@ -1,7 +1,8 @@
 /**
- * The SQLite index's read thread (docs/search.md, "Off the event loop"): searches are answered by a
+ * The SQLite index's read thread (docs/search.md, "Off the event loop"): searches and the dashboard's
+ * figures (/analytics) are answered by a
  * worker thread (piscina) with its own connection to the index file, which only reads
- * (`query_only`); the event loop hands the request over and writes the rendered bytes back. Writes
+ * (opened read-only); the event loop hands the request over and writes the rendered bytes back. Writes
  * (indexing, deletes, category lists) stay on the main connection; SQLite's WAL lets the thread read
  * what was committed meanwhile, and its wildcard cache is dropped whenever another connection wrote
  * (`data_version`).
@@ -10,15 +11,14 @@
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
-import type { SearchAnswer, SearchAnswers, SearchRequest } from './search-answer.js';
+import type { AggregateAnswer, SearchAnswer, SearchAnswers, SearchRequest } from './search-answer.js';
+import type { RawOptions } from './search-options.js';
+import type { AggregateScope } from './transcript-index.js';
 
-/** What the thread is given: the request and the index file to read. */
-export interface SearchTask {
-  file: string;
-  request: SearchRequest;
-}
+/** What the thread is given: the index file to read, and a search or the dashboard's figures. */
+export type SearchTask = { file: string } & ({ kind: 'search'; request: SearchRequest } | { kind: 'aggregate'; scope: AggregateScope; raw: RawOptions });
 
-export type SearchTaskResult = ({ ok: true } & SearchAnswer) | { ok: false; error: ErrorInfo };
+export type SearchTaskResult = { ok: true; answer: SearchAnswer | AggregateAnswer } | { ok: false; error: ErrorInfo };
 
 function workerFile(): string {
   return fileURLToPath(import.meta.url).replace(/search-thread\.(ts|js)$/, (_m, ext: string) => `search-thread-worker.${ext}`);
@@ -34,13 +34,14 @@ export function searchThread(file: string, opts: { threads?: number; idleMs?: nu
     // A search awaits between its slices (budget.ts pace()): others share the thread meanwhile.
     concurrentTasksPerWorker: 4,
   });
+  const run = async (task: SearchTask) => {
+    const r = await pool.run(task);
+    if (!r.ok) throw toVoxdexError(r.error);
+    return r.answer;
+  };
   return {
-    async answer(request) {
-      const r = await pool.run({ file, request });
-      if (!r.ok) throw toVoxdexError(r.error);
-      const { ok: _ok, ...answer } = r;
-      return answer;
-    },
+    answer: async (request) => (await run({ file, kind: 'search', request })) as SearchAnswer,
+    aggregate: async (scope, raw) => (await run({ file, kind: 'aggregate', scope, raw })) as AggregateAnswer,
     close: () => pool.destroy(),
   };
 }

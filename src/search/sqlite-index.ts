@@ -39,7 +39,7 @@ export interface SqliteIndexOptions {
   file: string;
   /**
    * A second connection that only reads (the search thread's, search-thread.ts): the file must exist
-   * with this schema; nothing is created or migrated, and writes are refused (`query_only`).
+   * with this schema; nothing is created or migrated, and writes are refused (opened read-only).
    */
   readOnly?: boolean;
 }
@@ -113,11 +113,13 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
    */
   searchAnswers(): SearchAnswers | undefined {
     if (this.#file === ':memory:' || this.#readOnly) return undefined;
+    const thread = () => {
+      void this.#conn; // INDEX_UNAVAILABLE until this index is open (and once it is closed)
+      return (this.#answers ??= searchThread(this.#file));
+    };
     return {
-      answer: (request) => {
-        void this.#conn; // INDEX_UNAVAILABLE until this index is open (and once it is closed)
-        return (this.#answers ??= searchThread(this.#file)).answer(request);
-      },
+      answer: (request) => thread().answer(request),
+      aggregate: (scope, raw) => thread().aggregate(scope, raw),
       close: async () => {},
     };
   }

@@ -126,6 +126,18 @@ t('transcoding refuses to run ffmpeg outside its sandbox (fail closed): 415 nami
   assert.is((await decode({ source: fileSource(mp3) }, { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config })).format.transcodedFrom, 'MPEG audio (MP3 with an ID3 tag)');
 });
 
+t('ffmpeg stopped by its CPU limit (or the wall clock, 3 times it) inside the sandbox is TOO_LARGE naming the setting', async () => {
+  const wav = path.join(dir, 'cpu.wav');
+  await run('sox', [LIBRIVOX_WAV, '-r', '16000', wav, 'repeat', '500']); // an hour
+  const flac = await makeCoded(dir, wav, 'flac');
+  const c = loadConfig({ VOXDEX_TRANSCODE_CPU_SEC: '1', VOXDEX_TRANSCODE_MAX_AUDIO_SEC: '86400' });
+  await rejects(
+    () => decode({ source: fileSource(flac) }, { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: c }),
+    'TOO_LARGE',
+    /^Decoding the FLAC audio took longer than allowed \(1 CPU seconds, VOXDEX_TRANSCODE_CPU_SEC\)/,
+  );
+});
+
 t('decodes in bounded memory: the peak is at most 1.75 times the samples it returns (it was 2.15)', async () => {
   // 20 minutes of real speech, 16 kHz FLAC: 76.8 MB of Float32 samples. Measured in a fresh process.
   const wav = path.join(dir, 'long.wav');

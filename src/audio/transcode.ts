@@ -17,6 +17,7 @@
  * Failures become the contract's errors: BAD_AUDIO (undecodable), TOO_LARGE (a limit), CANCELLED.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { TranscodeConfig } from '../config.js';
 import { asSource, readAll, type ByteSource } from './byte-source.js';
@@ -29,6 +30,7 @@ import { SANDBOX_ENV, sandboxed } from './sandbox.js';
 export const TRANSCODED_RATES = [8000, 11025, 12000, 16000] as const;
 /** ffmpeg's own cap on one heap allocation. */
 const MAX_ALLOC = 256 << 20;
+const { SIGXCPU, SIGKILL } = constants.signals;
 /** stderr kept for the error message. */
 const STDERR_BYTES = 16 << 10;
 
@@ -180,7 +182,8 @@ async function runFfmpeg<T>(source: ByteSource, demuxer: string, cfg: TranscodeC
       opts.signal?.removeEventListener('abort', onAbort);
       const lines = ffmpegLines(stderr);
       if (stopped) return reject(stopped);
-      if (signal === 'SIGXCPU' || signal === 'SIGKILL') return reject(tooLong(opts.what, cfg));
+      // Over RLIMIT_CPU ffmpeg gets SIGXCPU, then SIGKILL; bubblewrap exits with 128 + the signal.
+      if (signal === 'SIGXCPU' || signal === 'SIGKILL' || code === 128 + SIGXCPU || code === 128 + SIGKILL) return reject(tooLong(opts.what, cfg));
       if (code !== 0 || signal) {
         if (lines.some((l) => /cannot allocate memory|out of memory|failed to map segment/i.test(l))) {
           return reject(voxdexError('TOO_LARGE', `Decoding the ${opts.what} needed more than the ${cfg.memoryBytes >> 20} MiB of memory allowed (VOXDEX_TRANSCODE_MEMORY_MIB). Split the recording, or convert it to WAV.`));

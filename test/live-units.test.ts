@@ -73,6 +73,22 @@ t('audio input: a WAV header in the first message declares the shape (data lengt
   assert.throws(() => new AudioInput(declaredFormat('pcm16', 8000, 1)).push(recordingHeader(declaredFormat('pcm16', 96000, 1), 0)), /96000/);
 });
 
+t('audio input: a stream that starts with a RIFF header of another form (AVI) is refused, not taken as raw audio', () => {
+  const avi = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0x10, 0, 0]), Buffer.from('AVI LIST'), Buffer.alloc(64, 7)]);
+  let err: unknown;
+  try {
+    new AudioInput(declaredFormat('pcm16', 8000, 1)).push(avi);
+  } catch (e) {
+    err = e;
+  }
+  assert.is((err as { code?: string } | undefined)?.code, 'UNSUPPORTED_AUDIO');
+  assert.match((err as Error).message, /^The stream starts with a RIFF header of a "AVI " file, not a WAV/);
+  // Raw audio that merely looks odd is still raw audio; only the first message is looked at.
+  const input = new AudioInput(declaredFormat('pcm16', 8000, 1));
+  assert.is(input.push(Buffer.alloc(64, 7)).channels[0]!.length, 32);
+  assert.is(input.push(avi).channels[0]!.length, avi.length / 2);
+});
+
 t('energy endpointer: real speech fed in 100 ms pieces is cut where the energy segmenter cuts it', async () => {
   // The caller's channel of the payment call: real digit recordings in four groups, pauses between.
   const dir = makeTempDir('voxdex-live-units-');

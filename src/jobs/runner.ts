@@ -24,7 +24,7 @@ import type { Config } from '../config.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { CANCEL, SHUTDOWN, Scheduler } from '../scheduler.js';
+import { CANCEL, SHUTDOWN, Scheduler, type SchedulableJob } from '../scheduler.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
 import { resultMime } from '../render/output.js';
 import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } from '../store/job-store.js';
@@ -115,7 +115,7 @@ export class JobRunner {
   }
 
   /** A job was accepted (by this node, or announced by another): queue it here, or look at the shared queue now. */
-  enqueue(job: Pick<Job, 'id' | 'sizeBytes'>): void {
+  enqueue(job: SchedulableJob): void {
     if (this.#scheduler) this.#scheduler.enqueue(job);
     else this.#claims?.wake();
   }

@@ -195,7 +195,7 @@ function tally(s: Score, call: CallResult, utts: readonly Utterance[]): void {
 function liveReport(results: readonly CallResult[], audioSecs: number): void {
   console.log('\n| live rule (redact=all) | utterances | words sent unredacted that the document redacts | wait: median / p95 / max | CPU per audio s |');
   console.log('|---|---|---|---|---|');
-  const rules: Array<[string, HoldRule]> = [['probes (word-kinds-hold.ts)', HOLD_RULE], ['before: every utterance 5 s', BLANKET_RULE]];
+  const rules: Array<[string, HoldRule]> = [['reaches (src/redact/engine.ts)', HOLD_RULE], ['before: every utterance 5 s', BLANKET_RULE]];
   for (const [name, rule] of rules) {
     const leaks: Record<string, number> = {};
     const waits: number[] = [];

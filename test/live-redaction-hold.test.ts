@@ -1,12 +1,12 @@
 /**
- * The live hold-back (src/live/redaction-hold.ts) keeps up with redaction's fail-closed rules (issue
+ * The live hold-back (src/redact/engine.ts, from the recognizers' reaches) keeps up with redaction's fail-closed rules (issue
  * 24): streams are per channel whatever the diarization labels, a group 25 s after the last in an
  * answer window still joins it, and words in an answer window may turn out to be a misheard first
  * group while digits can still follow.
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { decidedUtterances } from '../src/live/redaction-hold.js';
+import { settledUtterances as decidedUtterances } from '../src/redact/engine.js';
 import type { Utterance } from '../src/types.js';
 
 const test = suite('live redaction hold-back');

@@ -184,7 +184,6 @@ function inWords(t: readonly StreamToken[], i: number, dir: 1 | -1): boolean {
   return o !== undefined && o.u === t[i]!.u && o.kind === 'word' && !FILLERS.has(o.key);
 }
 
-/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow. */
 /** What the caller of digitRuns knows about context: where a topic word separates numbers, and the answer windows. */
 export interface RunHints {
   /** A topic word said between `from` and `to` that separates this speaker's numbers. */
@@ -218,6 +217,44 @@ export function digitGroups(stream: Stream): DigitGroup[] {
   return groups;
 }
 
+/** A group after a run, as groupJoins reads it: a group already said, or one still to come (what can be known of it). */
+export interface NextGroup {
+  /** Its first token's index in the stream (the stream's length for a group still to come). */
+  first: number;
+  start: number;
+  /** How many digits it holds (a group still to come: 2, the most that lets it join). */
+  digits: number;
+  /** A lone digit followed by an ordinary word in its utterance ("one of them"): a word, not a group. */
+  wordUse: boolean;
+}
+
+/**
+ * Whether group `next` joins the run `cur` (its groups so far) of `stream`: within RUN_WINDOW_SEC, or
+ * inside one answer window (`answer`; default: `hints` says both lie in the same window), with no
+ * quantity, month or topic word between, and only fillers between — or, both groups having 2+ digits,
+ * at most 4 words. The one statement of the rule: digitRuns joins by it, and the run recognizer's
+ * reach (run-recognizer.ts) asks it of a group still to come.
+ */
+export function groupJoins(stream: Stream, cur: DigitGroup, next: NextGroup, hints: RunHints, answer?: boolean): boolean {
+  const t = stream.tokens;
+  const between = t.slice(cur.last + 1, next.first);
+  const from = t[cur.last]!.end;
+  const to = next.start;
+  // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
+  // channel in between ("security code", "expiry") starts a new number.
+  const wordUse = next.wordUse || (cur.digits.length < 2 && inWords(t, cur.first, -1));
+  // Inside the answer to "what's the card number?" (or after "my card number is") digits join
+  // across long pauses, chatter and misheard words, as long as the window stays open.
+  if (answer === undefined) {
+    const w = hints.window(stream.speaker, t[cur.first]!.start);
+    answer = w !== undefined && w === hints.window(stream.speaker, to);
+  }
+  return (to - from <= RUN_WINDOW_SEC || answer) && !wordUse &&
+    !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
+    !hints.breaks(stream.speaker, from, to) &&
+    (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && next.digits >= 2 && between.length <= 4));
+}
+
 export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
   const runs: DigitRun[] = [];
   for (const stream of streams) {
@@ -231,22 +268,8 @@ export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS
     };
     for (const g of groups) {
       if (cur) {
-        const between = t.slice(cur.last + 1, g.first);
-        const gap = t[g.first]!.start - t[cur.last]!.end;
-        const from = t[cur.last]!.end;
-        const to = t[g.first]!.start;
-        // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
-        // channel in between ("security code", "expiry") starts a new number.
-        const wordUse = (g.digits.length < 2 && inWords(t, g.last, 1)) || (cur.digits.length < 2 && inWords(t, cur.first, -1));
-        // Inside the answer to "what's the card number?" (or after "my card number is") digits join
-        // across long pauses, chatter and misheard words, as long as the window stays open.
-        const w = hints.window(stream.speaker, t[cur.first]!.start);
-        const answer = w !== undefined && w === hints.window(stream.speaker, to);
-        const joins = (gap <= RUN_WINDOW_SEC || answer) && !wordUse &&
-          !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
-          !hints.breaks(stream.speaker, from, to) &&
-          (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
-        if (joins) {
+        const next = { first: g.first, start: t[g.first]!.start, digits: g.digits.length, wordUse: g.digits.length < 2 && inWords(t, g.last, 1) };
+        if (groupJoins(stream, cur, next, hints)) {
           cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
           continue;
         }

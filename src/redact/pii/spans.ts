@@ -1,11 +1,11 @@
 /**
  * What every personal-data recognizer receives (the call's streams, cues and windows, the words as
- * written, the person tags) and returns (spans of stream tokens with a kind and a score), and the
+ * written, the person tags) and returns (spans of stream tokens with a kind), and the
  * token tests they share.
  */
 import type { Utterance } from '../../types.js';
 import type { Stream, StreamToken } from '../digit-runs.js';
-import type { Cue, PiiKind, Window } from './context.js';
+import { windowOpen, type Cue, type PiiKind, type Window } from './context.js';
 import { FILLERS, LETTER_WORDS, NOT_A_NAME, REPLIES } from './lexicon.js';
 
 export interface PiiSpan {
@@ -14,8 +14,6 @@ export interface PiiSpan {
   /** Token indexes [from, to] of the stream, inclusive. */
   from: number;
   to: number;
-  /** Presidio's confidence: 1 for a validated or answered span, lower for a hint alone. */
-  score: number;
 }
 
 export interface PiiView {
@@ -125,4 +123,18 @@ export function answerSpan(t: readonly StreamToken[], first: number, last: numbe
   // Trailing function words are the next sentence starting, not the answer ("… maple street and i").
   while (end > k && NOT_A_NAME.has(t[end]!.key) && !isNumber(t[end]) && !isLetter(t[end])) end--;
   return [k, end];
+}
+
+/**
+ * The first token of `stream` an answer in an open window of `topics` starts at (the stream's
+ * length: none): a word said in the window may still make the answer so far one of those kinds.
+ */
+export function openAnswerReach(view: PiiView, stream: Stream, topics: readonly PiiKind[], now: number): number {
+  let open = stream.tokens.length;
+  for (const w of view.windows) {
+    if (w.stream !== stream || !topics.includes(w.topic) || !windowOpen(view.cues, w, now)) continue;
+    const a = answerSpan(stream.tokens, w.first, w.last);
+    if (a) open = Math.min(open, a[0]);
+  }
+  return open;
 }

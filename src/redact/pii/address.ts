@@ -10,8 +10,7 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { DIRECTIONS, NOT_A_NAME, REPLIES, STATE_PAIRS, STATES, STREET_TYPES, UNIT_WORDS } from './lexicon.js';
-import { ANSWER_WINDOW_SEC, openWindowsSince } from './context.js';
-import { answerSpan, continues, gap, isLetter, isNumber, nameLike, openAnswerReach, type PiiSpan, type PiiView } from './spans.js';
+import { answerSpan, continues, gap, isLetter, isNumber, nameLike, openAnswerReach, piiRecognizer, type PiiSpan, type PiiView } from './spans.js';
 import type { Recognizer } from '../recognizer.js';
 
 const ADDRESS_PAUSE_SEC = 1.5;
@@ -120,12 +119,4 @@ function addressReach(view: PiiView, stream: Stream, now: number): number {
   return open;
 }
 
-export const addressRecognizer: Recognizer = {
-  name: 'addresses',
-  kinds: ['address'],
-  analyze: (a) => recognizeAddresses(a.view),
-  reach: (a, stream, now) => addressReach(a.view, stream, now),
-  holdsClaims: false,
-  context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, ['address'], now),
-  contextSec: ANSWER_WINDOW_SEC,
-};
+export const addressRecognizer: Recognizer = piiRecognizer('addresses', ['address'], recognizeAddresses, addressReach, ['address']);

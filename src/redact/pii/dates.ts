@@ -6,8 +6,7 @@
  */
 import { MONTHS, ORDINALS } from '../../numbers/lexicon.js';
 import type { Stream, StreamToken } from '../digit-runs.js';
-import { ANSWER_WINDOW_SEC, openWindowsSince } from './context.js';
-import { answerSpan, gap, isNumber, openAnswerReach, type PiiSpan, type PiiView } from './spans.js';
+import { answerSpan, gap, isNumber, openAnswerReach, piiRecognizer, type PiiSpan, type PiiView } from './spans.js';
 import type { Recognizer } from '../recognizer.js';
 
 const MONTH_SET = new Set<string>([...MONTHS, 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
@@ -102,12 +101,4 @@ function dateReach(view: PiiView, stream: Stream, now: number): number {
   return open;
 }
 
-export const dobRecognizer: Recognizer = {
-  name: 'dates of birth',
-  kinds: ['dob'],
-  analyze: (a) => recognizeDatesOfBirth(a.view),
-  reach: (a, stream, now) => dateReach(a.view, stream, now),
-  holdsClaims: false,
-  context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, ['dob'], now),
-  contextSec: ANSWER_WINDOW_SEC,
-};
+export const dobRecognizer: Recognizer = piiRecognizer('dates of birth', ['dob'], recognizeDatesOfBirth, dateReach, ['dob']);

@@ -8,8 +8,8 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { EMAIL_SYMBOLS, FILLERS, LETTER_WORDS, MAIL_DOMAINS, NOT_A_NAME, TLDS } from './lexicon.js';
-import { ANSWER_WINDOW_SEC, openWindowsSince, type Window } from './context.js';
-import { answerSpan, gap, isLetter, isNumber, openAnswerReach, rawWord, type PiiSpan, type PiiView } from './spans.js';
+import type { Window } from './context.js';
+import { answerSpan, gap, isLetter, isNumber, openAnswerReach, piiRecognizer, rawWord, type PiiSpan, type PiiView } from './spans.js';
 import type { Recognizer } from '../recognizer.js';
 
 /** How the ASR hears "dot com" said fast: "not come", "dot calm", "dot's come". */
@@ -129,12 +129,4 @@ function emailReach(view: PiiView, stream: Stream, now: number): number {
   return Math.min(open, openAnswerReach(view, stream, ['email'], now));
 }
 
-export const emailRecognizer: Recognizer = {
-  name: 'emails',
-  kinds: ['email'],
-  analyze: (a) => recognizeEmails(a.view),
-  reach: (a, stream, now) => emailReach(a.view, stream, now),
-  holdsClaims: false,
-  context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, ['email'], now),
-  contextSec: ANSWER_WINDOW_SEC,
-};
+export const emailRecognizer: Recognizer = piiRecognizer('emails', ['email'], recognizeEmails, emailReach, ['email']);

@@ -10,8 +10,7 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { FILLERS, NOT_A_NAME, RELATIONS, REPLIES, TITLES } from './lexicon.js';
-import { continues, gap, isLetter, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView } from './spans.js';
-import { ANSWER_WINDOW_SEC } from './context.js';
+import { continues, gap, isLetter, isSingleLetter, nameLike, piiRecognizer, spelledRun, type PiiSpan, type PiiView } from './spans.js';
 import type { Recognizer } from '../recognizer.js';
 
 /** Most words of one name (first, middle, last, a second surname), spelled letters not counted. */
@@ -213,12 +212,4 @@ function nameReach(stream: Stream, now: number): number {
   return k;
 }
 
-export const nameRecognizer: Recognizer = {
-  name: 'names',
-  kinds: ['name'],
-  analyze: (a) => recognizeNames(a.view),
-  reach: (_a, stream, now) => nameReach(stream, now),
-  holdsClaims: false,
-  context: () => Infinity,
-  contextSec: ANSWER_WINDOW_SEC,
-};
+export const nameRecognizer: Recognizer = piiRecognizer('names', ['name'], recognizeNames, (_view: PiiView, stream: Stream, now: number) => nameReach(stream, now), []);

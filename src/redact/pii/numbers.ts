@@ -9,10 +9,10 @@
  *   are an ID or an IBAN: the answer from its first letter or digit to its last, misheard words between.
  */
 import type { DigitRun, Stream } from '../digit-runs.js';
-import { ANSWER_WINDOW_SEC, openWindowsSince, type PiiKind } from './context.js';
+import type { PiiKind } from './context.js';
 import type { Recognizer } from '../recognizer.js';
 import { REPLIES } from './lexicon.js';
-import { gap, isLetter, isNumber, isSingleLetter, openAnswerReach, type PiiSpan, type PiiView } from './spans.js';
+import { gap, isLetter, isNumber, isSingleLetter, openAnswerReach, piiRecognizer, type PiiSpan, type PiiView } from './spans.js';
 
 /** What a digit-run recognizer knows of personal-data context: the topic whose window the run starts in. */
 export interface PiiRunContext {
@@ -102,12 +102,4 @@ function alphanumericReach(view: PiiView, stream: Stream, now: number): number {
   return now - t[t.length - 1]!.end > ALNUM_PAUSE_SEC ? t.length : openAnswerReach(view, stream, [...ALNUM_TOPICS], now);
 }
 
-export const alphanumericRecognizer: Recognizer = {
-  name: 'letters and digits',
-  kinds: ['id', 'bank', 'phone'],
-  analyze: (a) => recognizeAlphanumerics(a.view),
-  reach: (a, stream, now) => alphanumericReach(a.view, stream, now),
-  holdsClaims: false,
-  context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, [...ALNUM_TOPICS], now),
-  contextSec: ANSWER_WINDOW_SEC,
-};
+export const alphanumericRecognizer: Recognizer = piiRecognizer('letters and digits', ['id', 'bank', 'phone'], recognizeAlphanumerics, alphanumericReach, [...ALNUM_TOPICS]);

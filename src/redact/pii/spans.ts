@@ -5,7 +5,8 @@
  */
 import type { Utterance } from '../../types.js';
 import type { Stream, StreamToken } from '../digit-runs.js';
-import { windowOpen, type Cue, type PiiKind, type Window } from './context.js';
+import { ANSWER_WINDOW_SEC, openWindowsSince, windowOpen, type Cue, type PiiKind, type Window } from './context.js';
+import type { Recognizer } from '../recognizer.js';
 import { FILLERS, LETTER_WORDS, NOT_A_NAME, REPLIES } from './lexicon.js';
 
 export interface PiiSpan {
@@ -137,4 +138,21 @@ export function openAnswerReach(view: PiiView, stream: Stream, topics: readonly 
     if (a) open = Math.min(open, a[0]);
   }
   return open;
+}
+
+/**
+ * A personal-data recognizer of the registry (recognizer.ts) from its rules: its spans, its reach (over
+ * the view), and the topics of the windows it reads (their cues are the context it still needs while
+ * they are open; a cue lies at most ANSWER_WINDOW_SEC before the words it opens a window on).
+ */
+export function piiRecognizer(name: string, kinds: readonly PiiKind[], recognize: Recognize, reach: (view: PiiView, stream: Stream, now: number) => number, topics: readonly PiiKind[]): Recognizer {
+  return {
+    name,
+    kinds,
+    analyze: (a) => recognize(a.view),
+    reach: (a, stream, now) => reach(a.view, stream, now),
+    holdsClaims: false,
+    context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, topics, now),
+    contextSec: ANSWER_WINDOW_SEC,
+  };
 }

@@ -32,13 +32,13 @@ export interface RedactMode {
 }
 
 /** One `#` per digit the event stands for, `###` when it stands for none. */
-export function maskWord(word: string, digits: string): string {
+function maskWord(word: string, digits: string): string {
   const n = /\d/.test(word) ? word.replace(/\D/g, '').length : digits.length;
   return n > 0 ? '#'.repeat(n) : '###';
 }
 
 /** The replaced word: `#` per digit; a word without digits `[NAME]`, `[ADDRESS]`… for the personal-data kinds, `###` for the card kinds. */
-export function replacement(word: string, digits: string, kind: RedactKind): string {
+function replacement(word: string, digits: string, kind: RedactKind): string {
   const masked = maskWord(word, digits);
   return masked === '###' && (PII_KINDS as readonly string[]).includes(kind) ? `[${kind.toUpperCase()}]` : masked;
 }
@@ -48,7 +48,7 @@ export function replacement(word: string, digits: string, kind: RedactKind): str
  * later) goes. A written form the ASR carried (WordEvent.written) becomes the replacement too, keeping
  * only its closing punctuation: no spread of the original event may keep a word of it.
  */
-export function replaced(ev: WordEvent, word: string, kind: RedactKind): WordEvent {
+function replaced(ev: WordEvent, word: string, kind: RedactKind): WordEvent {
   const { pii: _mark, written, ...rest } = ev;
   const carried = written === undefined ? {} : { written: written === '' ? '' : word + closingPunctuation(written) };
   return { ...rest, word, redacted: kind, ...carried };

@@ -4,13 +4,13 @@
  * for names the run), each run's span widened as redaction fails closed (docs/redaction.md, "Failing
  * closed"), and its reach: how far back a digit said later can still change what it claims.
  */
-import { MONTHS, REPEATS } from '../numbers/lexicon.js';
+import { REPEATS } from '../numbers/lexicon.js';
 import type { RedactKind, Utterance } from '../types.js';
 import { analyze, type Analysis } from './analysis.js';
 import { ANSWER_WINDOW_SEC, type Topic } from './answer-windows.js';
 import { FILLERS, groupJoins, type DigitRun, type Stream } from './digit-runs.js';
 import { runTopic } from './pii/numbers.js';
-import { CONTEXT_WINDOW_SEC, isCard, RECOGNIZERS, type RunContext } from './recognizers.js';
+import { CONTEXT_WINDOW_SEC, isCard, MONTH_KEYS, RECOGNIZERS, type RunContext } from './recognizers.js';
 import type { Finding, Recognizer } from './recognizer.js';
 
 /** Words this close (seconds, end to start) are said together. */
@@ -21,7 +21,6 @@ const MONTH_GAP_SEC = 3;
 const HOMOPHONE_NEAR_SEC = 2;
 /** Short replies that end an answer ("okay", "thanks"), never redacted as part of one. */
 const REPLIES = new Set(['okay', 'ok', 'yes', 'yeah', 'thanks', 'thank', 'right', 'sure', 'no', 'great', 'good', 'please', 'alright', 'bye']);
-const MONTH_KEYS: ReadonlySet<string> = new Set(MONTHS);
 
 /** A sensitive digit run of the requested kinds: the run, its kind, and the stream tokens to replace. */
 export interface SensitiveRun {

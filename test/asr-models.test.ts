@@ -75,7 +75,7 @@ m('a moonshine model whose files are missing is not listed and auto falls back t
   const reg = createModelRegistry({ models: [ms, wide, narrow] }, 'test.json');
   assert.is(reg.resolve('auto', 8000).name, 'digits-8k');
   assert.is(reg.resolve('auto', 16000).name, 'en-us');
-  assert.throws(() => reg.resolve('ms', 8000), (e: VoxdexError) => e.code === 'MODEL_LOAD_FAILED' && /encoder_model\.ort does not exist; run `bash models\/fetch-moonshine\.sh && bash models\/fold-moonshine\.sh`/.test(e.message));
+  assert.throws(() => reg.resolve('ms', 8000), (e: VoxdexError) => e.code === 'MODEL_LOAD_FAILED' && /encoder_model\.ort does not exist; run `bash models\/fetch-moonshine\.sh && bash models\/fold-moonshine\.sh && bash models\/quantize-moonshine\.sh`/.test(e.message));
   assert.throws(() => createModelRegistry({ models: [{ ...ms, align: { wideband: 'nope' } }, wide] }, 'r.json'), /align.wideband "nope" names no PocketSphinx model/);
   assert.throws(() => createModelRegistry({ models: [{ ...ms, sampleRate: 8000 }] }, 'r.json'), /sampleRate must be 16000 for a moonshine model/);
 });

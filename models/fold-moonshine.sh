@@ -26,7 +26,7 @@ for f in encoder_model.ort decoder_model_merged.ort tokenizer.bin; do
   [ -f "$SRC/$f" ] || { echo "voxdex: $SRC/$f is missing; run bash models/fetch-moonshine.sh first" >&2; exit 1; }
 done
 
-model_tools_venv "$VENV" || { echo "voxdex: the folded Moonshine model was not made" >&2; exit 1; }
+model_tools_venv "$VENV" models/fold-requirements.txt || { echo "voxdex: the folded Moonshine model was not made" >&2; exit 1; }
 
 mkdir -p "$(dirname "$OUT")"
 tmp=$(mktemp -d "$(dirname "$OUT")/.fold.XXXXXX")

@@ -1,19 +1,22 @@
 # Sourced by the scripts that derive model files at install (models/fold-moonshine.sh,
 # models/quantize-moonshine.sh): the pinned Python tools and the checksum check, written once.
-#   model_tools_venv VENV      installs models/fold-requirements.txt (hash-pinned) into VENV unless there
+#   model_tools_venv VENV REQS...  installs the hash-pinned requirement files into VENV unless there
 #   verify_files DIR ENTRY...  0 when every "name sha256" ENTRY is in DIR with that checksum
 
-model_tools_venv() {
-  local venv=$1 reqs=models/fold-requirements.txt
-  local stamp=$venv/.voxdex-reqs
-  if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && cmp -s "$stamp" "$reqs"; then return 0; fi
-  echo "voxdex: installing the pinned model tools (onnx, onnxruntime; models/fold-requirements.txt) into $venv"
+model_tools_venv() { # VENV REQUIREMENTS...
+  local venv=$1 stamp=$1/.voxdex-reqs
+  shift
+  local want req args=()
+  want=$(cat "$@")
+  if [ -x "$venv/bin/python" ] && [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then return 0; fi
+  for req in "$@"; do args+=(-r "$req"); done
+  echo "voxdex: installing the pinned model tools ($*) into $venv"
   rm -rf "$venv"
   python3 -m venv "$venv" || { echo "voxdex: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
-  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input --require-hashes --only-binary=:all: -r "$reqs" || {
-    echo "voxdex: installing models/fold-requirements.txt failed (hash mismatch or PyPI unreachable)" >&2
+  "$venv/bin/pip" install --quiet --disable-pip-version-check --no-input --require-hashes --only-binary=:all: "${args[@]}" || {
+    echo "voxdex: installing $* failed (hash mismatch or PyPI unreachable)" >&2
     rm -rf "$venv"; return 1; }
-  cp "$reqs" "$stamp"
+  printf '%s' "$want" > "$stamp"
 }
 
 verify_files() {

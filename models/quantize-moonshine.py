@@ -3,16 +3,17 @@
 
     quantize-moonshine.py FOLDED_DIR OUT_DIR
 
-Dynamic quantization of every MatMul with a constant weight, in the encoder and in both branches of
-the merged decoder's If (onnxruntime.quantization.quantize_dynamic, EnableSubgraph): each weight
-matrix becomes int8 with one scale per output channel (symmetric), and at run time each MatMul's
-input is quantized to uint8 with one scale for the whole tensor (DynamicQuantizeLinear), multiplied
-in integers (MatMulInteger; ONNX Runtime fuses it into DynamicQuantizeMatMul, VNNI instructions where
-the CPU has them) and scaled back to float32. The attention products (activation x activation), the
-convolutions of the encoder's front end, the token embedding (a Gather) and everything else stay
-float32. Not exact: docs/moonshine.md gives the measured word error rates beside the float model's.
-Pure function of the input bytes and the pinned tools (models/fold-requirements.txt): the output's
-sha256 is recorded and checked by models/quantize-moonshine.sh.
+Every MatMul with a constant weight, in the encoder and in both branches of the merged decoder's If,
+becomes ONNX Runtime's MatMulNBits (onnxruntime.quantization's MatMulNBitsQuantizer): the weight is
+stored as 8-bit integers, symmetric, with one float scale per block of 32 input rows of each output
+column, and `accuracy_level` 4 makes ONNX Runtime multiply in int8 — each row of the input is
+quantized per block of 32 values at run time (VNNI instructions where the CPU has them). Blocks of 32
+keep the rounding local: a dynamic quantization with one scale per input tensor (`quantize_dynamic`,
+DynamicQuantizeLinear) was tried first and changed words on the real sets (docs/moonshine.md). The
+attention products (activation x activation), the encoder's convolutions, the token embedding (a
+Gather) and everything else stay float32. Pure function of the input bytes and the pinned tools
+(models/fold-requirements.txt, models/quantize-requirements.txt): the output's sha256 is recorded
+and checked by models/quantize-moonshine.sh.
 """
 import hashlib
 import logging
@@ -20,7 +21,9 @@ import os
 import sys
 
 import onnx
-from onnxruntime.quantization import QuantType, quantize_dynamic
+from onnxruntime.quantization.matmul_nbits_quantizer import MatMulNBitsQuantizer
+
+BITS, BLOCK, ACCURACY_LEVEL = 8, 32, 4
 
 
 def main():
@@ -28,14 +31,14 @@ def main():
         raise SystemExit('usage: quantize-moonshine.py FOLDED_DIR OUT_DIR')
     src, out = sys.argv[1:]
     os.makedirs(out, exist_ok=True)
-    logging.getLogger().setLevel(logging.ERROR)  # its advice to run shape-inference pre-processing first: not needed for MatMul weights
+    logging.disable(logging.INFO)  # one line per MatMul otherwise
     for name in ('encoder_model', 'decoder_model_merged'):
+        # Read here and handed over in memory: the source directory is never written to.
+        q = MatMulNBitsQuantizer(onnx.load(os.path.join(src, name + '.onnx')), bits=BITS, block_size=BLOCK, is_symmetric=True,
+                                 accuracy_level=ACCURACY_LEVEL)
+        q.process()
         dst = os.path.join(out, name + '.onnx')
-        # The model is read here and handed over in memory: given a path, the quantizer writes scratch files
-        # beside its input.
-        model = onnx.load(os.path.join(src, name + '.onnx'))
-        quantize_dynamic(model, dst, op_types_to_quantize=['MatMul'], per_channel=True,
-                         weight_type=QuantType.QInt8, extra_options={'EnableSubgraph': True})
+        q.model.save_model_to_file(dst, use_external_data_format=False)
         sha = hashlib.sha256(open(dst, 'rb').read()).hexdigest()
         print(f'{name}: {os.path.getsize(dst)} bytes, sha256 {sha}')
 

@@ -40,7 +40,7 @@ m('the shipped registry lists auto first, then en-us-moonshine, and resolves ali
   assert.is(reg.resolve('en', 16000).name, 'en-us');
   assert.is(reg.resolve('en-us', 8000).name, 'en-us');
   assert.is(reg.resolve('moonshine', 8000).name, 'en-us-moonshine');
-  assert.is(reg.resolve(undefined, 44100).dir, path.join(PACKAGE_ROOT, 'models', 'build', 'moonshine-folded'));
+  assert.is(reg.resolve(undefined, 44100).dir, path.join(PACKAGE_ROOT, 'models', 'build', 'moonshine-int8'));
 });
 
 m('auto picks the telephony model for audio at 11025 Hz or less, and the wideband one above', () => {

@@ -28,13 +28,15 @@ q.before(() => {
 });
 q.after(() => rmSync(dir, { recursive: true, force: true }));
 
-q('the registry names the int8 model, never picked by auto', () => {
+q('the default model is the int8 one; the float graphs stay selectable by name', () => {
   const reg = loadModelRegistry(loadConfig({}).modelsFile);
-  const spec = reg.resolve('en-us-moonshine-int8', 8000);
-  assert.is(spec.dir, INT8);
-  assert.is(reg.resolve('moonshine-int8', 8000).name, 'en-us-moonshine-int8');
-  assert.is(reg.resolve(undefined, 8000).name, 'en-us-moonshine');
-  assert.is(reg.resolve(undefined, 16000).name, 'en-us-moonshine');
+  for (const rate of [8000, 16000]) {
+    assert.is(reg.resolve(undefined, rate).name, 'en-us-moonshine');
+    assert.is(reg.resolve(undefined, rate).dir, INT8);
+  }
+  assert.is(reg.resolve('moonshine-int8', 8000).name, 'en-us-moonshine');
+  assert.is(reg.resolve('en-us-moonshine-float', 8000).dir, FOLDED);
+  assert.is(reg.resolve('moonshine-float', 16000).name, 'en-us-moonshine-float');
 });
 
 q('int8 files with the recorded checksums are kept without quantizing again', () => {

@@ -23,7 +23,7 @@ import type { TranscodeConfig } from '../config.js';
 import { asSource, readAll, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import { moovFirst } from './mp4-faststart.js';
-import { transcodingRefusal, type TranscodeState } from './sniff.js';
+import { transcodingRefusal, withoutArticle, type TranscodeState } from './sniff.js';
 import { SANDBOX_ENV, sandboxed } from './sandbox.js';
 
 /** Rates ffmpeg may write: a file at another rate is resampled by ffmpeg to the nearest (44.1/48 kHz → 16 kHz). */
@@ -137,7 +137,7 @@ export async function countTranscoded(input: string | ByteSource, demuxer: strin
 function transcodeSource(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
   return runFfmpeg(source, demuxer, cfg, opts, new PcmCollector(cfg.maxAudioSec, true), (out, warnings) => {
     const pcm = out.finish();
-    if (pcm.frames === 0) throw voxdexError('BAD_AUDIO', `The ${opts.what} holds no audio that could be decoded${warnings.length ? ` (ffmpeg: ${warnings[0]})` : ''}. Send a complete recording.`);
+    if (pcm.frames === 0) throw voxdexError('BAD_AUDIO', `The ${withoutArticle(opts.what)} holds no audio that could be decoded${warnings.length ? ` (ffmpeg: ${warnings[0]})` : ''}. Send a complete recording.`);
     return { ...pcm, warnings: warnings.slice(0, 3).map((l) => `ffmpeg: ${l}`) };
   });
 }
@@ -161,7 +161,7 @@ async function runFfmpeg<T>(source: ByteSource, demuxer: string, cfg: TranscodeC
     child.stdin.on('error', () => {}); // ffmpeg may stop reading early (a probe, an error): EPIPE is expected
     if (input instanceof Uint8Array) child.stdin.end(input);
     else {
-      input.on('error', (err) => stop(voxdexError('BAD_AUDIO', `The ${opts.what} could not be read (${err.message}).`)));
+      input.on('error', (err) => stop(voxdexError('BAD_AUDIO', `The ${withoutArticle(opts.what)} could not be read (${err.message}).`)));
       input.pipe(child.stdin);
     }
     child.stdout.on('data', (chunk: Buffer) => {
@@ -186,7 +186,7 @@ async function runFfmpeg<T>(source: ByteSource, demuxer: string, cfg: TranscodeC
       if (signal === 'SIGXCPU' || signal === 'SIGKILL' || code === 128 + SIGXCPU || code === 128 + SIGKILL) return reject(tooLong(opts.what, cfg));
       if (code !== 0 || signal) {
         if (lines.some((l) => /cannot allocate memory|out of memory|failed to map segment/i.test(l))) {
-          return reject(voxdexError('TOO_LARGE', `Decoding the ${opts.what} needed more than the ${cfg.memoryBytes >> 20} MiB of memory allowed (VOXDEX_TRANSCODE_MEMORY_MIB). Split the recording, or convert it to WAV.`));
+          return reject(voxdexError('TOO_LARGE', `Decoding the ${withoutArticle(opts.what)} needed more than the ${cfg.memoryBytes >> 20} MiB of memory allowed (VOXDEX_TRANSCODE_MEMORY_MIB). Split the recording, or convert it to WAV.`));
         }
         return reject(undecodable(opts.what, lines));
       }
@@ -200,11 +200,11 @@ async function runFfmpeg<T>(source: ByteSource, demuxer: string, cfg: TranscodeC
 }
 
 function tooLong(what: string, cfg: TranscodeConfig) {
-  return voxdexError('TOO_LARGE', `Decoding the ${what} took longer than allowed (${cfg.cpuSec} CPU seconds, VOXDEX_TRANSCODE_CPU_SEC). Split the recording, or convert it to WAV.`);
+  return voxdexError('TOO_LARGE', `Decoding the ${withoutArticle(what)} took longer than allowed (${cfg.cpuSec} CPU seconds, VOXDEX_TRANSCODE_CPU_SEC). Split the recording, or convert it to WAV.`);
 }
 
 function undecodable(what: string, lines: string[]) {
-  return voxdexError('BAD_AUDIO', `The ${what} could not be decoded${lines.length ? ` (ffmpeg: ${lines[0]})` : ''}. Send a complete, undamaged recording.`);
+  return voxdexError('BAD_AUDIO', `The ${withoutArticle(what)} could not be decoded${lines.length ? ` (ffmpeg: ${lines[0]})` : ''}. Send a complete, undamaged recording.`);
 }
 
 /** ffmpeg's error lines, printable, without "pipe:0:" prefixes and repeats; at most 200 characters each. */

@@ -17,7 +17,7 @@ import { mountSearchRoutes } from '../src/http/search-routes.js';
 import { createHttpApp } from '../src/http/server.js';
 import { silentLogger } from '../src/log.js';
 import { inlineAnswers, type SearchAnswers } from '../src/search/search-answer.js';
-import { SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
+import { CATEGORY_SCAN_SQL, SqliteTranscriptIndex } from '../src/search/sqlite-index.js';
 import { parseTerms } from '../src/search/query.js';
 import { generateCorpus } from '../bench/lib/corpus.js';
 import { longestStall } from '../bench/lib/stall-meter.js';
@@ -114,6 +114,17 @@ test('a category backfill over 1000 calls lets the event loop turn between slice
     const phrase = await index.count({ company: 'acme', org: 'sales' }, { meta: {}, offset: 0, size: 10, sort: 'datetime', sortdir: 'desc', terms: parseTerms('"refund request"') });
     assert.ok(refunds > 0);
     assert.is(refunds, phrase, 'the category holds exactly the calls its rule finds');
+  } finally {
+    db.close();
+  }
+});
+
+test('a slice of the backfill scan seeks to its cursor in id order: no sort of all the company’s calls (50,000 calls: 100 ms a slice)', () => {
+  const db = new Database(path.join(dir, 'search.sqlite'), { readonly: true });
+  try {
+    const plan = (db.prepare(`EXPLAIN QUERY PLAN ${CATEGORY_SCAN_SQL}`).all('acme', 0, 100) as Array<{ detail: string }>).map((r) => r.detail);
+    assert.ok(!plan.some((d) => /TEMP B-TREE/.test(d)), plan.join('; '));
+    assert.ok(plan.some((d) => /^SEARCH t USING (COVERING )?INDEX transcripts_company \(company=\? AND rowid>\?\)/.test(d)), plan.join('; '));
   } finally {
     db.close();
   }

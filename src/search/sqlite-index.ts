@@ -78,6 +78,9 @@ const ANALYTICS_TABLES = `
 export const SCHEMA_VERSION = 2;
 /** Calls read (categoryScan) or written (setCategories) between two turns of the event loop. */
 const SCAN_SLICE = 100;
+/** One slice of the category backfill's scan: the company's calls after a cursor, in id order (index transcripts_company). */
+export const CATEGORY_SCAN_SQL = `SELECT t.id, t.tid, t.org, w.channels, w.times, (SELECT group_concat(name, char(31)) FROM tcat c WHERE c.id = t.id) AS cats
+  FROM transcripts t JOIN words w ON w.id = t.id WHERE t.company = ? AND t.id > ? ORDER BY t.id LIMIT ?`;
 const FTS_TABLES = `
   CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
     content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
@@ -160,6 +163,9 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
         confidence REAL, indexed_at TEXT NOT NULL,
         metadata TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS transcripts_scope_dt ON transcripts (company, org, folder, dt);
+      -- A company's calls in id order (the category backfill's scan, a page from a cursor): the index on
+      -- company alone holds them sorted by rowid; without it each page sorted all the company's calls.
+      CREATE INDEX IF NOT EXISTS transcripts_company ON transcripts (company);
       CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, doc BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS words (id INTEGER PRIMARY KEY, channels TEXT NOT NULL, times BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS meta (
@@ -456,10 +462,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   async categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage> {
     // In slices of SCAN_SLICE calls, the event loop turning between them (a page is 1000 calls' words).
-    const scan = this.#prepare(
-      `SELECT t.id, t.tid, t.org, w.channels, w.times, (SELECT group_concat(name, char(31)) FROM tcat c WHERE c.id = t.id) AS cats
-       FROM transcripts t JOIN words w ON w.id = t.id WHERE t.company = ? AND t.id > ? ORDER BY t.id LIMIT ?`,
-    );
+    const scan = this.#prepare(CATEGORY_SCAN_SQL);
     const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
     const items: CategoryScanPage['items'] = [];
     let after = cursor === undefined ? 0 : Number(cursor);

@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { spawn } from 'node:child_process';
-import { readFileSync, symlinkSync } from 'node:fs';
+import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -127,14 +127,17 @@ t('transcoding refuses to run ffmpeg outside its sandbox (fail closed): 415 nami
 });
 
 t('ffmpeg stopped by its CPU limit (or the wall clock, 3 times it) inside the sandbox is TOO_LARGE naming the setting', async () => {
-  const wav = path.join(dir, 'cpu.wav');
-  await run('sox', [LIBRIVOX_WAV, '-r', '16000', wav, 'repeat', '500']); // an hour
-  const flac = await makeCoded(dir, wav, 'flac');
-  const c = loadConfig({ VOXDEX_TRANSCODE_CPU_SEC: '1', VOXDEX_TRANSCODE_MAX_AUDIO_SEC: '86400' });
+  // One second of AMR-NB frames repeated: 4.7 MB that decode to 2 hours, several CPU seconds on any machine.
+  const tone = path.join(dir, 'tone.amr');
+  await run('sox', ['-n', '-r', '8000', '-c', '1', '-t', 'amr-nb', '-C', '0', tone, 'synth', '1', 'sine', '440']);
+  const frames = readFileSync(tone).subarray(6);
+  const amr = path.join(dir, 'two-hours.amr');
+  writeFileSync(amr, Buffer.concat([Buffer.from('#!AMR\n', 'latin1'), ...Array.from({ length: 7200 }, () => frames)]));
+  const c = loadConfig({ VOXDEX_TRANSCODE_CPU_SEC: '1', VOXDEX_TRANSCODE_MAX_AUDIO_SEC: '86400', VOXDEX_MAX_REQUEST_AUDIO_SEC: '86400' });
   await rejects(
-    () => decode({ source: fileSource(flac) }, { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: c }),
+    () => decode({ source: fileSource(amr) }, { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: c }),
     'TOO_LARGE',
-    /^Decoding the FLAC audio took longer than allowed \(1 CPU seconds, VOXDEX_TRANSCODE_CPU_SEC\)/,
+    /^Decoding the AMR(-NB)? audio took longer than allowed \(1 CPU seconds, VOXDEX_TRANSCODE_CPU_SEC\)/,
   );
 });
 

@@ -10,6 +10,7 @@ import { silentLogger } from '../log.js';
 import { openPorts, type Ports } from '../ports/ports.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import type { CommandSpec } from './args.js';
+import { cliWho } from './audit.js';
 
 export const CATEGORY_COMMANDS = {
   'category add': {
@@ -66,6 +67,7 @@ export async function runCategoryCommand(
       if (!existing && (await o.categories.list(company)).length >= MAX_CATEGORIES_PER_COMPANY) {
         throw voxdexError('BAD_ARGUMENT', `Company ${company} has ${MAX_CATEGORIES_PER_COMPANY} categories, the most it may have; remove one first.`);
       }
+      await o.audit.append({ company, who: cliWho(), ip: '', action: 'category.put', target: cat, detail: { ...rule } });
       const saved = await o.categories.put(company, cat, rule);
       out(`${existing ? 'replaced' : 'created'} category ${company}/${cat} (version ${saved.version}); the calls already indexed are scored in the background`);
     } else if (name === 'category list') {
@@ -77,6 +79,7 @@ export async function runCategoryCommand(
       }
     } else {
       const cat = checkCategoryName(p[1]);
+      if (await o.categories.get(company, cat)) await o.audit.append({ company, who: cliWho(), ip: '', action: 'category.remove', target: cat, detail: {} });
       if (!(await o.categories.remove(company, cat))) throw voxdexError('NOT_FOUND', `Company ${company} has no category ${cat}.`);
       out(`removed category ${company}/${cat}; its name is taken off the calls in the background`);
     }

@@ -36,6 +36,7 @@ import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
 import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
+import { AUDIT_COMMANDS, auditCli, runAuditVerify } from './audit.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
 import { redactStored } from '../pipeline/redact-stored.js';
 
@@ -172,10 +173,11 @@ index entries and result file are redacted, and the audio kept for playback is r
     flags: ['text-only'],
   },
   ...CATEGORY_COMMANDS,
+  ...AUDIT_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category', 'audit'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -265,6 +267,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'category list':
     case 'category remove':
       return runCategoryCommand(config, found.name, p, opts, out);
+    case 'audit verify':
+      return runAuditVerify(config, opts, out);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
       const models = installedModels(config, opts.model ?? []);
@@ -287,6 +291,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const patch = settingsPatch(opts);
       if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans, --agent-channel, --agent-phrases');
       const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
+      await auditCli(config, { company: p[0]!, action: 'policy.set', target: p[0]!, detail: { ...patch } });
       out(`${p[0]}: ${describeCompanySettings(settings)}`);
       return 0;
     }

@@ -153,9 +153,12 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     const principal = await access.check(requestToken(req, raw.token), () => scope);
     await options.rateLimit?.take(principal);
     const where = { method: req.method, ...scope };
+    const target = [scope.company, scope.org, scope.folder].filter((x) => x !== undefined).join('/');
+    const { token: _token, ...asked } = raw;
 
     if (req.method === 'DELETE') {
       const del = parseDeleteOptions(raw);
+      await access.record(req, principal, { company: scope.company, action: 'search.delete', target, detail: { tids: del.tids.length } });
       const deleted = await index.delete(scope, del.tids);
       log.info({ ...where, requested: del.tids.length, deleted, ms: Math.round(performance.now() - started) }, 'search delete');
       send(res, renderCount(deleted, accept));
@@ -168,6 +171,7 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     if (query.categories && options.categories) {
       checkCategoriesKnown(scope.company, query.categories, (await options.categories.list(scope.company)).map((c) => c.name));
     }
+    await access.record(req, principal, { company: scope.company, action: opts.output === 'zip' ? 'download' : 'search', target, detail: asked });
     const done = (extra: Record<string, unknown>) =>
       log.info({ ...where, output: opts.output, ...extra, ms: Math.round(performance.now() - started) }, 'search');
 

@@ -187,7 +187,7 @@ async function lookup(d: TranscribeRouteDeps, req: Req, pathId?: string): Promis
 
 /** GET …/result: 202 with the status while not done, 422 when failed, else a signed link (`url`) or the file. */
 async function result(d: TranscribeRouteDeps, req: Req, res: Res, id: string | undefined, mode: 'url' | 'file'): Promise<void> {
-  const { job, params } = await lookup(d, req, id);
+  const { job, params, principal } = await lookup(d, req, id);
   const inline = params.inline === undefined ? false : INLINE[params.inline];
   if (inline === undefined) throw voxdexError('BAD_ARGUMENT', `Expected true or false for inline but received ${JSON.stringify(params.inline.slice(0, 64))}`);
   if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, await d.status(job));
@@ -196,6 +196,7 @@ async function result(d: TranscribeRouteDeps, req: Req, res: Res, id: string | u
     const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
     return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
   }
+  await d.access.record(req, principal, { company: job.destination.company, action: 'call.open', target: job.id, detail: { link: mode === 'url' && !inline } });
   if (mode === 'file' || inline) return sendFile(res, shownJob(job, d.tenancy), d.blobs);
   const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
   const url = `${linkOrigin(req, d.publicUrl)}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Limiter } from '../rate-limit/limiter.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
+import type { AuditLog } from '../store/audit-log.js';
 import type { CategoryStore } from '../store/category-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { SubmissionLedger } from '../store/ledger.js';
@@ -43,6 +44,8 @@ export interface Ports {
   jobs: JobStore;
   outbox: CallbackOutbox;
   ledger: SubmissionLedger;
+  /** The audit trail (docs/audit.md), in the job store's database. */
+  audit: AuditLog;
   tenancy: Tenancy;
   /** Category rules and their backfill progress (beside tenancy). */
   categories: CategoryStore;

@@ -78,7 +78,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  * Excel, LibreOffice and Google Sheets show it as text instead of evaluating it (OWASP). Numbers
  * are written as numbers; objects as JSON (which starts with `{` or `[`).
  */
-function csvField(value: unknown): string {
+export function csvField(value: unknown): string {
   const s = value === undefined || value === null ? '' : typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && FORMULA_START.test(s)) return `"'${s.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;

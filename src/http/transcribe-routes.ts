@@ -68,8 +68,9 @@ export type SubmitPath = { company?: string; org?: string; folder?: string };
 export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
   routes.add('POST', '/transcribe', (req, res) => submit(d, req, res, {}));
   routes.add('POST', '/transcribe/:org/:folder', (req, res) => {
-    // `/transcribe/{requestid}/cancel` shares this shape; polka matches the first route added.
+    // `/transcribe/{requestid}/cancel` and `…/callback` share this shape; polka matches the first route added.
     if (isUuid(req.params.org) && req.params.folder === 'cancel') return cancel(d, req, res, req.params.org!);
+    if (isUuid(req.params.org) && req.params.folder === 'callback') return resend(d, req, res, req.params.org!);
     return submit(d, req, res, { org: req.params.org, folder: req.params.folder });
   });
   routes.add('POST', '/transcribe/:company/:org/:folder', (req, res) =>

@@ -103,3 +103,41 @@ function count(c: Counts, truth: boolean, said: boolean): void {
   else if (said) c.fp++;
   else if (truth) c.fn++;
 }
+
+/**
+ * What a reader stumbles on, counted without a reference (issue 33 item 11): sentences (each line's
+ * first word and every word after ". ? !") and of those the ones that start in lower case ("Diverd.
+ * we're"), a lower-case "i" as a word ("i", "i'm"), double commas, lines with an unbalanced double
+ * quote, and the archaic hyphenated forms of the model's written text ("to-day", "to-morrow", "to-night").
+ */
+export interface Defects {
+  sentences: number;
+  lowerStarts: number;
+  strayI: number;
+  doubleCommas: number;
+  unbalancedQuotes: number;
+  archaic: number;
+}
+
+export const noDefects = (): Defects => ({ sentences: 0, lowerStarts: 0, strayI: 0, doubleCommas: 0, unbalancedQuotes: 0, archaic: 0 });
+
+export function countDefects(lines: readonly string[], into: Defects): void {
+  for (const line of lines) {
+    const tokens = line.split(/\s+/).filter(Boolean);
+    tokens.forEach((token, i) => {
+      const starts = i === 0 || /[.?!]["'”’)\]]*$/.test(tokens[i - 1]!);
+      const letter = /\p{L}/u.exec(token)?.[0];
+      if (starts && letter !== undefined) {
+        into.sentences++;
+        if (letter !== letter.toUpperCase()) into.lowerStarts++;
+      }
+      if (/^["'“‘(]*i(['’][a-z]+)?["'”’),.?!;:]*$/.test(token)) into.strayI++;
+      if (/^(to-day|to-morrow|to-night)\b/i.test(token.replace(/^["'“‘(]+/, ''))) into.archaic++;
+    });
+    into.doubleCommas += (line.match(/,\s*,/g) ?? []).length;
+    const straight = (line.match(/"/g) ?? []).length;
+    const open = (line.match(/“/g) ?? []).length;
+    const close = (line.match(/”/g) ?? []).length;
+    if (straight % 2 === 1 || open !== close) into.unbalancedQuotes++;
+  }
+}

@@ -177,7 +177,7 @@ async function main() {
       if (process.argv.includes('--show')) console.log(`  ${item.id}\n    ref:  ${item.ref}\n    text: ${lines.text.join(' | ')}\n    peer: ${lines.peer.join(' | ')}`);
     }
     const c = process.cpuUsage(c0);
-    const pct = (x: number) => `${(100 * x).toFixed(1)}`;
+    const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}` : '—');
     const counts = (t: Counts) => `${t.tp}/${t.fp}/${t.fn}`;
     console.log(`set ${set}: ${items.length} recordings, ${events.words} reference words, ${audioSec.toFixed(0)} s of audio; CPU ${((c.user + c.system) / 1e6 / audioSec).toFixed(3)} s per audio s (ASR included), readable stage ${(1000 * stageCpu).toFixed(1)} ms in all`);
     console.log(`  WER of the events (today's words, what search indexes): ${pct(events.errors / events.words)} %`);

@@ -120,10 +120,10 @@ export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERRORS, value);
 }
 
-/** Turns anything thrown (also a structured-cloned error from a worker) into a VoxdexError. */
 /** How long a voxdex SQLite connection waits for another's write lock before SQLITE_BUSY (src/store/sqlite/sqlite.ts). */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
+/** Turns anything thrown (also a structured-cloned error from a worker) into a VoxdexError. */
 export function toVoxdexError(err: unknown): VoxdexError {
   if (err instanceof VoxdexError) return err;
   const e = err as { code?: unknown; message?: unknown } | null;

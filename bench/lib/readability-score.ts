@@ -4,6 +4,7 @@
  * marks go, as F1 over the words of both sides aligned by edit distance on their normalised forms
  * (bench/lib/wer.ts). An ellipsis ("successfully...") ends nothing; "!" counts as a full stop.
  */
+import { ARCHAIC_SPELLINGS } from '../../src/readable/tidy.js';
 import { normalizeWords } from './wer.js';
 
 export type Mark = '.' | '?' | ',' | '';
@@ -108,7 +109,7 @@ function count(c: Counts, truth: boolean, said: boolean): void {
  * What a reader stumbles on, counted without a reference (issue 33 item 11): sentences (each line's
  * first word and every word after ". ? !") and of those the ones that start in lower case ("Diverd.
  * we're"), a lower-case "i" as a word ("i", "i'm"), double commas, lines with an unbalanced double
- * quote, and the archaic hyphenated forms of the model's written text ("to-day", "to-morrow", "to-night").
+ * quote, and the archaic hyphenated forms of the model's written text (src/readable/tidy.ts ARCHAIC_SPELLINGS).
  */
 export interface Defects {
   sentences: number;
@@ -132,7 +133,7 @@ export function countDefects(lines: readonly string[], into: Defects): void {
         if (letter !== letter.toUpperCase()) into.lowerStarts++;
       }
       if (/^["'“‘(]*i(['’][a-z]+)?["'”’),.?!;:]*$/.test(token)) into.strayI++;
-      if (/^(to-day|to-morrow|to-night)\b/i.test(token.replace(/^["'“‘(]+/, ''))) into.archaic++;
+      if (Object.keys(ARCHAIC_SPELLINGS).some((old) => token.replace(/^["'“‘(]+/, '').toLowerCase().startsWith(old))) into.archaic++;
     });
     into.doubleCommas += (line.match(/,\s*,/g) ?? []).length;
     const straight = (line.match(/"/g) ?? []).length;

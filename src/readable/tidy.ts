@@ -1,5 +1,5 @@
 /**
- * Tidying of an utterance's written text (docs/readable.md, "Tidying"): what the model's written text
+ * Tidying of an utterance's written text (docs/readable.md, "Rules, and the case behind each"): what the model's written text
  * sometimes has that a reader stumbles on, put right without adding or removing a word:
  * - the hyphenated spellings of old books ("to-day", "to-morrow", "to-night") in today's form;
  * - "i" as a word ("i", "i'm", "i'll": an event's spoken word) as "I";
@@ -9,8 +9,9 @@
  * Sentence starts are capitalised where the text is put together (utterance-text.ts).
  */
 
-const ARCHAIC: Record<string, string> = { 'to-day': 'today', 'to-morrow': 'tomorrow', 'to-night': 'tonight' };
-const ARCHAIC_WORD = /^(["'“‘(]*)(to-day|to-morrow|to-night)(?=$|[^\p{L}-])/iu;
+/** The old spellings and today's. */
+export const ARCHAIC_SPELLINGS: Readonly<Record<string, string>> = { 'to-day': 'today', 'to-morrow': 'tomorrow', 'to-night': 'tonight' };
+const ARCHAIC_WORD = new RegExp(`^(["'“‘(]*)(${Object.keys(ARCHAIC_SPELLINGS).join('|')})(?=$|[^\\p{L}-])`, 'iu');
 const LOWER_I = /^(["'“‘(]*)i(?=$|['’](?:m|ll|d|ve|s)\b|[.,?!;:"'”’)]+$)/;
 
 /** One word of the text tidied: "To-day," → "Today,", "i'm" → "I'm"; anything else as it is. */
@@ -18,7 +19,7 @@ function tidyWord(token: string): string {
   const archaic = ARCHAIC_WORD.exec(token);
   if (archaic) {
     const [whole, before, old] = archaic as unknown as [string, string, string];
-    const modern = ARCHAIC[old.toLowerCase()]!;
+    const modern = ARCHAIC_SPELLINGS[old.toLowerCase()]!;
     return before + (old[0] === old[0]!.toUpperCase() ? modern[0]!.toUpperCase() + modern.slice(1) : modern) + token.slice(whole.length);
   }
   return token.replace(LOWER_I, '$1I');

@@ -107,7 +107,8 @@ function count(c: Counts, truth: boolean, said: boolean): void {
 
 /**
  * What a reader stumbles on, counted without a reference (issue 33 item 11): sentences (each line's
- * first word and every word after ". ? !") and of those the ones that start in lower case ("Diverd.
+ * first word, unless the line before left its sentence open with a comma, colon or dash, and every
+ * word after ". ? !") and of those the ones that start in lower case ("Diverd.
  * we're"), a lower-case "i" as a word ("i", "i'm"), double commas, lines with an unbalanced double
  * quote, and the archaic hyphenated forms of the model's written text (src/readable/tidy.ts ARCHAIC_SPELLINGS).
  */
@@ -123,10 +124,11 @@ export interface Defects {
 export const noDefects = (): Defects => ({ sentences: 0, lowerStarts: 0, strayI: 0, doubleCommas: 0, unbalancedQuotes: 0, archaic: 0 });
 
 export function countDefects(lines: readonly string[], into: Defects): void {
+  let open = false; // the previous line left its sentence open (",", ";", ":", a dash): this one goes on with it
   for (const line of lines) {
     const tokens = line.split(/\s+/).filter(Boolean);
     tokens.forEach((token, i) => {
-      const starts = i === 0 || /[.?!]["'”’)\]]*$/.test(tokens[i - 1]!);
+      const starts = i === 0 ? !open : /[.?!]["'”’)\]]*$/.test(tokens[i - 1]!);
       const letter = /\p{L}/u.exec(token)?.[0];
       if (starts && letter !== undefined) {
         into.sentences++;
@@ -137,8 +139,9 @@ export function countDefects(lines: readonly string[], into: Defects): void {
     });
     into.doubleCommas += (line.match(/,\s*,/g) ?? []).length;
     const straight = (line.match(/"/g) ?? []).length;
-    const open = (line.match(/“/g) ?? []).length;
+    const opening = (line.match(/“/g) ?? []).length;
     const close = (line.match(/”/g) ?? []).length;
-    if (straight % 2 === 1 || open !== close) into.unbalancedQuotes++;
+    if (straight % 2 === 1 || opening !== close) into.unbalancedQuotes++;
+    open = /[,;:\-–—]["'”’)\]]*$/.test(line);
   }
 }

@@ -312,6 +312,8 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     intake,
     runner: d.runner,
     status,
+    outbox,
+    log: d.log,
     store,
     blobs,
     access,

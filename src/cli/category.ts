@@ -17,7 +17,8 @@ export const CATEGORY_COMMANDS = {
     usage: 'voxdex category add CO_SHORT NAME TERMS [--org ORG] [--channel N] [--speaker LABEL] [--role agent|customer]',
     about: `Creates or replaces the company's category NAME: calls that the search TERMS finds (the terms language of
 docs/search.md), optionally only in one organization, on one channel or said by one speaker. Calls already
-indexed are scored in the background by the running service (GET /categories/CO/NAME shows the progress).`,
+indexed are scored in the background by the running service (GET /categories/CO/NAME shows the progress).
+TERMS may start with a NOT as it is (voxdex category add acme no-thanks '-"thank you"'); quote it as one argument.`,
     options: [
       ['--org ORG', 'only calls of this organization'],
       ['--channel N', 'the terms must match on this channel (0-255)'],
@@ -26,6 +27,7 @@ indexed are scored in the background by the running service (GET /categories/CO/
     ],
     positional: [3, 3],
     valued: ['org', 'channel', 'speaker', 'role'],
+    dashPositional: true,
   },
   'category list': {
     usage: 'voxdex category list CO_SHORT',

@@ -91,6 +91,12 @@ export interface CallbackOutbox {
   recoverInflight(now?: number): Promise<number>;
   /** Every callback of a request with its attempts, for the request status. */
   deliveries(requestid: string): Promise<DeliveryStatus[]>;
+  /**
+   * Sends a request's callbacks again (docs/callbacks.md, "Sending a callback again"): every delivery
+   * of the request that is not in flight (delivered, failed or waiting) becomes pending, due `now`; its
+   * delivery id stays and its attempts are numbered on. Resolves to how many were put back.
+   */
+  resend(requestid: string, now?: number): Promise<number>;
   /** Removes a request's deliveries and attempts (when the request itself is deleted). */
   forget(requestid: string): Promise<void>;
   /**

@@ -358,6 +358,26 @@ function outboxSuite(name: string, openStores: ConformanceOptions['open']) {
     await stores.close();
   });
 
+  s('resend puts a request’s delivered and failed deliveries back, due now, attempts numbered on; one in flight stays', async () => {
+    const stores = await openStores(dirOf());
+    const { outbox } = stores;
+    const result = await outbox.enqueue(delivery('r1'), T);
+    const error = await outbox.enqueue(delivery('r1', { kind: 'error' }), T);
+    const busy = await outbox.enqueue(delivery('r2'), T);
+    await outbox.claim(result, T);
+    await outbox.settle(result, 1, { status: 400, durationMs: 5, state: 'failed' }, T + 10);
+    await outbox.claim(error, T);
+    await outbox.settle(error, 1, { status: 200, durationMs: 5, state: 'delivered' }, T + 10);
+    await outbox.claim(busy, T);
+    assert.is(await outbox.resend('r1', T + 500), 2);
+    assert.equal((await outbox.due(T + 500, 10)).map((r) => [r.id, r.state, r.attempts]).sort(), [[result, 'pending', 1], [error, 'pending', 1]].sort());
+    assert.is(await outbox.claim(result, T + 600), 2);
+    assert.is(await outbox.resend('r2', T + 500), 0, 'in flight: left alone');
+    assert.is((await outbox.get(busy))!.state, 'inflight');
+    assert.is(await outbox.resend('nothing', T), 0);
+    await stores.close();
+  });
+
   s('forget removes a request’s deliveries and their attempts', async () => {
     const stores = await openStores(dirOf());
     const { outbox } = stores;

@@ -190,6 +190,12 @@ export class PgCallbackOutbox implements CallbackOutbox {
     });
   }
 
+  async resend(requestid: string, now = Date.now()): Promise<number> {
+    const r = await this.#q(`UPDATE callback_deliveries SET state = 'pending', next_at = $1, updated_at = $1 WHERE requestid = $2 AND state <> 'inflight'`, [now, requestid]);
+    if ((r.rowCount ?? 0) > 0) this.wakeListeners();
+    return r.rowCount ?? 0;
+  }
+
   async forget(requestid: string): Promise<void> {
     // attempts go with their delivery (ON DELETE CASCADE)
     await this.#q('DELETE FROM callback_deliveries WHERE requestid = $1', [requestid]);

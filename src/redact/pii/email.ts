@@ -18,6 +18,20 @@ const WRITTEN = /@|^[\w.+-]+\.(com|net|org|edu|gov|co|uk|us|io|ca|info|biz)$/i;
 /** Most tokens of a spoken email's local part and domain. */
 const MAX_EMAIL_TOKENS = 30;
 const EMAIL_PAUSE_SEC = 2;
+/**
+ * The longest pause before an address's "at" across which a local part said before it still goes with
+ * it ("chidi dot okonkwo" + the agent's "okay" + "at yahoo dot com"), when the words before read as one
+ * ("x dot y", "x underscore y", spelled letters).
+ */
+export const SPLIT_EMAIL_PAUSE_SEC = 6;
+
+/** The pause between k - 1 and k may be crossed: a short one, or the one before "at" after a local part. */
+function crossable(t: readonly StreamToken[], k: number): boolean {
+  const pause = gap(t[k - 1]!, t[k]!);
+  if (pause <= EMAIL_PAUSE_SEC) return true;
+  const local = EMAIL_SYMBOLS.has(t[k - 2]?.key ?? '') || (isLetter(t[k - 1]) && isLetter(t[k - 2]));
+  return t[k]!.key === 'at' && pause <= SPLIT_EMAIL_PAUSE_SEC && emailPart(t[k - 1]!) && local;
+}
 
 /** The index of the last token of a top-level domain said at i ("com", "c o m", "co dot uk"), else -1. */
 function tldEnd(t: readonly StreamToken[], i: number): number {
@@ -42,12 +56,13 @@ function emailPart(t: StreamToken): boolean {
 
 /**
  * Walks back from `end` over the address; `stop` is the first index it may not cross. One short
- * function word between address words is crossed ("maria those reed at…": a "dot" misheard).
+ * function word between address words is crossed ("maria those reed at…": a "dot" misheard), and a
+ * pause before "at" up to SPLIT_EMAIL_PAUSE_SEC after a local part.
  */
 function startOf(t: readonly StreamToken[], end: number, stop: number): number {
   let k = end;
   for (;;) {
-    if (k - 1 <= stop || end - k >= MAX_EMAIL_TOKENS || gap(t[k - 1]!, t[k]!) > EMAIL_PAUSE_SEC) break;
+    if (k - 1 <= stop || end - k >= MAX_EMAIL_TOKENS || !crossable(t, k)) break;
     if (emailPart(t[k - 1]!)) k--;
     else if (k - 2 > stop && t[k - 1]!.key.length <= 5 && !FILLERS.has(t[k - 1]!.key) && emailPart(t[k - 2]!) && !NOT_A_NAME.has(t[k - 2]!.key) && gap(t[k - 2]!, t[k - 1]!) <= 0.5) k -= 2;
     else break;

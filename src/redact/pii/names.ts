@@ -10,7 +10,7 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { FILLERS, NOT_A_NAME, RELATIONS, REPLIES, TITLES } from './lexicon.js';
-import { continues, gap, isLetter, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView } from './spans.js';
+import { continues, gap, isLetter, isSingleLetter, nameLike, SLOW_SPELL_GAP_SEC, spelledRun, type PiiSpan, type PiiView } from './spans.js';
 
 /** Most words of one name (first, middle, last, a second surname), spelled letters not counted. */
 const MAX_NAME_WORDS = 4;
@@ -110,7 +110,7 @@ function fromWindows(view: PiiView): PiiSpan[] {
     // Later in an answer window, spelled letters are the name spelled out, and a correction
     // ("no sorry, maria reed") gives the name again.
     for (let j = (found?.[1] ?? w.first - 1) + 1; j <= w.last; j++) {
-      const e = spelledRun(t, j);
+      const e = spelledRun(t, j, SLOW_SPELL_GAP_SEC);
       if (e > j) out.push(span(w.stream, [j, (j = e)], 0.9));
       else if (!w.cue.weak && CORRECTIONS.has(t[j]!.key)) {
         const again = nameAfter(t, j + 1, Math.min(w.last, j + 8));

@@ -185,6 +185,20 @@ for (const numtrans of [true, false]) {
     ], numtrans, ['ssn']);
     assert.not.ok(apart.some((l) => l.includes('<ssn>')), apart.join(' | '));
   });
+
+  test(`no cue and digits misheard as words ("my car um where is", "the vero", "sakes"): the stretch is a card, the misheard words with it (numtrans=${numtrans})`, () => {
+    // bench/redaction.ts call 3 as the ASR wrote it: 14 digits heard, "zero" and "six" heard as words.
+    const lines = redacted([
+      { ch: 1, text: 'my car um where is' },
+      { ch: 1, text: 'five' }, { ch: 1, text: 'four two five' }, { ch: 1, text: 'two three' }, { ch: 1, text: 'three four' }, { ch: 1, text: 'three zero' },
+      { ch: 1, text: 'the vero' }, { ch: 1, text: 'nine' }, { ch: 1, text: 'sakes' }, { ch: 1, text: 'nine' }, { ch: 1, text: 'zero' }, { ch: 1, text: 'three' },
+      { ch: 1, text: 'okay sounds good', pause: 2.5 },
+    ], numtrans);
+    assert.is(lines[0], 'my car um where is');
+    assert.is(digitsLeft(lines), '', lines.join(' | '));
+    assert.ok(lines.slice(1, 12).every((l) => l.split(' ').every((w) => w.endsWith('<card>'))), lines.join(' | '));
+    assert.is(lines[12], 'okay sounds good');
+  });
 }
 
 test('a PIN: redacted as pin when asked for, as digits under the default kinds', () => {

@@ -272,32 +272,62 @@ export const CARD_LENGTHS: ReadonlySet<number> = new Set([15, 16]);
 export const SSN_LENGTH = 9;
 /** The longest stretch (first digit to last, seconds) whose numbers add up to a card or an SSN: an answer read in groups with chatter between. */
 export const LENGTH_STRETCH_SEC = 60;
+/** Words of an utterance between two groups that may be digits misheard ("the vero" for "zero", "sakes" for "six"). */
+const MISHEARD_MAX_WORDS = 2;
+/** Digits at most that may have been misheard as words for a stretch to be taken as a card or an SSN. */
+const MISHEARD_MAX_DIGITS = 3;
+
+/**
+ * The tokens between runs p and r said as utterances of their own of at most MISHEARD_MAX_WORDS
+ * words, not all fillers, no quantity or month ("the vero", "sakes"): digits the ASR misheard as words, maybe.
+ */
+function misheardBetween(t: readonly StreamToken[], p: DigitRun, r: DigitRun): number[] {
+  const out: number[] = [];
+  for (let k = p.last + 1; k < r.first; ) {
+    let e = k;
+    while (e + 1 < r.first && t[e + 1]!.u === t[k]!.u) e++;
+    const whole = (k === 0 || t[k - 1]!.u !== t[k]!.u) && (e + 1 >= t.length || t[e + 1]!.u !== t[e]!.u);
+    const words = t.slice(k, e + 1);
+    const ordinary = words.every((x) => x.kind !== 'quantity' && !MONTH_SET.has(x.key)) && words.some((x) => !FILLERS.has(x.key));
+    if (whole && words.length <= MISHEARD_MAX_WORDS && ordinary) for (let x = k; x <= e; x++) out.push(x);
+    k = e + 1;
+  }
+  return out;
+}
 
 /**
  * Failing closed without a cue (the ASR heard "car number", or nothing was asked): consecutive runs of
  * one speaker, each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word said
  * between, whose digits add up to a card's length (15, 16) or an SSN's (9) are each of that kind
- * (docs/redaction.md, "How runs are found"); the words between them keep their words. The longest such card stretch from each run wins, then the
- * longest SSN one; a lone digit inside ordinary words ("I have 2 kids") neither counts nor breaks.
+ * (docs/redaction.md, "How runs are found"); so are they when up to MISHEARD_MAX_DIGITS digits short of
+ * it with as many words between them said as short utterances of their own (digits misheard: "the
+ * vero", "sakes"), and those words with them. Other words between keep their words. The longest card
+ * stretch from each run wins, then the longest SSN one; a lone digit inside ordinary words ("I have 2
+ * kids") neither counts nor breaks.
  */
 export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
   const out: DigitRun[] = [];
   const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (inWords(r.stream.tokens, r.first, 1) || inWords(r.stream.tokens, r.first, -1)));
+  const maxCard = Math.max(...CARD_LENGTHS);
+  const minCard = Math.min(...CARD_LENGTHS);
   for (let i = 0; i < runs.length; ) {
     let card = -1;
     let ssn = -1;
     let total = 0;
+    const misheard: number[][] = [];
     for (let j = i; j < runs.length; j++) {
       const r = runs[j]!;
       if (j > i) {
         const p = runs[j - 1]!;
         if (r.start - p.end > RUN_WINDOW_SEC || r.end - runs[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
+        misheard.push(misheardBetween(r.stream.tokens, p, r));
       }
       if (j === i && !counts(r)) break;
       if (counts(r)) total += r.digits.length;
-      if (total > Math.max(...CARD_LENGTHS)) break;
-      if (j > i && CARD_LENGTHS.has(total)) card = j;
-      if (j > i && total === SSN_LENGTH) ssn = j;
+      if (total > maxCard) break;
+      const slack = Math.min(MISHEARD_MAX_DIGITS, misheard.reduce((n, m) => n + m.length, 0));
+      if (j > i && (CARD_LENGTHS.has(total) || (total < minCard && total + slack >= minCard && total >= minCard - MISHEARD_MAX_DIGITS))) card = j;
+      if (j > i && (total === SSN_LENGTH || (total < SSN_LENGTH && total + slack >= SSN_LENGTH && total >= SSN_LENGTH - MISHEARD_MAX_DIGITS))) ssn = j;
     }
     const last = card >= 0 ? card : ssn;
     if (last < 0) {
@@ -306,7 +336,13 @@ export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitR
       continue;
     }
     const byLength = card >= 0 ? 'card' : 'ssn';
-    for (const r of runs.slice(i, last + 1)) out.push(counts(r) ? { ...r, byLength } : r);
+    const stream = runs[i]!.stream;
+    for (let j = i; j <= last; j++) {
+      const r = runs[j]!;
+      out.push(counts(r) ? { ...r, byLength } : r);
+      // The words that may be misheard digits go with them (their text and their audio), as runs of no digits.
+      if (j < last) for (const k of misheard[j - i]!) out.push({ stream, first: k, last: k, digits: '', start: stream.tokens[k]!.start, end: stream.tokens[k]!.end, pieces: 1, byLength });
+    }
     i = last + 1;
   }
   return out;

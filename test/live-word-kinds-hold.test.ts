@@ -10,6 +10,7 @@ import * as assert from 'uvu/assert';
 import { partialText } from '../src/live/partials.js';
 import { decidedUtterances } from '../src/live/redaction-hold.js';
 import { heldForWordKinds, maskedPartialWords } from '../src/live/word-kinds-hold.js';
+import { redactUtterances } from '../src/redact/redact.js';
 import { REDACT_KINDS, type Utterance, type WordEvent } from '../src/types.js';
 import { BLANKET_RULE, HOLD_RULE, replayLive } from '../bench/lib/live-hold-replay.js';
 
@@ -39,6 +40,14 @@ test('an email in pieces: its local part is held until "dot com" can no longer f
   const before = replayLive([LOCAL, MID, OKAY, DOMAIN], all, BLANKET_RULE);
   const call = [LOCAL, MID, OKAY, DOMAIN];
   assert.equal(before.leaks.map((l) => `${call[l.utterance]!.events[l.event]!.word}<${l.kind}>`), ['goes<email>', 'to<email>', 'zubair<email>', 'dot<email>', 'okafor<email>']);
+});
+
+test('an email split by the agent\'s "okay" with a 2.6 s pause before "at": the local part is redacted and never sent before it is (issue 33)', () => {
+  const call = [utt(1, 0, 'it is chidi dot okonkwo'), utt(0, 3.0, 'okay'), utt(1, 5.0, 'at yahoo dot com')];
+  const whole = redactUtterances(call, all).utterances;
+  assert.equal(whole[0]!.events.map((e) => e.word), ['it', 'is', '[EMAIL]', '[EMAIL]', '[EMAIL]']);
+  assert.ok([...decidedUtterances(call.slice(0, 2), 4.9, all)].every((i) => i !== 0), 'the local part waits for an "at" that may still come');
+  assert.equal(replayLive(call, all, HOLD_RULE).leaks, []);
 });
 
 test('letters spelled on in the next utterance: the first letters are held with them', () => {

@@ -222,6 +222,44 @@ export function digitGroups(stream: Stream): DigitGroup[] {
   return groups;
 }
 
+/** A group after a run, as groupJoins reads it: a group already said, or one still to come (what can be known of it). */
+export interface NextGroup {
+  /** Its first token's index in the stream (the stream's length for a group still to come). */
+  first: number;
+  start: number;
+  /** How many digits it holds (a group still to come: 2, the most that lets it join). */
+  digits: number;
+  /** A lone digit followed by an ordinary word in its utterance ("one of them"): a word, not a group. */
+  wordUse: boolean;
+}
+
+/**
+ * Whether group `next` joins the run `cur` (its groups so far) of `stream`: within RUN_WINDOW_SEC, or
+ * inside one answer window (`answer`; default: `hints` says both lie in the same window), with no
+ * quantity, month or topic word between, and only fillers between — or, both groups having 2+ digits,
+ * at most 4 words. The one statement of the rule: digitRuns joins by it, and the run recognizer's
+ * reach (run-recognizer.ts) asks it of a group still to come.
+ */
+export function groupJoins(stream: Stream, cur: DigitGroup, next: NextGroup, hints: RunHints, answer?: boolean): boolean {
+  const t = stream.tokens;
+  const between = t.slice(cur.last + 1, next.first);
+  const from = t[cur.last]!.end;
+  const to = next.start;
+  // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
+  // channel in between ("security code", "expiry") starts a new number.
+  const wordUse = next.wordUse || (cur.digits.length < 2 && inWords(t, cur.first, -1));
+  // Inside the answer to "what's the card number?" (or after "my card number is") digits join
+  // across long pauses, chatter and misheard words, as long as the window stays open.
+  if (answer === undefined) {
+    const w = hints.window(stream.speaker, t[cur.first]!.start);
+    answer = w !== undefined && w === hints.window(stream.speaker, to);
+  }
+  return (to - from <= RUN_WINDOW_SEC || answer) && !wordUse &&
+    !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
+    !hints.breaks(stream.speaker, from, to) &&
+    (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && next.digits >= 2 && between.length <= 4));
+}
+
 /** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (joinByLength). */
 export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
   return streams.flatMap((stream) => joinByLength(streamRuns(stream, hints), hints));
@@ -240,22 +278,8 @@ function streamRuns(stream: Stream, hints: RunHints): DigitRun[] {
   };
   for (const g of groups) {
     if (cur) {
-      const between = t.slice(cur.last + 1, g.first);
-      const gap = t[g.first]!.start - t[cur.last]!.end;
-      const from = t[cur.last]!.end;
-      const to = t[g.first]!.start;
-      // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
-      // channel in between ("security code", "expiry") starts a new number.
-      const wordUse = (g.digits.length < 2 && inWords(t, g.last, 1)) || (cur.digits.length < 2 && inWords(t, cur.first, -1));
-      // Inside the answer to "what's the card number?" (or after "my card number is") digits join
-      // across long pauses, chatter and misheard words, as long as the window stays open.
-      const w = hints.window(stream.speaker, t[cur.first]!.start);
-      const answer = w !== undefined && w === hints.window(stream.speaker, to);
-      const joins = (gap <= RUN_WINDOW_SEC || answer) && !wordUse &&
-        !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
-        !hints.breaks(stream.speaker, from, to) &&
-        (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
-      if (joins) {
+      const next = { first: g.first, start: t[g.first]!.start, digits: g.digits.length, wordUse: g.digits.length < 2 && inWords(t, g.last, 1) };
+      if (groupJoins(stream, cur, next, hints)) {
         cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
         continue;
       }
@@ -295,6 +319,9 @@ function misheardBetween(t: readonly StreamToken[], p: DigitRun, r: DigitRun): n
   return out;
 }
 
+/** A run that counts toward a card's or an SSN's length: not a lone digit inside ordinary words ("I have 2 kids"). */
+const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (inWords(r.stream.tokens, r.first, 1) || inWords(r.stream.tokens, r.first, -1)));
+
 /**
  * Failing closed without a cue (the ASR heard "car number", or nothing was asked): consecutive runs of
  * one speaker, each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word said
@@ -307,7 +334,6 @@ function misheardBetween(t: readonly StreamToken[], p: DigitRun, r: DigitRun): n
  */
 export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
   const out: DigitRun[] = [];
-  const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (inWords(r.stream.tokens, r.first, 1) || inWords(r.stream.tokens, r.first, -1)));
   const maxCard = Math.max(...CARD_LENGTHS);
   const minCard = Math.min(...CARD_LENGTHS);
   for (let i = 0; i < runs.length; ) {
@@ -346,4 +372,26 @@ export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitR
     i = last + 1;
   }
   return out;
+}
+
+/**
+ * The earliest of one stream's runs (in order) that digits said from `at` on could still make part of a
+ * card or an SSN by length (joinByLength's links, read back from the last run): what a live call must
+ * hold until no digit can follow (docs/redaction.md, "The engine"). Undefined when no digit said at
+ * `at` could link to the last run, or the runs already hold a card's length.
+ */
+export function lengthChainFirst(runs: readonly DigitRun[], at: number, hints: RunHints): DigitRun | undefined {
+  const last = runs[runs.length - 1];
+  if (!last || !counts(last) || at - last.end > RUN_WINDOW_SEC || hints.breaks(last.stream.speaker, last.end, at)) return undefined;
+  let first = runs.length - 1;
+  let total = last.digits.length;
+  for (let j = runs.length - 2; j >= 0; j--) {
+    const r = runs[j]!;
+    const n = runs[j + 1]!;
+    if (n.start - r.end > RUN_WINDOW_SEC || at - r.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, r.end, n.start)) break;
+    if (counts(r)) total += r.digits.length;
+    if (total >= Math.max(...CARD_LENGTHS)) break;
+    first = j;
+  }
+  return at - runs[first]!.start > LENGTH_STRETCH_SEC || total >= Math.max(...CARD_LENGTHS) && first === runs.length - 1 ? undefined : runs[first];
 }

@@ -291,4 +291,18 @@ p('"i was born on" stays around a date of birth (the answer preamble is no mishe
   ]);
 });
 
+p('a one-channel call: the question a cue is asked in is no answer ("which address should we use", "what phone number should we use")', () => {
+  const kinds: RedactKind[] = ['name', 'address', 'email', 'phone', 'dob'];
+  assert.equal(redactTimed([[0, 'which address should we use for the delivery'], [0, 'forty two maple street springfield']], kinds), [
+    '0: which address should we use for the delivery',
+    '0: ##<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address>',
+  ]);
+  assert.equal(redactTimed([[0, 'what phone number should we use'], [0, 'five five five eight six seven five three oh nine']], kinds), [
+    '0: what phone number should we use',
+    '0: ##########<phone>',
+  ]);
+  // The answer in the next utterance still is one.
+  assert.equal(redactTimed([[0, 'can i have your name please'], [0, 'maria lopez']], kinds), ['0: can i have your name please', '0: [NAME]<name> [NAME]<name>']);
+});
+
 p.run();

@@ -49,6 +49,17 @@ test('an email split by the agent\'s "okay" with a 2.6 s pause before "at": the 
   assert.equal(replayLive(call, all, HOLD_RULE).leaks, []);
 });
 
+test('slow spelling and a phone number with "near a" for "zero", replayed live: nothing is sent otherwise than stored (issue 33)', () => {
+  // Letters 2 s apart after "spell your surname", each an utterance of its own.
+  const spelled = [utt(0, 0, 'and can you spell your surname for me'), ...['o', 'k', 'oh', 'n', 'k', 'w', 'oh'].map((l, i) => utt(1, 5 + i * 2.4, l))];
+  assert.ok(redactUtterances(spelled, ['name']).utterances.slice(1).every((u) => u.events[0]!.word === '[NAME]'));
+  assert.equal(replayLive(spelled, ['name'], HOLD_RULE).leaks, []);
+  assert.equal(replayLive(spelled, all, HOLD_RULE).leaks, []);
+  const phone = [utt(1, 0, 'five five five eight six seven five three near a'), utt(1, 5.6, 'nine'), utt(0, 8, 'thank you')];
+  assert.equal(redactUtterances(phone, ['phone']).utterances[1]!.events[0]!.word, '#');
+  assert.equal(replayLive(phone, ['name', 'address', 'email', 'phone', 'dob'], HOLD_RULE).leaks, []);
+});
+
 test('letters spelled on in the next utterance: the first letters are held with them', () => {
   const call = [utt(1, 0, 'okay s m'), utt(1, 1.9, 'i t h'), utt(0, 4, 'thank you')];
   assert.equal([...decidedUtterances(call.slice(0, 1), 1.4, all)], [], 'two letters, and more may follow');

@@ -305,4 +305,14 @@ p('a one-channel call: the question a cue is asked in is no answer ("which addre
   assert.equal(redactTimed([[0, 'can i have your name please'], [0, 'maria lopez']], kinds), ['0: can i have your name please', '0: [NAME]<name> [NAME]<name>']);
 });
 
+p('a phone number whose "zero" was heard as "near a": every digit and the misheard words are redacted, cue or not', () => {
+  const kinds: RedactKind[] = ['name', 'address', 'email', 'phone', 'dob'];
+  const said = 'five five five eight six seven five three near a nine';
+  const whole = '1: ########<phone> [PHONE]<phone> [PHONE]<phone> #<phone>';
+  assert.equal(redactTimed([[1, said]], kinds), [whole]);
+  assert.equal(redactTimed([[0, 'can i get a callback number'], [1, said]], kinds), ['0: can i get a callback number', whole]);
+  // Amounts and counts around ordinary words are no phone number.
+  assert.equal(redactTimed([[1, 'i paid twelve thirty four for the car and fifty six']], kinds), ['1: i paid 1234 for the car and 56']);
+});
+
 p.run();

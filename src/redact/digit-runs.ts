@@ -56,7 +56,7 @@ export interface DigitRun {
    * Set when the run is one of a speaker's numbers that together have a card's or an SSN's length
    * (joinByLength): that kind, cue or not. Each keeps its own tokens: the words between stay.
    */
-  byLength?: 'card' | 'ssn';
+  byLength?: 'card' | 'ssn' | 'phone';
 }
 
 const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
@@ -260,9 +260,9 @@ export function groupJoins(stream: Stream, cur: DigitGroup, next: NextGroup, hin
     (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && next.digits >= 2 && between.length <= 4));
 }
 
-/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (joinByLength). */
+/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (phoneByLength, then joinByLength). */
 export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
-  return streams.flatMap((stream) => joinByLength(streamRuns(stream, hints), hints));
+  return streams.flatMap((stream) => joinByLength(phoneByLength(streamRuns(stream, hints)), hints));
 }
 
 /** One stream's runs: its groups joined across pauses, fillers, chatter and answer windows. */
@@ -337,6 +337,11 @@ export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitR
   const maxCard = Math.max(...CARD_LENGTHS);
   const minCard = Math.min(...CARD_LENGTHS);
   for (let i = 0; i < runs.length; ) {
+    // A phone number by length (phoneByLength) is no part of a card or an SSN.
+    if (runs[i]!.byLength) {
+      out.push(runs[i++]!);
+      continue;
+    }
     let card = -1;
     let ssn = -1;
     let total = 0;
@@ -345,7 +350,7 @@ export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitR
       const r = runs[j]!;
       if (j > i) {
         const p = runs[j - 1]!;
-        if (r.start - p.end > RUN_WINDOW_SEC || r.end - runs[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
+        if (r.byLength || r.start - p.end > RUN_WINDOW_SEC || r.end - runs[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
         misheard.push(misheardBetween(r.stream.tokens, p, r));
       }
       if (j === i && !counts(r)) break;
@@ -394,4 +399,56 @@ export function lengthChainFirst(runs: readonly DigitRun[], at: number, hints: R
     first = j;
   }
   return at - runs[first]!.start > LENGTH_STRETCH_SEC || total >= Math.max(...CARD_LENGTHS) && first === runs.length - 1 ? undefined : runs[first];
+}
+
+/** Words at most inside a phone number that may be a digit misheard ("near a" for "zero"). */
+const PHONE_MISHEARD_WORDS = 2;
+
+/**
+ * `digits` heard and 1–2 ordinary words among them (`words`) that may be the digits missing from a
+ * phone number's length (one word or two for each: "near a" for "zero").
+ */
+function phoneWithMisheard(digits: string, words: readonly StreamToken[]): boolean {
+  const misheard = words.length >= 1 && words.length <= PHONE_MISHEARD_WORDS && words.every((x) => x.kind === 'word' && !FILLERS.has(x.key) && !MONTH_SET.has(x.key));
+  const target = digits.startsWith('1') ? 11 : /^[2-9]/.test(digits) ? 10 : 0;
+  const missing = target - digits.length;
+  return misheard && digits.length >= 8 && missing >= 1 && missing <= words.length;
+}
+
+/**
+ * A phone number with a digit misheard as words ("five five five eight six seven five three near a
+ * nine" for "…five three zero nine"): two runs of one speaker said together (at most
+ * PHONE_MISHEARD_WORDS ordinary words between them, each within GROUP_GAP_SEC of the next) whose
+ * digits fall short of a phone number's length (10; 11 starting with 1) by no more digits than there
+ * are words, 8 digits heard at least, are each `phone`, the words between with them; so is one run joined across such words (in an
+ * answer window) (docs/pii.md; *case (issue 33): the last digit of such a number stayed*). Runs already
+ * named by length are left alone; joinByLength runs after it and leaves these alone.
+ */
+export function phoneByLength(runs: readonly DigitRun[]): DigitRun[] {
+  const out: DigitRun[] = [];
+  for (let i = 0; i < runs.length; i++) {
+    const p = runs[i]!;
+    const r = runs[i + 1];
+    const t = p.stream.tokens;
+    // One run already joined across the misheard words (inside an answer window): its inner words count.
+    if (!p.byLength && phoneWithMisheard(p.digits, t.slice(p.first, p.last + 1).filter((x) => x.digits === ''))) {
+      out.push({ ...p, byLength: 'phone' });
+      continue;
+    }
+    if (!r || p.byLength || r.byLength) {
+      out.push(p);
+      continue;
+    }
+    const between = t.slice(p.last + 1, r.first);
+    const together = t.slice(p.last, r.first + 1).every((x, k, all) => k === 0 || x.start - all[k - 1]!.end <= GROUP_GAP_SEC);
+    if (!together || !phoneWithMisheard(p.digits + r.digits, between)) {
+      out.push(p);
+      continue;
+    }
+    out.push({ ...p, byLength: 'phone' });
+    for (let k = p.last + 1; k < r.first; k++) out.push({ stream: p.stream, first: k, last: k, digits: '', start: t[k]!.start, end: t[k]!.end, pieces: 1, byLength: 'phone' });
+    out.push({ ...r, byLength: 'phone' });
+    i++;
+  }
+  return out;
 }

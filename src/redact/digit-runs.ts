@@ -56,7 +56,7 @@ export interface DigitRun {
    * Set when the run is one of a speaker's numbers that together have a card's or an SSN's length
    * (joinByLength): that kind, cue or not. Each keeps its own tokens: the words between stay.
    */
-  byLength?: 'card' | 'ssn' | 'phone';
+  byLength?: 'card' | 'ssn' | 'phone' | 'digits';
 }
 
 const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
@@ -260,9 +260,9 @@ export function groupJoins(stream: Stream, cur: DigitGroup, next: NextGroup, hin
     (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && next.digits >= 2 && between.length <= 4));
 }
 
-/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (phoneByLength, then joinByLength). */
+/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (phoneByLength, joinByLength, longInPieces). */
 export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
-  return streams.flatMap((stream) => joinByLength(phoneByLength(streamRuns(stream, hints)), hints));
+  return streams.flatMap((stream) => longInPieces(joinByLength(phoneByLength(streamRuns(stream, hints)), hints), hints));
 }
 
 /** One stream's runs: its groups joined across pauses, fillers, chatter and answer windows. */
@@ -322,6 +322,25 @@ function misheardBetween(t: readonly StreamToken[], p: DigitRun, r: DigitRun): n
 /** A run that counts toward a card's or an SSN's length: not a lone digit inside ordinary words ("I have 2 kids"). */
 const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (inWords(r.stream.tokens, r.first, 1) || inWords(r.stream.tokens, r.first, -1)));
 
+/** Run r cut after its utterances holding its first `n` digits (an utterance boundary there), else undefined. */
+function splitRun(r: DigitRun, n: number): [DigitRun, DigitRun] | undefined {
+  const t = r.stream.tokens;
+  let d = 0;
+  for (let k = r.first; k < r.last; k++) {
+    d += t[k]!.digits.length;
+    if (d > n) return undefined;
+    const next = t.slice(k + 1, r.last + 1).findIndex((x) => x.digits !== '') + k + 1;
+    if (d === n && t[k]!.digits !== '' && t[next]!.u !== t[k]!.u) {
+      const pieces = (a: number, b: number) => new Set(t.slice(a, b + 1).filter((x) => x.kind === 'digit').map((x) => x.u)).size;
+      return [
+        { ...r, last: k, digits: r.digits.slice(0, n), end: t[k]!.end, pieces: pieces(r.first, k) },
+        { ...r, first: next, digits: r.digits.slice(n), start: t[next]!.start, pieces: pieces(next, r.last) },
+      ];
+    }
+  }
+  return undefined;
+}
+
 /**
  * Failing closed without a cue (the ASR heard "car number", or nothing was asked): consecutive runs of
  * one speaker, each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word said
@@ -332,7 +351,8 @@ const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (
  * stretch from each run wins, then the longest SSN one; a lone digit inside ordinary words ("I have 2
  * kids") neither counts nor breaks.
  */
-export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
+export function joinByLength(given: readonly DigitRun[], hints: RunHints): DigitRun[] {
+  let runs = given;
   const out: DigitRun[] = [];
   const maxCard = Math.max(...CARD_LENGTHS);
   const minCard = Math.min(...CARD_LENGTHS);
@@ -354,6 +374,18 @@ export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitR
         misheard.push(misheardBetween(r.stream.tokens, p, r));
       }
       if (j === i && !counts(r)) break;
+      if (counts(r) && j > i && total + r.digits.length > maxCard) {
+        // One number's last groups joined with the next one's first ("…990 3" + "537"): the utterances
+        // that complete a card's length go with it, the rest is a run of its own.
+        const need = [...CARD_LENGTHS].sort((a, b) => b - a).map((n) => n - total).find((n) => splitRun(r, n));
+        if (need !== undefined) {
+          const [head, rest] = splitRun(r, need)!;
+          runs = [...runs.slice(0, j), head, rest, ...runs.slice(j + 1)];
+          total += need;
+          card = j;
+        }
+        break;
+      }
       if (counts(r)) total += r.digits.length;
       if (total > maxCard) break;
       const slack = Math.min(MISHEARD_MAX_DIGITS, misheard.reduce((n, m) => n + m.length, 0));
@@ -449,6 +481,32 @@ export function phoneByLength(runs: readonly DigitRun[]): DigitRun[] {
     for (let k = p.last + 1; k < r.first; k++) out.push({ stream: p.stream, first: k, last: k, digits: '', start: t[k]!.start, end: t[k]!.end, pieces: 1, byLength: 'phone' });
     out.push({ ...r, byLength: 'phone' });
     i++;
+  }
+  return out;
+}
+
+/**
+ * What is left of a long number read in pieces: runs of one speaker linked as joinByLength links them
+ * (each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word between) that hold
+ * SSN_LENGTH digits or more together are `digits`, those a length rule named keeping their kind: the
+ * ASR heard a digit more or less than a card's or an SSN's length, or joined one number's last group
+ * with the next one's first ("…990 3" + "537" of an SSN, then "two one" and "888 46"). *Case (issue 33):
+ * "two one" of such an SSN stayed on real voices.*
+ */
+export function longInPieces(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
+  const out = runs.slice();
+  for (let i = 0; i < out.length; ) {
+    let j = i;
+    let total = counts(out[i]!) ? out[i]!.digits.length : 0;
+    while (j + 1 < out.length) {
+      const p = out[j]!;
+      const r = out[j + 1]!;
+      if (r.start - p.end > RUN_WINDOW_SEC || r.end - out[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
+      if (counts(r)) total += r.digits.length;
+      j++;
+    }
+    if (j > i && total >= SSN_LENGTH) for (let k = i; k <= j; k++) if (counts(out[k]!) && !out[k]!.byLength) out[k] = { ...out[k]!, byLength: 'digits' };
+    i = j + 1;
   }
   return out;
 }

@@ -184,6 +184,11 @@ for (const numtrans of [true, false]) {
       { ch: 1, text: 'two one eight eight four six', pause: 3 },
     ], numtrans, ['ssn']);
     assert.not.ok(apart.some((l) => l.includes('<ssn>')), apart.join(' | '));
+    // An IVR menu: numbers inside sentences are no pieces of one number (bench/redaction-real.ts, vm-options).
+    const menu = redacted([
+      { ch: 0, text: 'press one to record your unavailable message press two to record your busy message press three to record your name press four to record your temporary greeting press five to change your password press five to return to the main menu' },
+    ], numtrans);
+    assert.not.ok(menu.some((l) => l.includes('<')), menu.join(' | '));
   });
 
   test(`no cue and digits misheard as words ("my car um where is", "the vero", "sakes"): the stretch is a card, the misheard words with it (numtrans=${numtrans})`, () => {

@@ -487,7 +487,8 @@ export function phoneByLength(runs: readonly DigitRun[]): DigitRun[] {
 
 /**
  * What is left of a long number read in pieces: runs of one speaker linked as joinByLength links them
- * (each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word between) that hold
+ * (each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word between), each said
+ * as an utterance of its own (not "press five to change your password" of an IVR menu), that hold
  * SSN_LENGTH digits or more together are `digits`, those a length rule named keeping their kind: the
  * ASR heard a digit more or less than a card's or an SSN's length, or joined one number's last group
  * with the next one's first ("…990 3" + "537" of an SSN, then "two one" and "888 46"). *Case (issue 33):
@@ -495,17 +496,20 @@ export function phoneByLength(runs: readonly DigitRun[]): DigitRun[] {
  */
 export function longInPieces(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
   const out = runs.slice();
+  // A number said as an utterance of its own (fillers around it at most) is a piece; one inside a sentence ("press five to change your password") is not.
+  const piece = (r: DigitRun) => r.byLength !== undefined || r.stream.tokens.every((x, k) => (k >= r.first && k <= r.last) || (x.u !== r.stream.tokens[r.first]!.u && x.u !== r.stream.tokens[r.last]!.u) || FILLERS.has(x.key));
+  const size = (r: DigitRun) => (counts(r) && piece(r) ? r.digits.length : 0);
   for (let i = 0; i < out.length; ) {
     let j = i;
-    let total = counts(out[i]!) ? out[i]!.digits.length : 0;
+    let total = size(out[i]!);
     while (j + 1 < out.length) {
       const p = out[j]!;
       const r = out[j + 1]!;
       if (r.start - p.end > RUN_WINDOW_SEC || r.end - out[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
-      if (counts(r)) total += r.digits.length;
+      total += size(r);
       j++;
     }
-    if (j > i && total >= SSN_LENGTH) for (let k = i; k <= j; k++) if (counts(out[k]!) && !out[k]!.byLength) out[k] = { ...out[k]!, byLength: 'digits' };
+    if (j > i && total >= SSN_LENGTH) for (let k = i; k <= j; k++) if (size(out[k]!) > 0 && !out[k]!.byLength) out[k] = { ...out[k]!, byLength: 'digits' };
     i = j + 1;
   }
   return out;

@@ -118,7 +118,7 @@ export const PIECES_MIN_DIGITS = 4;
 
 /**
  * Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn),
- * a part of a card, an SSN or a phone number by length (digit-runs.ts) when its kind is not asked for,
+ * a part of a card, an SSN, a phone number or a long number by length (length-runs.ts) when its kind is not asked for,
  * 3+ digits answering any question, or 4+ digits read in pieces — codes are read in chunks, counts,
  * years and prices are said in one breath (a PIN after a question the ASR misheard: "and what has
  * yorubin" + "one" + "47" + "three").

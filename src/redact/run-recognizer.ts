@@ -8,7 +8,8 @@ import { REPEATS } from '../numbers/lexicon.js';
 import type { RedactKind, Utterance } from '../types.js';
 import { analyze, type Analysis } from './analysis.js';
 import { ANSWER_WINDOW_SEC, type Topic } from './answer-windows.js';
-import { FILLERS, groupJoins, LENGTH_STRETCH_SEC, lengthChainFirst, type DigitRun, type Stream } from './digit-runs.js';
+import { FILLERS, groupJoins, type DigitRun, type Stream } from './digit-runs.js';
+import { LENGTH_STRETCH_SEC, lengthChainFirst } from './length-runs.js';
 import { runTopic } from './pii/numbers.js';
 import { CONTEXT_WINDOW_SEC, isCard, MONTH_KEYS, RECOGNIZERS, type RunContext } from './recognizers.js';
 import type { Finding, Recognizer } from './recognizer.js';
@@ -74,16 +75,19 @@ const LEAD_GAP_SEC = 3;
  * The first token of an answer whose first digit is token `first` of the stream, said at `start`
  * (`first` may be the stream's length: a digit still to come): its leading words that may be a
  * misheard group ("my card number is" + "for tea fight" + "2334 …") go with it — back to the
- * question, a reply or filler ("okay", "it is"), a topic word, a quantity or a pause over 3 s.
+ * question (and its utterance, asked on the same stream), a reply or filler ("okay", "it is"), a topic
+ * word, a quantity or a pause over 3 s.
  */
 function leadingWords(stream: Stream, first: number, start: number, w: Topic, said: readonly Topic[]): number {
   const t = stream.tokens;
+  // A question asked on this stream (a one-channel call) is no answer: its utterance's words stay ("what phone number should we use").
+  const question = !w.own && w.stream === stream.speaker ? t.find((x) => x.start === w.time)?.u : undefined;
   let from = first;
   while (from > 0 && first - from < LEAD_MAX_WORDS) {
     const p = t[from - 1]!;
     const next = from === first ? start : t[from]!.start;
     const isTopic = said.some((x) => x.stream === stream.speaker && x.time === p.start);
-    if (p.start <= w.time || next - p.end > LEAD_GAP_SEC || p.kind !== 'word' || isTopic || REPLIES.has(p.key) || FILLERS.has(p.key)) break;
+    if (p.start <= w.time || p.u === question || next - p.end > LEAD_GAP_SEC || p.kind !== 'word' || isTopic || REPLIES.has(p.key) || FILLERS.has(p.key)) break;
     from--;
   }
   return from;

@@ -66,6 +66,12 @@ export function asIn(t: readonly StreamToken[], i: number): number {
 }
 
 /**
+ * Seconds between letters spelled in answer to a name question ("spell your surname"): people spell
+ * slowly, 1.5–2.2 s a letter, the ASR writing each letter as an utterance of its own.
+ */
+export const SLOW_SPELL_GAP_SEC = 3;
+
+/**
  * A run of spelled letters starting at i (single letters, letter names next to single letters,
  * "double u", "X as in Y"): the index of its last token, or i - 1 when none starts there.
  */

@@ -20,3 +20,14 @@ export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL'): Databa
   db.pragma(`synchronous = ${synchronous}`);
   return db;
 }
+
+/**
+ * A second connection to a database another connection of this process writes (in WAL mode): it
+ * reads what was committed and cannot write it (opened read-only; TEMP tables, which live apart, it
+ * may make), and creates nothing (the file must exist).
+ */
+export function openSqliteReader(file: string): Database.Database {
+  const db = new Database(file, { readonly: true, fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  return db;
+}

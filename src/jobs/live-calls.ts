@@ -1,5 +1,5 @@
 /**
- * The live calls of this node (API.md §11; docs/live.md): admission (limits per node and per
+ * The live calls of this node (docs/live.md): admission (limits per node and per
  * company), each call's session from its first message to its job, the calls in progress for the
  * web page, and the recovery of calls a crash interrupted.
  *

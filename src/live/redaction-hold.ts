@@ -1,6 +1,6 @@
 /**
  * Under redaction, a live call's utterances are sent only once their redaction is decided: no
- * unredacted digit is ever sent (API.md §11). Redaction looks at the call around a number — digits
+ * unredacted digit is ever sent (docs/live.md). Redaction looks at the call around a number — digits
  * said in groups across several utterances of a speaker join into one number as long as each group
  * follows the last within RUN_WINDOW_SEC (src/redact/digit-runs.ts), a month word before a number
  * goes with it, a word between groups or an answer's short trailing words go with the number, and a

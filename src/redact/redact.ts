@@ -25,8 +25,6 @@ export interface RedactionSpan {
   digits: number;
 }
 
-export type RedactedWordEvent = WordEvent;
-
 export interface RedactionResult {
   utterances: Utterance[];
   spans: RedactionSpan[];
@@ -144,7 +142,7 @@ export function replacement(word: string, digits: string, kind: RedactionKind): 
 export function replaced(ev: WordEvent, word: string, kind: RedactionKind): WordEvent {
   const { pii: _mark, written, ...rest } = ev;
   const carried = written === undefined ? {} : { written: written === '' ? '' : word + closingPunctuation(written) };
-  return { ...rest, word, redacted: kind, ...carried };
+  return { ...rest, word, kind: 'redacted', redacted: kind, ...carried };
 }
 
 export interface RedactMode {

@@ -1,5 +1,5 @@
 /**
- * What both indexes store about a call's analytics (issue 20, API.md §10) and the search options on
+ * What both indexes store about a call's analytics (docs/analytics.md) and the search options on
  * them: `category=NAME` (repeatable or a comma list: any of them), `sentiment=<label>` (calls with an
  * utterance of that label), `overtalk=MIN-MAX` (seconds of overtalk, inclusive), `redacted=KIND,…`
  * (calls where a word of any of these kinds was redacted or marked) and the sort keys
@@ -18,7 +18,7 @@ export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk', 'red
 /** The one option that may be given several times in a query string (values join as a comma list). */
 export const REPEATABLE_OPTION = 'category';
 /**
- * Category names: short names (API.md §1) that start with a letter, digit or `_` and hold a letter or
+ * Category names: short names (docs/service.md, "Tenancy choices") that start with a letter, digit or `_` and hold a letter or
  * digit: `.` and `..` are path segments (`PUT /categories/acme/..` is another path to a client or a
  * proxy), and a leading `-` reads as a flag (`voxdex category remove -x`) or a NOT.
  */

@@ -4,6 +4,7 @@
  * SQLite and Elasticsearch return identical hits, snippets and scores.
  */
 import { timeTokens } from '../readable/text-timing.js';
+import { isSpoken } from '../text/event-kind.js';
 import type { TranscriptDocument, Utterance } from '../types.js';
 import type { Hit, SearchQuery } from './transcript-index.js';
 import type { CpuBudget } from './budget.js';
@@ -33,8 +34,6 @@ export interface ChannelWords {
 export const SNIPPET_CONTEXT_WORDS = 3;
 export const MAX_HITS_PER_ROW = 100;
 
-const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
-
 /** Splits a document into per-channel word sequences, ordered by channel number. */
 export function channelWords(doc: TranscriptDocument): ChannelWords[] {
   const byChannel = new Map<number, ChannelWords>();
@@ -51,7 +50,7 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
     for (const [i, e] of (u.events ?? []).entries()) {
       const display = shown ? [pending, shown[i]].filter(Boolean).join(' ') : e.word;
       pending = display;
-      if (typeof e.word !== 'string' || (FILLER.test(e.word) && !e.redacted)) continue;
+      if (typeof e.word !== 'string' || !isSpoken(e)) continue;
       // A redacted word is indexed as its kind (`[NAME]` finds it), never as what was said.
       const n = e.redacted ? redactedToken(e.redacted) : normalizeWord(e.word);
       if (n === '') continue;

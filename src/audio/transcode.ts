@@ -23,7 +23,7 @@ import { moovFirst } from './mp4-faststart.js';
 import { transcodingRefusal, type TranscodeState } from './sniff.js';
 
 /** Rates ffmpeg may write: a file at another rate is resampled by ffmpeg to the nearest (44.1/48 kHz → 16 kHz). */
-export const TRANSCODED_RATES = [8000, 11025, 12000, 16000] as const;
+const TRANSCODED_RATES = [8000, 11025, 12000, 16000] as const;
 /** The only paths ffmpeg may find its program on (the environment is emptied). */
 const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
 /** ffmpeg's own cap on one heap allocation. */
@@ -41,7 +41,7 @@ export interface TranscodedPcm {
   warnings: string[];
 }
 
-export interface TranscodeOptions {
+interface TranscodeOptions {
   /** The format's name for messages ("MPEG audio"). */
   what: string;
   signal?: AbortSignal;

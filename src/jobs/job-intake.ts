@@ -24,7 +24,7 @@ import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '..
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 import { sha256Of } from './content-hash.js';
 
-export interface JobIntakeDeps {
+interface JobIntakeDeps {
   config: Readonly<Config>;
   store: JobStore;
   tenancy: Pick<Tenancy, 'requireScope' | 'resolveModel'>;

@@ -23,7 +23,7 @@ export function emptyFigures(): Figures {
 }
 
 /** Adds `b` into `a` (cells are disjoint sets of calls, so every figure adds up). */
-export function addFigures(a: Figures, b: Figures): Figures {
+function addFigures(a: Figures, b: Figures): Figures {
   a.calls += b.calls;
   a.sentiment.analysed += b.sentiment.analysed;
   a.sentiment.negative += b.sentiment.negative;

@@ -12,7 +12,7 @@ import { invalidParameter } from '../is.js';
 import { REDACT_KINDS, type RedactKind, type SentimentLabel, type TranscriptDocument } from '../types.js';
 import type { SearchQuery } from './transcript-index.js';
 
-export const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'];
+const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'];
 
 export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk', 'redacted'] as const;
 /** The one option that may be given several times in a query string (values join as a comma list). */
@@ -23,7 +23,7 @@ export const REPEATABLE_OPTION = 'category';
  * proxy), and a leading `-` reads as a flag (`voxdex category remove -x`) or a NOT.
  */
 export const CATEGORY_NAME = /^(?=.*[A-Za-z0-9])[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
-export const MAX_CATEGORY_FILTERS = 50;
+const MAX_CATEGORY_FILTERS = 50;
 
 type AnalyticsQuery = Pick<SearchQuery, 'categories' | 'sentiment' | 'overtalkMin' | 'overtalkMax' | 'redacted'>;
 
@@ -61,7 +61,7 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
  * list of them (calls with an utterance of any of them) or `any` (every label: the calls analysed for
  * sentiment) → the labels; else BAD_ARGUMENT listing them.
  */
-export function sentimentLabels(raw: string): SentimentLabel[] {
+function sentimentLabels(raw: string): SentimentLabel[] {
   const out = new Set<SentimentLabel>();
   for (const part of raw.split(',')) {
     const key = part.trim().replace(/[\s_]+/g, ' ').toLowerCase();

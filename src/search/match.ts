@@ -31,8 +31,8 @@ export interface ChannelWords {
   roles?: (string | undefined)[];
 }
 
-export const SNIPPET_CONTEXT_WORDS = 3;
-export const MAX_HITS_PER_ROW = 100;
+const SNIPPET_CONTEXT_WORDS = 3;
+const MAX_HITS_PER_ROW = 100;
 
 /** Splits a document into per-channel word sequences, ordered by channel number. */
 export function channelWords(doc: TranscriptDocument): ChannelWords[] {
@@ -136,12 +136,12 @@ function pattern(word: string): Glob | string {
 }
 
 /** What the matching loops report their work to (a search's CpuBudget); absent: unbounded. */
-export type Spend = Pick<CpuBudget, 'spend'> | undefined;
+type Spend = Pick<CpuBudget, 'spend'> | undefined;
 
 const stemCache = new WeakMap<ChannelWords, string[]>();
 
 /** The stems of a channel's words (word-forms.ts), computed once per channel object. */
-export function channelStems(cw: ChannelWords): string[] {
+function channelStems(cw: ChannelWords): string[] {
   let stems = stemCache.get(cw);
   if (!stems) stemCache.set(cw, (stems = wordStems(cw.norm)));
   return stems;
@@ -163,7 +163,7 @@ function matches(p: Glob | string, token: string, budget: Spend): boolean {
 }
 
 /** Word-index spans [first, last] of a leaf's occurrences in one channel: non-overlapping, left to right. */
-export function leafSpans(node: QueryNode, cw: ChannelWords, budget?: Spend): Array<[number, number]> {
+function leafSpans(node: QueryNode, cw: ChannelWords, budget?: Spend): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const n = cw.norm.length;
   if (node.type === 'word' && matchesForms(node)) {

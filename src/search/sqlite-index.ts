@@ -32,7 +32,7 @@ import type {
   TranscriptIndex,
 } from './transcript-index.js';
 
-export interface SqliteIndexOptions {
+interface SqliteIndexOptions {
   /** The database file, e.g. `<dataDir>/search.sqlite`; its folder is created if missing. */
   file: string;
 }
@@ -68,7 +68,7 @@ const ANALYTICS_TABLES = `
  * 2: the FTS table has the stem columns s0…s15 (word forms, word-forms.ts); a file of version 1 is
  * migrated at open by rebuilding the FTS table from the `words` table (`rebuildFts`).
  */
-export const SCHEMA_VERSION = 2;
+const SCHEMA_VERSION = 2;
 const FTS_TABLES = `
   CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
     content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');

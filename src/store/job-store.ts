@@ -9,9 +9,9 @@ import type { Destination, OutputFormat, RequestOptions } from '../types.js';
 import type { EnqueueInput } from './outbox.js';
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-export type ItemState = 'queued' | 'running' | 'done' | 'failed';
+type ItemState = 'queued' | 'running' | 'done' | 'failed';
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
-export type FinalState = 'done' | 'failed' | 'cancelled';
+type FinalState = 'done' | 'failed' | 'cancelled';
 
 export interface NewJob {
   id: string;

@@ -13,9 +13,9 @@ import { redactDocument } from '../../src/redact/stage.js';
 import { parseSearchOptions } from '../../src/search/search-options.js';
 import type { Service } from '../../src/service.js';
 import type { TranscriptDocument } from '../../src/types.js';
-import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { makeTempDir, makeZip, removeDir } from '../fixtures/make-audio.js';
 import { allFiles, CARD, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
-import { getJson, sleep, startInProcess, upload, waitResult } from './harness.js';
+import { getJson, readZip, sleep, startInProcess, upload, waitResult } from './harness.js';
 
 const test = suite('e2e: a policy set while a request runs');
 let dir = '';
@@ -59,6 +59,32 @@ test('a text policy set mid-ASR: the transcript is stored redacted and no digit 
   const n = needles(call);
   const found = allFiles(path.join(dir, 'data')).flatMap((f) => findNeedles(path.relative(dir, f), readFileSync(f), n));
   assert.equal(found, []);
+});
+
+test('an archive: a text policy set after its first call was written — the result zip holds both calls redacted', async () => {
+  const { token } = await svc.tenancy.change((t) => t.addCompany('umbrella', { org: 'pay', folder: 'calls' }));
+  const zip = await makeZip(dir, 'two-calls.zip', [{ path: call.file, name: 'a.wav' }, { path: call.file, name: 'b.wav' }]);
+  const sent = await upload(svc.url, { file: zip, fields: { token } });
+  assert.is(sent.status, 200, JSON.stringify(sent.body));
+  const id = sent.body.requestid as string;
+  let items = await svc.store.items(id);
+  for (let i = 0; i < 3000 && items[0]?.state !== 'done'; i++) {
+    await sleep(20);
+    items = await svc.store.items(id);
+  }
+  assert.equal(items.map((i) => i.state), ['done', 'running'], 'the first call is written, the second is not');
+  await svc.tenancy.change((t) => t.setCompanySettings('umbrella', { scrub: ['text'] }));
+  const done = await waitResult(svc.url, token, id, 600_000);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  const result = await fetch(`${svc.url}/transcribe/${id}/result?token=${token}`);
+  const files = await readZip(Buffer.from(await result.arrayBuffer()));
+  assert.equal(Object.keys(files).sort(), ['a.json', 'b.json']);
+  const n = needles(call);
+  for (const [name, body] of Object.entries(files)) {
+    assert.equal(findNeedles(name, Buffer.from(body), n), []);
+    const events = JSON.parse(body).utterances.flatMap((u: any) => u.events);
+    assert.ok(events.some((e: any) => e.redacted === 'card'), `${name}: ${body.slice(0, 200)}`);
+  }
 });
 
 /** A one-utterance document in which a caller reads a card number (numerals, as the numbers stage writes them). */

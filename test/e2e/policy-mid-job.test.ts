@@ -14,7 +14,7 @@ import { parseSearchOptions } from '../../src/search/search-options.js';
 import type { Service } from '../../src/service.js';
 import type { TranscriptDocument } from '../../src/types.js';
 import { makeTempDir, makeZip, removeDir } from '../fixtures/make-audio.js';
-import { allFiles, CARD, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
+import { allFiles, cardDocument, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, readZip, sleep, startInProcess, upload, waitResult } from './harness.js';
 
 const test = suite('e2e: a policy set while a request runs');
@@ -86,13 +86,6 @@ test('an archive: a text policy set after its first call was written — the res
     assert.ok(events.some((e: any) => e.redacted === 'card'), `${name}: ${body.slice(0, 200)}`);
   }
 });
-
-/** A one-utterance document in which a caller reads a card number (numerals, as the numbers stage writes them). */
-function cardDocument(requestid: string): TranscriptDocument {
-  const words = ['my', 'card', 'number', 'is', ...CARD.match(/.{4}/g)!];
-  const events = words.map((word, i) => ({ word, start: i * 0.5, end: i * 0.5 + 0.4, confidence: 0.9 }));
-  return { asr: 'voxdex', model: 'm', audiosecs: 5, nchannels: 1, requestid, source: 'call.wav', chaninfo: [], utterances: [{ start: 0, end: 4, confidence: 0.9, metadata: { channel: 0, uttid: 0 }, events }] };
-}
 
 test('the index refuses a transcript unredacted under the company text policy (UNREDACTED_WRITE), and takes it redacted', async () => {
   await svc.tenancy.change((t) => t.addCompany('globex', { org: 'pay', folder: 'calls' }));

@@ -4,6 +4,7 @@
  * here; running the job is the runner's (jobs/runner.ts), told through `onAccepted` where one runs
  * in this process.
  */
+import { LIVE_PRIORITY } from '../scheduler.js';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
@@ -191,7 +192,7 @@ export class JobIntake {
     if (existing) return existing;
     // undefined: the file was stored under `key` before a crash, the job not yet created.
     if (call.file !== undefined) await this.#d.blobs.putFile(call.key, call.file);
-    return this.#d.store.create({ ...prepared, id: call.id, source: call.name, kind: 'audio', uploadPath: call.key, sizeBytes: call.size });
+    return this.#d.store.create({ ...prepared, id: call.id, source: call.name, kind: 'audio', uploadPath: call.key, sizeBytes: call.size, priority: LIVE_PRIORITY });
   }
 
   /** The key a live call's recording will be stored under (fixed at its start, kept in its manifest). */

@@ -25,7 +25,6 @@ import type { AudioSeal } from '../audio/sealed-file.js';
 import { assembleRecording, CallRecording } from '../live/call-recording.js';
 import { writeFileDurably } from '../live/durable-file.js';
 import { IntakePace } from '../live/intake-pace.js';
-import { LIVE_PRIORITY } from '../scheduler.js';
 import type { Logger } from '../log.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal } from '../tenancy/tenancy.js';
@@ -189,7 +188,7 @@ export class LiveCalls {
 
   // ------------------------------------------------------------ used by LiveSession
 
-  /** The finished call as a job: the recording stored as its upload, the job queued ahead of uploads (LIVE_PRIORITY). */
+  /** The finished call as a job: the recording stored as its upload, the job queued ahead of uploads (its priority). */
   async submit(session: LiveSession, recorded: TranscribeResult | undefined): Promise<Job> {
     const m = session.manifest;
     const upload = `${this.#recordingPath(m.id)}.upload`;
@@ -197,8 +196,8 @@ export class LiveCalls {
     const job = await this.#d.intake.submitLive(m.prepared, { id: m.id, key: m.key, file: upload, name: m.source, size: size ?? 0 });
     this.#remove(m.id);
     if (recorded) this.#recorded.set(m.id, recorded);
-    // Its client waits for the `result` message: taken before waiting uploads (docs/service.md, "Queue").
-    this.#d.runner.enqueue({ ...job, priority: LIVE_PRIORITY });
+    // Its job has LIVE_PRIORITY (JobIntake.submitLive): its client waits for the `result` message.
+    this.#d.runner.enqueue(job);
     return job;
   }
 

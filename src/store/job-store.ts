@@ -36,6 +36,8 @@ export interface NewJob {
   options?: RequestOptions;
   /** sha256 (hex) of the uploaded file: the same recording sent twice (browser, drop folder, import) is told (`firstWithContent`). */
   contentHash?: string;
+  /** Higher runs first (src/scheduler.ts, and the shared queue's claim); absent = 0. A live call's job: LIVE_PRIORITY. */
+  priority?: number;
 }
 
 export interface Job extends NewJob {

@@ -314,14 +314,35 @@ export class LiveSession {
   }
 
   /**
-   * One binary message: audio (empty: the end of the call). While reading is paused for the pace,
-   * what the connection had already read is held, in order, and taken as the pace allows.
+   * One binary message: audio (empty: the end of the call). A message is taken only once the pace
+   * allows its whole length (src/live/intake-pace.ts): until then reading is paused, and what the
+   * connection had already read is held, in order.
    */
   audio(data: Uint8Array): void {
     if (this.#finishing) return;
     this.#touch();
-    if (this.#held.length > 0 || this.#paused.has('pace')) this.#held.push(data);
-    else this.#accept(data);
+    this.#held.push(data);
+    if (!this.#paused.has('pace')) this.#drain();
+  }
+
+  /** Takes the held messages the pace allows; pauses reading until the next one fits. */
+  #drain(): void {
+    while (this.#held.length > 0 && !this.#finishing) {
+      const wait = this.#pace.waitMs(this.call.audioSec + this.#secondsOf(this.#held[0]!), performance.now());
+      if (wait > 0) {
+        this.#pause('pace');
+        this.#paceTimer = setTimeout(() => this.#resume('pace'), wait);
+        return;
+      }
+      this.#accept(this.#held.shift()!);
+    }
+  }
+
+  /** Seconds of audio in a message, in the call's format; 0 for the first (it may be a WAV header declaring the format). */
+  #secondsOf(data: Uint8Array): number {
+    if (this.call.audioSec === 0) return 0;
+    const f = this.call.format;
+    return data.length / (f.channels * (f.bitsPerSample / 8) * f.sampleRate);
   }
 
   #accept(data: Uint8Array): void {
@@ -337,11 +358,6 @@ export class LiveSession {
       return;
     }
     if (this.call.backlogSec > this.#calls.limits.maxBacklogSec) this.#pause('backlog');
-    const wait = this.#pace.waitMs(this.call.audioSec, performance.now());
-    if (wait > 0 && !this.#paused.has('pace')) {
-      this.#pause('pace');
-      this.#paceTimer = setTimeout(() => this.#resume('pace'), wait);
-    }
   }
 
   /** The upload's limits on a call's audio: its size (TOO_LARGE) and the data disk's free space (OVERLOADED, checked every MiB). */
@@ -367,7 +383,7 @@ export class LiveSession {
 
   #resume(why: 'backlog' | 'pace'): void {
     if (!this.#paused.delete(why)) return;
-    while (this.#held.length > 0 && !this.#paused.has('pace') && !this.#finishing) this.#accept(this.#held.shift()!);
+    if (why === 'pace') this.#drain();
     if (this.#paused.size > 0) return;
     this.#transport?.resume();
     this.#touch();

@@ -66,8 +66,8 @@ limits('a client that sends all at once is read no faster than VOXDEX_LIVE_MAX_S
   const result = r.messages.at(-1)!.message;
   assert.is(result.type, 'result', JSON.stringify(result));
   assert.ok(seen.length > 5, `seen ${seen.length}`);
-  // What the server took by each look is bounded by the pace (plus one 0.25 s message read before a pause).
-  const over = seen.filter((s) => s.audiosecs > PACE_BURST_SEC + MAX_SPEED * s.sec + 0.25);
+  // What the server took by each look is bounded by the pace: a message is taken only once its whole length fits.
+  const over = seen.filter((s) => s.audiosecs > PACE_BURST_SEC + MAX_SPEED * s.sec + 0.01);
   assert.equal(over, [], JSON.stringify(seen));
   // The whole call was still taken: it lasted at least (audio − burst) / speed.
   const lastSeen = seen.at(-1)!;

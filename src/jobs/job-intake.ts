@@ -4,7 +4,6 @@
  * here; running the job is the runner's (jobs/runner.ts), told through `onAccepted` where one runs
  * in this process.
  */
-import { LIVE_PRIORITY } from '../scheduler.js';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, statfsSync } from 'node:fs';
 import path from 'node:path';
@@ -24,6 +23,7 @@ import type { CompanySettings, Destination, OutputFormat, RequestOptions } from 
 import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '../redact/client-policy.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 import { sha256Of } from './content-hash.js';
+import { LIVE_PRIORITY } from '../scheduler.js';
 
 interface JobIntakeDeps {
   config: Readonly<Config>;

@@ -340,7 +340,7 @@ export class LiveSession {
 
   /** Seconds of audio in a message, in the call's format; 0 for the first (it may be a WAV header declaring the format). */
   #secondsOf(data: Uint8Array): number {
-    if (this.call.audioSec === 0) return 0;
+    if (this.#bytes === 0) return 0;
     const f = this.call.format;
     return data.length / (f.channels * (f.bitsPerSample / 8) * f.sampleRate);
   }

@@ -7,12 +7,12 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { redactDocument } from '../../src/redact/stage.js';
 import { parseSearchOptions } from '../../src/search/search-options.js';
 import type { Service } from '../../src/service.js';
-import type { TranscriptDocument } from '../../src/types.js';
+import { REDACT_KINDS, type TranscriptDocument } from '../../src/types.js';
 import { makeTempDir, makeZip, removeDir } from '../fixtures/make-audio.js';
 import { allFiles, cardDocument, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
 import { getJson, readZip, sleep, startInProcess, upload, waitResult } from './harness.js';
@@ -85,6 +85,20 @@ test('an archive: a text policy set after its first call was written — the res
     const events = JSON.parse(body).utterances.flatMap((u: any) => u.events);
     assert.ok(events.some((e: any) => e.redacted === 'card'), `${name}: ${body.slice(0, 200)}`);
   }
+});
+
+test('a call under a text policy of every kind is written: what the pipeline redacted passes the check at write', async () => {
+  const { token } = await svc.tenancy.change((t) => t.addCompany('wayne', { org: 'pay', folder: 'calls' }));
+  await svc.tenancy.change((t) => t.setCompanySettings('wayne', { scrub: ['text'], redact: [...REDACT_KINDS] }));
+  mkdirSync(path.join(dir, 'personal'));
+  const personal = makePaymentCall(path.join(dir, 'personal'), { personal: true });
+  const sent = await upload(svc.url, { file: personal.file, fields: { token } });
+  assert.is(sent.status, 200, JSON.stringify(sent.body));
+  const done = await waitResult(svc.url, token, sent.body.requestid, 600_000);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  const doc = (await getJson(`${svc.url}/transcribe/${sent.body.requestid}/result?token=${token}`)).body;
+  const kinds = new Set(doc.utterances.flatMap((u: any) => u.events).map((e: any) => e.redacted).filter(Boolean));
+  for (const kind of ['card', 'name', 'email', 'address']) assert.ok(kinds.has(kind), `${kind}: ${[...kinds].join(', ')}`);
 });
 
 test('the index refuses a transcript unredacted under the company text policy (UNREDACTED_WRITE), and takes it redacted', async () => {

@@ -67,7 +67,7 @@ export interface ErrorInfo {
 }
 
 /** How an error is answered over HTTP beyond its status; set where the error is made, rendered by the one onError. */
-export interface HttpHints {
+interface HttpHints {
   /** Retry-After seconds of a 429 or 503 (default 30). */
   retryAfterSec?: number;
   /** The Allow header of a 405. */
@@ -84,7 +84,7 @@ export interface HttpHints {
   status?: 409;
 }
 
-export interface VoxdexErrorOptions extends HttpHints {
+interface VoxdexErrorOptions extends HttpHints {
   cause?: unknown;
 }
 
@@ -118,7 +118,7 @@ export function voxdexError(code: ErrorCode, message: string, cause?: unknown): 
   return new VoxdexError(code, message, cause === undefined ? {} : { cause });
 }
 
-export function isErrorCode(value: unknown): value is ErrorCode {
+function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERRORS, value);
 }
 

@@ -87,7 +87,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export interface ServiceOptions {
+interface ServiceOptions {
   log?: Logger;
   /** Start the HTTP listener (default true). */
   listen?: boolean;

@@ -113,7 +113,7 @@ p('scrubtext=tag marks the spans with pii and keeps every word; scrubaudio gets 
   assert.equal(tagged.spans.map((s) => [s.kind, s.channel, s.start, s.end]), [['name', 1, 7.5, 8.4]]);
   // A tagged transcript redacted later (voxdex redact) loses the mark with the word.
   const later = redactUtterances(tagged.document.utterances, ['name']).utterances[1]!.events[3]!;
-  assert.equal(later, { word: '[NAME]', start: 7.5, end: 7.9, confidence: 0.9, redacted: 'name' });
+  assert.equal(later, { word: '[NAME]', start: 7.5, end: 7.9, confidence: 0.9, kind: 'redacted', redacted: 'name' });
 });
 
 p('as the ASR writes real answers: a misheard cue, a correction, an email without its dot, an answer with no readable email (its "dot com" heard as "not come"), an address before a new sentence', () => {

@@ -21,7 +21,7 @@ export interface BackoffOptions {
 }
 
 export const DEFAULT_JITTER = 0.2;
-export const DEFAULT_FACTOR = 3;
+const DEFAULT_FACTOR = 3;
 
 /**
  * Delay before retry number `attempt` (1 = the wait after the first failed attempt):

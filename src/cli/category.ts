@@ -1,5 +1,5 @@
 /**
- * `voxdex category add|list|remove` (API.md §10): the same store and validation as
+ * `voxdex category add|list|remove` (docs/analytics.md, "Categories"): the same store and validation as
  * PUT|GET|DELETE /categories, through the installation's ports (embedded: the tenancy file; distributed:
  * PostgreSQL); a running node starts the backfill within 2 s (a stopped one when it starts).
  */

@@ -1,5 +1,5 @@
 /**
- * Categories (API.md §10, issue 20):
+ * Categories (docs/analytics.md, "Categories"):
  *
  *   PUT    /categories/{CO}/{NAME}   body JSON {"terms", "org"?, "channel"?, "speaker"?} (or the same as
  *                                    form fields / query parameters): create or replace; the backfill

@@ -1,5 +1,5 @@
 /**
- * One live call through the one pipeline, as its audio arrives (API.md §11; docs/live.md):
+ * One live call through the one pipeline, as its audio arrives (docs/live.md):
  *
  *   audio message → recording (call-recording.ts, durable as it arrives)
  *                 → per channel: endpointer (an utterance has ended) → ASR pool, ahead of batch work

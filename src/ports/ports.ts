@@ -24,7 +24,7 @@ import { openDistributed, openDistributedTenancy } from './open-distributed.js';
 import { openEmbedded, openEmbeddedTenancy } from './open-embedded.js';
 
 /** Where a node's jobs come from, and how it hears of work done or asked elsewhere. */
-export interface WorkSource {
+interface WorkSource {
   /**
    * The name this node's runner claims jobs under from the shared queue (leases), or undefined: the
    * runner's in-process scheduler runs the jobs of this data dir.

@@ -6,8 +6,8 @@
  * on start (at-least-once; the delivery id stays the same so receivers can de-duplicate).
  * Every adapter runs test/conformance/job-store.conformance.ts.
  */
-export type CallbackKind = 'result' | 'error';
-export type DeliveryState = 'pending' | 'inflight' | 'delivered' | 'failed';
+type CallbackKind = 'result' | 'error';
+type DeliveryState = 'pending' | 'inflight' | 'delivered' | 'failed';
 
 export interface EnqueueInput {
   requestid: string;

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LIVE_PRIORITY } from '../../src/scheduler.js';
 import type { NewJob } from '../../src/store/job-store.js';
 import type { EnqueueInput } from '../../src/store/outbox.js';
 import type { Stores } from '../../src/store/stores.js';
@@ -70,7 +71,11 @@ function jobsSuite(name: string, openStores: ConformanceOptions['open']) {
     assert.is(got.zpass, 'pw');
     assert.is(got.callbackError, undefined);
     assert.equal(got.options, options);
+    assert.is(got.priority, undefined);
     assert.is((await store.create(job('b'))).options, undefined);
+    // A live call's job keeps its priority: after a restart it is resumed ahead of uploads.
+    assert.is((await store.create(job('live', { priority: LIVE_PRIORITY }))).priority, LIVE_PRIORITY);
+    assert.equal((await store.listUnfinished()).map((j) => [j.id, j.priority]), [['a', undefined], ['b', undefined], ['live', LIVE_PRIORITY]]);
     assert.is(await store.get('missing'), undefined);
     await stores.close();
   });

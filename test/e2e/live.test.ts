@@ -18,7 +18,7 @@ import { ofType, streamCall, type LiveRun } from '../fixtures/live-client.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { makePromptCall, PROMPT_CALL } from '../fixtures/prompt-call.js';
 import { allFiles, findNeedles, makePaymentCall, needles } from '../fixtures/redaction-call.js';
-import { getJson, ROOT, sleep, startInProcess } from './harness.js';
+import { getJson, liveCallsAfterEnd, ROOT, sleep, startInProcess } from './harness.js';
 
 const run = promisify(execFile);
 const PYTHON = path.join(process.env.VOXDEX_PYVENV ?? path.join(ROOT, '.cache/pyvenv'), 'bin/python');
@@ -132,8 +132,7 @@ live('past the company limit 429, past the node limit 503, both with Retry-After
     const err = ofType(r, 'error')[0];
     assert.is(err?.code, 'IDLE_TIMEOUT', JSON.stringify(r.messages));
   }
-  const list = await getJson(`${ctx.svc.url}/live/calls?token=${ctx.token}`);
-  assert.equal(list.body, { calls: [] });
+  assert.equal(await liveCallsAfterEnd(ctx.svc.url, ctx.token), []);
 });
 
 live('curl: realtime=true on a chunked POST streams the same messages as JSON lines', async () => {

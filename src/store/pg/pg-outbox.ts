@@ -22,7 +22,7 @@ interface AttemptRow {
   error: string | null;
 }
 
-export interface PgOutboxOptions {
+interface PgOutboxOptions {
   /** This node's name in lease_owner. */
   owner: string;
   /** How long an attempt in flight stays this node's (default 2 min: connect + response timeouts, and room). */

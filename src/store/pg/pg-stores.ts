@@ -25,7 +25,7 @@ export interface PgStores extends Stores {
   owner: string;
 }
 
-export interface PgStoresOptions {
+interface PgStoresOptions {
   /** This process's name in leases and in application_name (unique per process). */
   owner: string;
   log?: Logger;

@@ -4,8 +4,8 @@
  * `now` on — read from the reaches the recognizers declare (recognizer.ts, registry.ts); and the
  * redaction of the open tail only, over a context bounded by what the recognizers still need, so
  * that a release costs the same at the thousandth utterance as at the tenth. A word already redacted
- * is settled (a redaction is never undone) unless its recognizer holds its claims (a digit run that may
- * still grow, whose kind may change). The same recognizers
+ * is settled (a redaction is never undone) unless its recognizer may still rename it (a number that
+ * may still grow, whose kind may change). The same recognizers
  * and anonymizer redact a whole call (redact.ts): the stored document is batch redaction's.
  */
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance, type WordEvent } from '../types.js';
@@ -93,7 +93,9 @@ export class LiveRedaction {
         for (const r of recognizers) {
           const reach = r.reach(a, stream, now);
           need = Math.min(need, r.context(a, stream, now), stream.tokens[reach]?.start ?? Infinity);
-          for (const t of stream.tokens.slice(reach)) if (r.holdsClaims || !changed(utterances[t.u]!.events[t.e]!)) open[t.u]!.add(t.e);
+          for (const t of stream.tokens.slice(reach)) if (!changed(utterances[t.u]!.events[t.e]!)) open[t.u]!.add(t.e);
+          const renamed = r.renames(a, stream, now);
+          if (renamed) for (const t of stream.tokens.slice(renamed[0], renamed[1] + 1)) open[t.u]!.add(t.e);
         }
       }
     }

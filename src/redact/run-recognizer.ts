@@ -190,7 +190,10 @@ export const runRecognizer: Recognizer = {
   kinds: RECOGNIZERS.map((r) => r.kind),
   analyze: (a, wanted) => sensitiveRuns(a, wanted).map((s): Finding => ({ kind: s.kind, stream: s.run.stream, from: s.from, to: s.to, spared: chatter(s) })),
   reach: runReach,
-  holdsClaims: true,
+  renames: (a, stream, now) => {
+    const run = joinableRun(a, stream, stream.tokens.length, now);
+    return run && [claimStart(a, run, monthBefore(run)), run.last];
+  },
   contextSec: CONTEXT_WINDOW_SEC + ANSWER_WINDOW_SEC,
   context: runContext,
 };

@@ -38,4 +38,22 @@ test('words in an answer window are held until digits can no longer follow them'
   assert.equal(decided([utt(0, 0, 'hello how are you')], 2), [0]);
 });
 
+test('digits said with no cue are held while later groups could still make a card by length (joinByLength)', () => {
+  // "car number" misheard: no cue, chatter between the groups; the four groups add up to 16 digits.
+  const call = [
+    utt(1, 0, 'it is four five three nine'),
+    utt(0, 4, 'okay go on'),
+    utt(1, 8, 'one four eight eight'),
+    utt(1, 16, 'zero three four three'),
+    utt(1, 26, 'six four six seven'),
+  ];
+  const groups = [0, 2, 3, 4];
+  for (const now of [12, 20, 28]) {
+    const sent = decided(call, now);
+    for (const g of groups) assert.not.ok(sent.includes(g), `group ${g} sent at ${now} s while the number could still grow`);
+  }
+  // The stored document redacts every group as a card; once 20 s pass with no digit, they go (redacted).
+  assert.equal(decided(call, 48), [0, 1, 2, 3, 4]);
+});
+
 test.run();

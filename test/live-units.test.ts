@@ -44,7 +44,7 @@ t('hold-back: an utterance with digits waits until 30 s passed without more digi
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'is', 'for'])], 5)], [0]);
   assert.equal([...decidedUtterances([utt(0, 0, ['for', 'the', 'holder'])], 5)], [0]);
   // With name, email… redaction an utterance waits while a word still to come could redact it
-  // ("… zubair" + "at gmail dot com"): until its channel has paused 2 s (src/live/word-kinds-hold.ts).
+  // ("… zubair" + "at gmail dot com"): until its channel has paused 2 s (the email recognizer's reach, src/redact/pii/email.ts).
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'goes', 'to', 'zubair'])], 4.5, ['card', 'email'])], []);
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'goes', 'to', 'zubair'])], 6, ['card', 'email'])], [0]);
   // A month word may start an expiry date.
@@ -72,6 +72,22 @@ t('audio input: a WAV header in the first message declares the shape (data lengt
   assert.is(c.channels.length, 2);
   assert.is(c.channels[0]!.length, 1);
   assert.throws(() => new AudioInput(declaredFormat('pcm16', 8000, 1)).push(recordingHeader(declaredFormat('pcm16', 96000, 1), 0)), /96000/);
+});
+
+t('audio input: a stream that starts with a RIFF header of another form (AVI) is refused, not taken as raw audio', () => {
+  const avi = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0x10, 0, 0]), Buffer.from('AVI LIST'), Buffer.alloc(64, 7)]);
+  let err: unknown;
+  try {
+    new AudioInput(declaredFormat('pcm16', 8000, 1)).push(avi);
+  } catch (e) {
+    err = e;
+  }
+  assert.is((err as { code?: string } | undefined)?.code, 'UNSUPPORTED_AUDIO');
+  assert.match((err as Error).message, /^The stream starts with a RIFF header of a "AVI " file, not a WAV/);
+  // Raw audio that merely looks odd is still raw audio; only the first message is looked at.
+  const input = new AudioInput(declaredFormat('pcm16', 8000, 1));
+  assert.is(input.push(Buffer.alloc(64, 7)).channels[0]!.length, 32);
+  assert.is(input.push(avi).channels[0]!.length, avi.length / 2);
 });
 
 t('energy endpointer: real speech fed in 100 ms pieces is cut where the energy segmenter cuts it', async () => {

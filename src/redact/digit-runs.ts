@@ -52,6 +52,11 @@ export interface DigitRun {
   end: number;
   /** How many utterances (breaths, as the ASR split them) its digits were said in. */
   pieces: number;
+  /**
+   * Set when the run is one of a speaker's numbers that together have a card's or an SSN's length
+   * (joinByLength): that kind, cue or not. Each keeps its own tokens: the words between stay.
+   */
+  byLength?: 'card' | 'ssn';
 }
 
 const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
@@ -255,29 +260,102 @@ export function groupJoins(stream: Stream, cur: DigitGroup, next: NextGroup, hin
     (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && next.digits >= 2 && between.length <= 4));
 }
 
+/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (joinByLength). */
 export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
+  return streams.flatMap((stream) => joinByLength(streamRuns(stream, hints), hints));
+}
+
+/** One stream's runs: its groups joined across pauses, fillers, chatter and answer windows. */
+function streamRuns(stream: Stream, hints: RunHints): DigitRun[] {
   const runs: DigitRun[] = [];
-  for (const stream of streams) {
-    const t = stream.tokens;
-    const groups = digitGroups(stream);
-    let cur: DigitGroup | undefined;
-    const flush = () => {
-      if (!cur) return;
-      const pieces = new Set(t.slice(cur.first, cur.last + 1).filter((x) => x.kind === 'digit').map((x) => x.u)).size;
-      runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end, pieces });
-    };
-    for (const g of groups) {
-      if (cur) {
-        const next = { first: g.first, start: t[g.first]!.start, digits: g.digits.length, wordUse: g.digits.length < 2 && inWords(t, g.last, 1) };
-        if (groupJoins(stream, cur, next, hints)) {
-          cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
-          continue;
-        }
-        flush();
+  const t = stream.tokens;
+  const groups = digitGroups(stream);
+  let cur: DigitGroup | undefined;
+  const flush = () => {
+    if (!cur) return;
+    const pieces = new Set(t.slice(cur.first, cur.last + 1).filter((x) => x.kind === 'digit').map((x) => x.u)).size;
+    runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end, pieces });
+  };
+  for (const g of groups) {
+    if (cur) {
+      const next = { first: g.first, start: t[g.first]!.start, digits: g.digits.length, wordUse: g.digits.length < 2 && inWords(t, g.last, 1) };
+      if (groupJoins(stream, cur, next, hints)) {
+        cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
+        continue;
       }
-      cur = { ...g };
+      flush();
     }
-    flush();
+    cur = { ...g };
   }
+  flush();
   return runs;
+}
+
+/** Digit counts a card number is said with (American Express 15, the rest 16); an SSN's. */
+export const CARD_LENGTHS: ReadonlySet<number> = new Set([15, 16]);
+export const SSN_LENGTH = 9;
+/** The longest stretch (first digit to last, seconds) whose numbers add up to a card or an SSN: an answer read in groups with chatter between. */
+export const LENGTH_STRETCH_SEC = 60;
+
+/** A run that counts toward a card's or an SSN's length: not a lone digit inside ordinary words ("I have 2 kids"). */
+const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (inWords(r.stream.tokens, r.first, 1) || inWords(r.stream.tokens, r.first, -1)));
+
+/**
+ * Failing closed without a cue (the ASR heard "car number", or nothing was asked): consecutive runs of
+ * one speaker, each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word said
+ * between, whose digits add up to a card's length (15, 16) or an SSN's (9) are each of that kind
+ * (docs/redaction.md, "How runs are found"); the words between them keep their words. The longest such card stretch from each run wins, then the
+ * longest SSN one; a lone digit inside ordinary words ("I have 2 kids") neither counts nor breaks.
+ */
+export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
+  const out: DigitRun[] = [];
+  for (let i = 0; i < runs.length; ) {
+    let card = -1;
+    let ssn = -1;
+    let total = 0;
+    for (let j = i; j < runs.length; j++) {
+      const r = runs[j]!;
+      if (j > i) {
+        const p = runs[j - 1]!;
+        if (r.start - p.end > RUN_WINDOW_SEC || r.end - runs[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
+      }
+      if (j === i && !counts(r)) break;
+      if (counts(r)) total += r.digits.length;
+      if (total > Math.max(...CARD_LENGTHS)) break;
+      if (j > i && CARD_LENGTHS.has(total)) card = j;
+      if (j > i && total === SSN_LENGTH) ssn = j;
+    }
+    const last = card >= 0 ? card : ssn;
+    if (last < 0) {
+      out.push(runs[i]!);
+      i++;
+      continue;
+    }
+    const byLength = card >= 0 ? 'card' : 'ssn';
+    for (const r of runs.slice(i, last + 1)) out.push(counts(r) ? { ...r, byLength } : r);
+    i = last + 1;
+  }
+  return out;
+}
+
+/**
+ * The earliest of one stream's runs (in order) that digits said from `at` on could still make part of a
+ * card or an SSN by length (joinByLength's links, read back from the last run): what a live call must
+ * hold until no digit can follow (docs/redaction.md, "The engine"). Undefined when no digit said at
+ * `at` could link to the last run, or the runs already hold a card's length.
+ */
+export function lengthChainFirst(runs: readonly DigitRun[], at: number, hints: RunHints): DigitRun | undefined {
+  const last = runs[runs.length - 1];
+  if (!last || !counts(last) || at - last.end > RUN_WINDOW_SEC || hints.breaks(last.stream.speaker, last.end, at)) return undefined;
+  let first = runs.length - 1;
+  let total = last.digits.length;
+  for (let j = runs.length - 2; j >= 0; j--) {
+    const r = runs[j]!;
+    const n = runs[j + 1]!;
+    if (n.start - r.end > RUN_WINDOW_SEC || at - r.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, r.end, n.start)) break;
+    if (counts(r)) total += r.digits.length;
+    if (total >= Math.max(...CARD_LENGTHS)) break;
+    first = j;
+  }
+  return at - runs[first]!.start > LENGTH_STRETCH_SEC || total >= Math.max(...CARD_LENGTHS) && first === runs.length - 1 ? undefined : runs[first];
 }

@@ -8,7 +8,7 @@ import { REPEATS } from '../numbers/lexicon.js';
 import type { RedactKind, Utterance } from '../types.js';
 import { analyze, type Analysis } from './analysis.js';
 import { ANSWER_WINDOW_SEC, type Topic } from './answer-windows.js';
-import { FILLERS, groupJoins, type DigitRun, type Stream } from './digit-runs.js';
+import { FILLERS, groupJoins, LENGTH_STRETCH_SEC, lengthChainFirst, type DigitRun, type Stream } from './digit-runs.js';
 import { runTopic } from './pii/numbers.js';
 import { CONTEXT_WINDOW_SEC, isCard, MONTH_KEYS, RECOGNIZERS, type RunContext } from './recognizers.js';
 import type { Finding, Recognizer } from './recognizer.js';
@@ -165,6 +165,9 @@ function runReach(a: Analysis, stream: Stream, now: number): number {
   const next = chainOpen ? { index: chain, start: t[chain]!.start } : { index: t.length, start: now };
   const run = joinableRun(a, stream, next.index, next.start);
   if (run) open = Math.min(open, claimStart(a, run, monthBefore(run)));
+  // Digits said next may still complete a card's or an SSN's length with the runs before (joinByLength).
+  const byLength = lengthChainFirst(a.runs.filter((r) => r.stream === stream), next.start, a.hints);
+  if (byLength) open = Math.min(open, claimStart(a, byLength, monthBefore(byLength)));
   if (MONTH_KEYS.has(last.key) && now - last.end <= MONTH_GAP_SEC) open = Math.min(open, t.length - 1);
   for (const w of a.windows) {
     if (w.time > now || (w.ends.get(stream.speaker) ?? w.time) <= now) continue;
@@ -179,10 +182,11 @@ function runReach(a: Analysis, stream: Stream, now: number): number {
 
 /** The earliest time whose words a run that may still grow needs: its context words and its question. */
 function runContext(a: Analysis, stream: Stream, now: number): number {
+  const chain = lengthChainFirst(a.runs.filter((r) => r.stream === stream), now, a.hints);
   const run = joinableRun(a, stream, stream.tokens.length, now);
-  if (!run) return Infinity;
+  if (!run) return chain ? chain.start - CONTEXT_WINDOW_SEC : Infinity;
   const w = a.hints.answered(stream.speaker, run.start);
-  return Math.min(run.start - CONTEXT_WINDOW_SEC, w?.window.time ?? Infinity);
+  return Math.min(run.start - CONTEXT_WINDOW_SEC, w?.window.time ?? Infinity, chain ? chain.start - CONTEXT_WINDOW_SEC : Infinity);
 }
 
 export const runRecognizer: Recognizer = {
@@ -190,10 +194,13 @@ export const runRecognizer: Recognizer = {
   kinds: RECOGNIZERS.map((r) => r.kind),
   analyze: (a, wanted) => sensitiveRuns(a, wanted).map((s): Finding => ({ kind: s.kind, stream: s.run.stream, from: s.from, to: s.to, spared: chatter(s) })),
   reach: runReach,
+  // A run that may still grow, and the runs digits said next may still make a card or an SSN with by length.
   renames: (a, stream, now) => {
-    const run = joinableRun(a, stream, stream.tokens.length, now);
-    return run && [claimStart(a, run, monthBefore(run)), run.last];
+    const runs = a.runs.filter((r) => r.stream === stream);
+    const open = [joinableRun(a, stream, stream.tokens.length, now), lengthChainFirst(runs, now, a.hints)].filter((r) => r !== undefined);
+    if (open.length === 0) return undefined;
+    return [Math.min(...open.map((r) => claimStart(a, r, monthBefore(r)))), runs[runs.length - 1]!.last];
   },
-  contextSec: CONTEXT_WINDOW_SEC + ANSWER_WINDOW_SEC,
+  contextSec: Math.max(CONTEXT_WINDOW_SEC + ANSWER_WINDOW_SEC, LENGTH_STRETCH_SEC + CONTEXT_WINDOW_SEC),
   context: runContext,
 };

@@ -14,6 +14,9 @@ import { anonymize, type RedactMode } from './anonymizer.js';
 import { findingsOf } from './redact.js';
 import { recognizersFor } from './registry.js';
 
+/** A call asked again within this many seconds of the last answer, with no new utterance, is not redacted again. */
+const RECHECK_SEC = 0.25;
+
 /** Seconds of context kept before the earliest word still needed: the longest a recognizer declares. */
 function contextSec(recognizers: ReturnType<typeof recognizersFor>): number {
   return Math.max(0, ...recognizers.map((r) => r.contextSec));
@@ -41,6 +44,8 @@ export class LiveRedaction {
   readonly #contextSec: number;
   /** The earliest time whose words the next context needs (Infinity: only those of the pending utterances). */
   #need = Infinity;
+  /** The call's length and the time at the last answer. */
+  #asked = { length: -1, now: -Infinity };
   /** How many utterances the last `settle` redacted (its context): what a release costs. */
   contextSize = 0;
 
@@ -59,6 +64,9 @@ export class LiveRedaction {
   settle(call: readonly Utterance[], pending: readonly number[], now: number): Map<number, Utterance> {
     const out = new Map<number, Utterance>();
     if (pending.length === 0) return out;
+    // Asked again with no new utterance and less than RECHECK_SEC later: nothing can have left a reach yet worth a redaction.
+    if (call.length === this.#asked.length && now !== Infinity && now - this.#asked.now < RECHECK_SEC) return out;
+    this.#asked = { length: call.length, now };
     const from = Math.min(this.#need, ...pending.map((i) => call[i]!.start)) - this.#contextSec;
     const tail = this.#tail(call, from, now);
     this.contextSize = tail.index.length;

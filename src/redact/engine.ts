@@ -5,8 +5,8 @@
  * redaction of the open tail only, over a context bounded by what the recognizers still need, so
  * that a release costs the same at the thousandth utterance as at the tenth. A word already redacted
  * is settled (a redaction is never undone) unless its recognizer may still rename it (a number that
- * may still grow, whose kind may change). The same recognizers
- * and anonymizer redact a whole call (redact.ts): the stored document is batch redaction's.
+ * may still grow, whose kind may change). The same recognizers and anonymizer redact a whole call
+ * (redact.ts): the stored document is batch redaction's.
  */
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance, type WordEvent } from '../types.js';
 import { analyze } from './analysis.js';

@@ -219,7 +219,7 @@ live('redact=all: utterances that hold nothing to redact are sent during the cal
   await runCommand('sox', [ctx.call, padded, 'pad', '0', '10']);
   const r = await streamCall(`${ctx.ws}?token=${ctx.token}&encoding=mulaw&channels=2&scrubtext=true&redact=all`, padded, { speed: 1 });
   const utts = r.messages.filter((m) => m.message.type === 'utterance');
-  assert.ok(utts.length >= 4, JSON.stringify(utts.map((m) => m.message.events.map((e: any) => e.word).join(' '))));
+  assert.ok(utts.length >= 2, JSON.stringify(utts.map((m) => m.message.events.map((e: any) => e.word).join(' '))));
   // Each channel's last utterance included: the engine is asked again as each channel's audio is endpointed.
   const late = utts.filter((m) => m.at >= r.endedAt).map((m) => `${m.message.events.map((e: any) => e.word).join(' ')} (${((m.at - r.startedAt) / 1000 - m.message.end).toFixed(1)} s after its end)`);
   assert.equal(late, []);

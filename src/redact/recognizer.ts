@@ -36,8 +36,9 @@ export interface Recognizer {
   reach(a: Analysis, stream: Stream, now: number): number;
   /**
    * The tokens [from, to] of `stream` it has redacted and may still rename, held too (undefined: none):
-   * a number that may still grow is held whole, so that its kind reads as the stored document's
-   * (`digits` may become `card`); a name an email said later may rename is not (it is redacted either way).
+   * a number that may still grow is held from its first word on (a group said next makes the words
+   * between its own), so that kinds read as the stored document's (`digits` may become `card`,
+   * `[NAME]` between two groups `###`); a name an email said later may rename is not (redacted either way).
    */
   renames(a: Analysis, stream: Stream, now: number): [number, number] | undefined;
   /**

@@ -39,7 +39,7 @@ import { redactUtterances } from '../src/redact/redact.js';
 import { RECOGNIZER_REGISTRY } from '../src/redact/registry.js';
 import { REDACT_KINDS, type RedactKind, type Utterance } from '../src/types.js';
 import { ASTERISK, DATA } from './lib/datasets.js';
-import { HOLD_RULE, replayLive } from './lib/live-hold-replay.js';
+import { HOLD_RULE, replayLive, withoutReach } from './lib/live-hold-replay.js';
 import { longCall } from './lib/text-calls.js';
 import { normalizeWords, wordDistance } from './lib/wer.js';
 
@@ -178,16 +178,16 @@ function releaseCost(): void {
 }
 
 /**
- * Which recognizer holds: the live transcript (as sent without a policy) replayed under each
- * recognizer of the registry alone, the hold's p95 per recognizer (seconds past the utterance's end).
+ * Which recognizer holds: the live transcripts (as sent without a policy) replayed under redact=all,
+ * the hold's p95 (seconds past the utterance's end) with every reach, and with each recognizer's reach
+ * switched off in turn (and the words that would then leak).
  */
 function holdCauses(transcripts: readonly Utterance[][]): string {
-  const p95 = (xs: number[]) => pct(xs, 95).toFixed(2);
-  const rows = [['all kinds', REDACT_KINDS] as const, ...RECOGNIZER_REGISTRY.map((r) => [r.name, r.kinds] as const)].map(([name, kinds]) => {
-    const waits = transcripts.flatMap((t) => replayLive(t, kinds, HOLD_RULE).waits);
-    return `${name} ${p95(waits)} s`;
-  });
-  return rows.join('; ');
+  const replay = () => {
+    const runs = transcripts.map((t) => replayLive(t, REDACT_KINDS, HOLD_RULE));
+    return `${pct(runs.flatMap((r) => r.waits), 95).toFixed(2)} s (${runs.reduce((n, r) => n + r.leaks.length, 0)} leaked)`;
+  };
+  return [`every reach ${replay()}`, ...RECOGNIZER_REGISTRY.map((r) => `without the reach of ${r.name} ${withoutReach(r, replay)}`)].join('; ');
 }
 
 async function main(): Promise<void> {
@@ -275,7 +275,7 @@ async function main(): Promise<void> {
       console.log('| live calls N | utterances | p50 s | p95 s | max s |');
       console.log('|---|---|---|---|---|');
       for (const r of holdRows) console.log(r);
-      console.log(`hold p95 per recognizer alone, the live transcripts replayed (seconds past the utterance's end, decoding not counted): ${holdCauses([...sentAsIs.values()])}`);
+      console.log(`hold p95, the live transcripts replayed (seconds past the utterance's end, decoding not counted): ${holdCauses([...sentAsIs.values()])}`);
     }
     console.log('\n| call | audio s | batch peer: upload → result s | WER live vs batch |');
     console.log('|---|---|---|---|');

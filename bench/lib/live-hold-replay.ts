@@ -10,6 +10,7 @@
  * make) is a DIFFERENCE. Also how long each utterance waited past its end.
  */
 import { LiveRedaction, settledUtterances } from '../../src/redact/engine.js';
+import type { Recognizer } from '../../src/redact/recognizer.js';
 import { redactUtterances } from '../../src/redact/redact.js';
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../../src/types.js';
 
@@ -29,6 +30,22 @@ export const BLANKET_RULE: HoldRule = (kinds) => (call, pending, now) => {
   const redacted = redactUtterances(call, kinds).utterances;
   return new Map([...digits].filter((i) => now >= call[i]!.end + 5).map((i) => [i, redacted[i]!]));
 };
+
+/**
+ * `f` run with recognizer `r`'s reach and renames switched off (it still redacts): what the hold owes to
+ * that recognizer, and what it would leak without it.
+ */
+export function withoutReach<T>(r: Recognizer, f: () => T): T {
+  const { reach, renames } = r;
+  r.reach = (_a, stream) => stream.tokens.length;
+  r.renames = () => undefined;
+  try {
+    return f();
+  } finally {
+    r.reach = reach;
+    r.renames = renames;
+  }
+}
 
 export interface Leak {
   /** Index of the utterance in the call (by end time) and of the word. */

@@ -198,7 +198,14 @@ export const runRecognizer: Recognizer = {
   kinds: RECOGNIZERS.map((r) => r.kind),
   analyze: (a, wanted) => sensitiveRuns(a, wanted).map((s): Finding => ({ kind: s.kind, stream: s.run.stream, from: s.from, to: s.to, spared: chatter(s) })),
   reach: runReach,
-  holdsClaims: true,
+  // A run that may still grow, and the runs digits said next may still make a card or an SSN with by
+  // length: from its claim's first word on (the words after it become the run's if a group joins it).
+  renames: (a, stream, now) => {
+    const runs = a.runs.filter((r) => r.stream === stream);
+    const open = [joinableRun(a, stream, stream.tokens.length, now), lengthChainFirst(runs, now, a.hints)].filter((r) => r !== undefined);
+    if (open.length === 0) return undefined;
+    return [Math.min(...open.map((r) => claimStart(a, r, monthBefore(r)))), stream.tokens.length - 1];
+  },
   contextSec: Math.max(CONTEXT_WINDOW_SEC + ANSWER_WINDOW_SEC, LENGTH_STRETCH_SEC + CONTEXT_WINDOW_SEC),
   context: runContext,
 };

@@ -157,7 +157,7 @@ export function piiRecognizer(name: string, kinds: readonly PiiKind[], recognize
     kinds,
     analyze: (a) => recognize(a.view),
     reach: (a, stream, now) => reach(a.view, stream, now),
-    holdsClaims: false,
+    renames: () => undefined,
     context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, topics, now),
     contextSec: ANSWER_WINDOW_SEC,
   };

@@ -4,7 +4,7 @@
  * validated by the same resolveRequestOptions.
  */
 import type { RequestOptionValues } from '../jobs/request-options.js';
-import { DEFAULT_REDACT_KINDS, REDACT_KINDS } from '../types.js';
+import { KINDS_HELP } from '../redact/kinds.js';
 
 /** `--name` alone is true; `--name=false` (or 0) turns it off. */
 export const OPTION_BOOLEANS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment'] as const;
@@ -13,7 +13,7 @@ export const OPTION_VALUED = ['speakers', 'minspeakers', 'maxspeakers', 'crossta
 export const OPTION_HELP: Array<[string, string]> = [
   ['--numtrans[=false]', 'numbers as numerals (default on)'],
   ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'],
-  ['--redact KINDS', `kinds to redact: ${REDACT_KINDS.join(', ')} or all (default ${DEFAULT_REDACT_KINDS.join(', ')})`],
+  ['--redact KINDS', KINDS_HELP],
   ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many)'],
   ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found'],
   ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],

@@ -30,7 +30,9 @@ import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
   describeCompanySettings, parseAgentChannel, parseKindList, parseOnOff, parsePhraseList, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
-import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
+import type { CompanySettings } from '../types.js';
+import { companyKinds } from '../redact/client-policy.js';
+import { applyKinds, describeKinds, effectiveKinds, KINDS_HELP, NO_CHOICE, parseKinds } from '../redact/kinds.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
@@ -84,7 +86,7 @@ A scrub policy applies to every request of the company (a request may not turn i
 settings are defaults a request may override.`,
     options: [
       ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
-      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')}, or all (none: the default kinds, ${DEFAULT_REDACT_KINDS.join(', ')})`],
+      ['--redact KINDS', KINDS_HELP],
       ['--diarize on|off', 'split mono recordings by speaker'],
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],
@@ -164,7 +166,7 @@ index entries and result file are redacted, and the audio kept for playback is r
 (its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
     options: [
       ['--org ORG_SHORT', 'only this organization'],
-      ['--redact KINDS',  `comma-separated kinds (${REDACT_KINDS.join(', ')}) or all; default: the company's, else ${DEFAULT_REDACT_KINDS.join(', ')}`],
+      ['--redact KINDS', `${KINDS_HELP}; default: the company's kinds`],
       ['--text-only', 'leave the audio as it is'],
     ],
     positional: [1, 1],
@@ -280,14 +282,14 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'company list':
       for (const c of await withTenancy(config, (t) => t.listCompanies().map((info) => ({ ...info, settings: t.companySettings(info.company) })))) {
         const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompanySettings(c.settings)].join('\t'));
+        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompany(c.settings)].join('\t'));
       }
       return 0;
     case 'company set': {
       const patch = settingsPatch(opts);
       if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans, --agent-channel, --agent-phrases');
       const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
-      out(`${p[0]}: ${describeCompanySettings(settings)}`);
+      out(`${p[0]}: ${describeCompany(settings)}`);
       return 0;
     }
     case 'vocab add': {
@@ -356,7 +358,14 @@ function settingsPatch(opts: Record<string, string[]>): CompanySettings {
   const patch: CompanySettings = {};
   const last = (name: string) => opts[name]?.at(-1);
   if (last('scrub') !== undefined) patch.scrub = parseKindList('scrub target', last('scrub')!, SCRUB_TARGETS);
-  if (last('redact') !== undefined) patch.redact = parseKindList('redaction kind', last('redact')!, REDACT_KINDS);
+  const redact = last('redact');
+  if (redact !== undefined) {
+    // `none` (or empty): back to the default kinds; else the one kinds parser (redact/kinds.ts).
+    const choice = /^\s*(none)?\s*$/i.test(redact) ? NO_CHOICE : parseKinds('--redact', redact);
+    if (effectiveKinds(choice).length === 0) throw voxdexError('BAD_ARGUMENT', '--redact turns every kind off; to redact nothing use --scrub none');
+    patch.redact = choice.on;
+    patch.redactOff = choice.off;
+  }
   for (const flag of ['diarize', 'gender', 'sentiment', 'numtrans'] as const) {
     if (last(flag) !== undefined) patch[flag] = parseOnOff(flag, last(flag)!);
   }
@@ -428,10 +437,15 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
   }
 }
 
+/** A company's settings in one line, its effective kinds among them (`redact=card,ssn,digits,name,-cvv,-expiry`). */
+function describeCompany(settings: CompanySettings): string {
+  return describeCompanySettings(settings, describeKinds(companyKinds(settings)));
+}
+
 async function redactCommand(config: Readonly<Config>, company: string, o: { org?: string; kinds?: string; textOnly: boolean }, out: (line: string) => void): Promise<number> {
   const ports = await openPorts(config, { node: `redact:${process.pid}`, log: silentLogger });
   try {
-    const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
+    const kinds = applyKinds(companyKinds(ports.tenancy.companySettings(company)), parseKinds('--redact', o.kinds));
     await ports.index.init();
     const r = await redactStored(
       { store: ports.jobs, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },

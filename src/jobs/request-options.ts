@@ -6,14 +6,11 @@
  * the post-ASR stages; nothing downstream re-checks it.
  */
 import { voxdexError } from '../errors.js';
-import { policyKinds } from '../redact/client-policy.js';
+import { policyKinds, requestKinds } from '../redact/client-policy.js';
+import { inOrder, parseKinds } from '../redact/kinds.js';
 import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } from '../tenancy/company-settings.js';
 import { invalidParameter, parseInteger } from '../is.js';
-import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
-
-export { REDACT_KINDS };
-/** `redact=all`: every kind. */
-export const ALL_KINDS = 'all';
+import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
 
 /** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
 export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
@@ -56,7 +53,7 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     numtrans: optionalBoolean('numtrans', fields.numtrans) ?? settings.numtrans ?? true,
     scrubtext,
     scrubaudio,
-    redact: redactKinds(fields.redact, settings),
+    redact: redactKinds(fields.redact, settings, company),
     ...(tag ? { tag } : {}),
     diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
     gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
@@ -146,20 +143,23 @@ function list(name: string, value: unknown): string[] {
 }
 
 /**
- * The company's kinds plus what the request adds: a request's `redact=` never narrows the policy
- * (`redact=cvv` under `--scrub text` is every default kind, cvv among them). Without a policy or
- * company kinds, the request's list is what it asked for; nothing asked: the default kinds.
+ * The kinds (docs/redaction.md, "Kinds"): the company's kinds (the default kinds unless it chose
+ * otherwise) with the request's choice applied — named kinds added, `-KIND` turned off. A policy's
+ * kind is never turned off (FORBIDDEN, 403); turning every kind off is refused (BAD_ARGUMENT).
  */
-function redactKinds(value: unknown, settings: CompanySettings): RedactKind[] {
-  const asked = list('redact', value).map((k) => k.toLowerCase()).flatMap((k) => (k === ALL_KINDS ? [...REDACT_KINDS] : [k]));
-  const unknown = asked.find((k) => !(REDACT_KINDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}, or all`, unknown);
-  const kinds = new Set<string>([...policyKinds(settings), ...asked]);
-  return kindsInOrder(kinds.size > 0 ? kinds : new Set(DEFAULT_REDACT_KINDS));
-}
-
-function kindsInOrder(kinds: ReadonlySet<string>): RedactKind[] {
-  return REDACT_KINDS.filter((k) => kinds.has(k));
+function redactKinds(value: unknown, settings: CompanySettings, company: string): RedactKind[] {
+  const choice = parseKinds('redact', value);
+  const held = policyKinds(settings);
+  const refused = choice.off.filter((k) => held.includes(k));
+  if (refused.length > 0) {
+    throw voxdexError(
+      'FORBIDDEN',
+      `company ${company}'s policy redacts ${refused.join(', ')} (voxdex company set ${company} --scrub ${settings.scrub!.join(',')}); redact=${refused.map((k) => `-${k}`).join(',')} is not allowed`,
+    );
+  }
+  const kinds = requestKinds(settings, choice);
+  if (kinds.length === 0) throw voxdexError('BAD_ARGUMENT', 'redact turns every kind off; to redact nothing send scrubtext=false (and scrubaudio=false) instead');
+  return kinds;
 }
 
 /**
@@ -177,7 +177,7 @@ export function policyFloor(options: RequestOptions, settings: CompanySettings):
     ...(tag && !scrubtext ? { tag } : {}),
     scrubtext,
     scrubaudio: options.scrubaudio || scrub.includes('audio'),
-    redact: kindsInOrder(new Set([...options.redact, ...policyKinds(settings)])),
+    redact: inOrder([...options.redact, ...policyKinds(settings)]),
     // Stored before phrases with digits were refused: never written.
     vocab: options.vocab.filter((p) => vocabDigitsProblem(p) === undefined),
   };

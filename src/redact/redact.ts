@@ -10,7 +10,7 @@ import { closingPunctuation, utteranceText } from '../readable/utterance-text.js
 import { DEFAULT_REDACT_KINDS, type Utterance, type WordEvent } from '../types.js';
 import { answerWindows, topics, windowHints, type Topic } from './answer-windows.js';
 import { buildStreams, digitRuns, FILLERS, type DigitRun, type Stream } from './digit-runs.js';
-import { CONTEXT_WINDOW_SEC, isCard, KIND_PRECEDENCE, MONTH_KEYS, RECOGNIZERS, REDACTION_KINDS, type RedactionKind, type RunContext } from './recognizers.js';
+import { CONTEXT_WINDOW_SEC, isCard, KIND_PRECEDENCE, MONTH_KEYS, RECOGNIZERS, type RedactionKind, type RunContext } from './recognizers.js';
 import { runTopic } from './pii/numbers.js';
 import { findPersonalData, PII_KINDS, piiView } from './pii/recognize.js';
 import type { PiiView } from './pii/spans.js';
@@ -233,14 +233,4 @@ export function redactUtterances(utterances: readonly Utterance[], kinds: readon
   // A stored transcript's text (voxdex redact) is written again from its redacted events.
   for (const u of changed) if (out[u]!.text !== undefined) out[u]!.text = utteranceText(out[u]!.events, { numtrans: true });
   return { utterances: out, spans: spans.sort((a, b) => a.start - b.start) };
-}
-
-/** Parses a kinds list ("card,cvv"); undefined names the bad entry. */
-export function parseKinds(value: string): { kinds: RedactionKind[] } | { bad: string } {
-  const kinds: RedactionKind[] = [];
-  for (const k of value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
-    if (!(REDACTION_KINDS as readonly string[]).includes(k)) return { bad: k };
-    if (!kinds.includes(k as RedactionKind)) kinds.push(k as RedactionKind);
-  }
-  return { kinds };
 }

@@ -5,7 +5,8 @@
  * team, campaign, or any). Each file is its own request, sent with XMLHttpRequest so that its upload
  * progress is shown; the token goes in the Authorization header only.
  */
-import { REDACT_KINDS } from '../../src/types.js';
+import { describeKinds } from '../../src/redact/kinds.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type RedactKind } from '../../src/types.js';
 import type { Account } from './api.js';
 import { announce, field, h, option, replace } from './dom.js';
 import { DAY_PATTERN, zoneOffset } from './format.js';
@@ -100,7 +101,8 @@ export function uploadForm(account: Account, token: () => string | undefined, up
   const numtrans = checkbox('numtrans', 'Numbers as numerals', true);
   const scrubtext = checkbox('scrubtext', 'Redact the text');
   const scrubaudio = checkbox('scrubaudio', 'Silence redacted audio');
-  const kinds = REDACT_KINDS.map((k) => checkbox(`redact-${k}`, k));
+  // The default kinds start ticked: unticking one turns it off (`-cvv`), ticking another adds it (docs/redaction.md, "Kinds").
+  const kinds = REDACT_KINDS.map((k) => checkbox(`redact-${k}`, k, DEFAULT_REDACT_KINDS.includes(k)));
   const vocab = h('input', { type: 'text', name: 'vocab', placeholder: 'Acme Gold, Platinum Plus', autocomplete: 'off' });
   const callback = h('input', { type: 'url', name: 'callback', placeholder: 'https://example.com/hook', autocomplete: 'off' });
   const when = h('input', { type: 'text', name: 'datetime', placeholder: 'YYYY-MM-DD HH:MM', autocomplete: 'off', size: 16 });
@@ -135,7 +137,7 @@ export function uploadForm(account: Account, token: () => string | undefined, up
       h('div', { class: 'row' }, field('Vocabulary', vocab, 'Names and terms to favour, comma-separated'), field('Callback URL', callback, 'POSTed the result when done'))),
     h('fieldset', { class: 'options' }, h('legend', {}, 'Redaction'),
       h('div', { class: 'row' }, scrubtext.el, scrubaudio.el),
-      h('fieldset', { class: 'kinds' }, h('legend', {}, 'Kinds (default: card numbers, security codes, expiry dates, SSNs, long digit runs)'), h('div', { class: 'row' }, kinds.map((k) => k.el)))),
+      h('fieldset', { class: 'kinds' }, h('legend', {}, 'Kinds (ticked: the default card numbers, security codes, expiry dates, SSNs, long digit runs; untick one to turn it off)'), h('div', { class: 'row' }, kinds.map((k) => k.el)))),
     h('fieldset', { class: 'options' }, h('legend', {}, 'Metadata'), metaRows, more),
     h('div', { class: 'row' }, submit, message),
     progress,
@@ -153,9 +155,10 @@ export function uploadForm(account: Account, token: () => string | undefined, up
     if (gender.input.checked) out.push(['gender', 'true']);
     if (sentiment.input.checked) out.push(['sentiment', 'true']);
     if (!numtrans.input.checked) out.push(['numtrans', 'false']);
-    const redact = kinds.filter((k) => k.input.checked).map((k) => k.input.name.slice(7));
-    if (scrubtext.input.checked || redact.length) out.push(['scrubtext', 'true']);
-    if (redact.length) out.push(['redact', redact.join(',')]);
+    const redact = describeKinds(kinds.filter((k) => k.input.checked).map((k) => k.input.name.slice(7) as RedactKind));
+    const changed = redact !== describeKinds(DEFAULT_REDACT_KINDS);
+    if (scrubtext.input.checked || changed) out.push(['scrubtext', 'true']);
+    if (changed) out.push(['redact', redact]);
     if (scrubaudio.input.checked) out.push(['scrubaudio', 'true']);
     if (vocab.value.trim()) out.push(['vocab', vocab.value.trim()]);
     if (callback.value.trim()) out.push(['callback', callback.value.trim()]);

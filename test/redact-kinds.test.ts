@@ -1,0 +1,64 @@
+/**
+ * The one kinds parser (src/redact/kinds.ts, issue 32): `all` anywhere in a list, kinds added to the
+ * default kinds, `-KIND` to turn one off, and client text of a request not yet accepted redacted with
+ * the kinds it will have once accepted.
+ */
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { VoxdexError } from '../src/errors.js';
+import { clientTextUnderPolicy } from '../src/redact/client-policy.js';
+import { appliedRedaction, describeKinds, effectiveKinds, parseKinds } from '../src/redact/kinds.js';
+import { REDACT_KINDS } from '../src/types.js';
+
+const test = suite('redaction kinds');
+
+function message(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, VoxdexError);
+    return (err as VoxdexError).message;
+  }
+  throw new Error('not refused');
+}
+
+test('parses a list or an array, any case, each kind once; all anywhere; -KIND off', () => {
+  assert.equal(parseKinds('redact', 'card, CVV,card'), { on: ['card', 'cvv'], off: [] });
+  assert.equal(parseKinds('redact', 'card,all'), { on: [...REDACT_KINDS], off: [] });
+  assert.equal(parseKinds('redact', ['name', ' -CVV ', '']), { on: ['name'], off: ['cvv'] });
+  assert.equal(parseKinds('redact', 'all,-name'), { on: REDACT_KINDS.filter((k) => k !== 'name'), off: ['name'] });
+  assert.equal(parseKinds('redact', ''), { on: [], off: [] });
+  assert.equal(parseKinds('redact', undefined), { on: [], off: [] });
+});
+
+test('refuses an unknown kind, -all, a non-list and a kind both named and off, naming what is accepted', () => {
+  const accepted = 'a comma-separated list of card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id or all (each adds to the default kinds; -KIND turns one off, e.g. name,-cvv)';
+  assert.is(message(() => parseKinds('--redact', 'card,iban')), `Expected ${accepted} for --redact but received "iban"`);
+  assert.is(message(() => parseKinds('redact', '-all')), `Expected ${accepted} for redact but received "-all"`);
+  assert.is(message(() => parseKinds('redact', 7)), `Expected ${accepted} for redact but received 7 of type number`);
+  assert.is(message(() => parseKinds('redact', 'cvv,-cvv')), 'redact names cvv and -cvv; name a kind to add it or -cvv to turn it off, not both');
+});
+
+test('named kinds add to the default kinds; what is off is shown in the parser\'s own syntax', () => {
+  assert.equal(effectiveKinds(parseKinds('redact', 'name')), ['card', 'cvv', 'expiry', 'ssn', 'digits', 'name']);
+  assert.is(describeKinds(effectiveKinds(parseKinds('redact', 'name,-cvv'))), 'card,expiry,ssn,digits,name,-cvv');
+  const o = { scrubtext: false, scrubaudio: true, redact: effectiveKinds(parseKinds('redact', '-digits')) };
+  assert.equal(appliedRedaction(o), { text: 'kept', audio: 'silenced', kinds: ['card', 'cvv', 'expiry', 'ssn'], off: ['digits'] });
+  assert.equal(appliedRedaction({ ...o, scrubaudio: false, tag: true }), { text: 'tagged', audio: 'kept', kinds: ['card', 'cvv', 'expiry', 'ssn'], off: ['digits'] });
+  assert.is(appliedRedaction({ ...o, scrubaudio: false }), undefined);
+});
+
+test('a request not yet accepted: its client text under the kinds it will have (redact=all read as all; a bad list as every kind)', () => {
+  const name = 'call with Mrs Jane Nowak jane.nowak@example.com 4539148803436467.wav';
+  const all = 'call with [NAME] [EMAIL] ################.wav';
+  assert.is(clientTextUnderPolicy({}, { scrubtext: 'true', redact: 'all' }).text(name), all);
+  assert.is(clientTextUnderPolicy({}, { scrubtext: 'true', redact: 'card,all' }).text(name), all);
+  assert.is(clientTextUnderPolicy({ scrub: ['text'] }, { redact: ['all'] }).text(name), all);
+  assert.is(clientTextUnderPolicy({}, { scrubtext: 'true', redact: 'name,iban' }).text(name), all, 'unreadable: every kind');
+  assert.is(clientTextUnderPolicy({}, { scrubtext: 'maybe' }).text(name), 'call with Mrs Jane Nowak jane.nowak@example.com ################.wav', 'a bad scrubtext fails closed');
+  assert.is(clientTextUnderPolicy({}, { scrubtext: 'tag' }).active, false, 'tag keeps client text, as after acceptance');
+  // A policy's kind is not turned off before validation either (the request is refused after).
+  assert.is(clientTextUnderPolicy({ scrub: ['text'] }, { redact: '-card' }).text(name), 'call with Mrs Jane Nowak jane.nowak@example.com ################.wav');
+});
+
+test.run();

@@ -100,6 +100,17 @@ opts('vocab never writes digits: a phrase with digits is 400 naming the rule, th
   assert.equal(policyFloor({ ...defaultRequestOptions(), vocab: ['card 4111', 'Acme Gold'] }, {}).vocab, ['Acme Gold']);
 });
 
+opts('speakers, minspeakers and maxspeakers imply diarize; beside diarize=false they are refused (issue 32)', () => {
+  assert.is(resolveRequestOptions({ speakers: '2' }, {}).diarize, true);
+  assert.is(resolveRequestOptions({ maxspeakers: 3 }, { diarize: false }).diarize, true);
+  assert.is(resolveRequestOptions({}, {}).diarize, false);
+  assert.equal(refused(() => resolveRequestOptions({ speakers: '2', diarize: 'false' }, {})), {
+    code: 'BAD_ARGUMENT',
+    status: 400,
+    message: 'speakers=2 counts the speakers diarize finds, and diarize=false was sent; send diarize=true or leave diarize out (speakers implies it)',
+  });
+});
+
 opts('redact: known kinds only; named kinds add to the default kinds and the company\'s (issue 32)', () => {
   assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
   assert.equal(resolveRequestOptions({ redact: 'pin' }, { redact: ['name'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'name']);

@@ -4,27 +4,18 @@
  * validated by the same resolveRequestOptions.
  */
 import type { RequestOptionValues } from '../jobs/request-options.js';
-import { KINDS_HELP } from '../redact/kinds.js';
+import { OPTION_TABLE, type OptionSpec } from '../jobs/option-table.js';
 
-/** `--name` alone is true; `--name=false` (or 0) turns it off. */
-export const OPTION_BOOLEANS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment'] as const;
-export const OPTION_VALUED = ['speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
+/** `--name` alone is true; `--name=false` (or 0) turns it off (`emotion` is the HTTP name only). */
+export const OPTION_BOOLEANS: readonly string[] = OPTION_TABLE.filter((o) => o.flag === 'boolean' && o.name !== 'emotion').map((o) => o.name);
+export const OPTION_VALUED: readonly string[] = OPTION_TABLE.filter((o) => o.flag === 'valued').map((o) => o.name);
 
-export const OPTION_HELP: Array<[string, string]> = [
-  ['--numtrans[=false]', 'numbers as numerals (default on)'],
-  ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'],
-  ['--redact KINDS', KINDS_HELP],
-  ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many)'],
-  ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found'],
-  ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],
-  ['--gender, --sentiment', 'gender and sentiment per utterance'],
-  ['--vocab LIST', 'comma-separated words or phrases recognition favours'],
-];
+export const OPTION_HELP: Array<[string, string]> = OPTION_TABLE.flatMap((o: OptionSpec) => (o.help ? [o.help] : []));
 
 /** The option flags given (the last of a repeated one), as request fields. */
 export function optionFields(opts: Record<string, string[]>): RequestOptionValues {
   const out: RequestOptionValues = {};
-  for (const name of [...OPTION_BOOLEANS, ...OPTION_VALUED]) {
+  for (const { name } of OPTION_TABLE) {
     const v = opts[name]?.at(-1);
     if (v !== undefined) out[name] = v;
   }

@@ -10,12 +10,10 @@ import { policyKinds, requestKinds } from '../redact/client-policy.js';
 import { inOrder, parseKinds } from '../redact/kinds.js';
 import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } from '../tenancy/company-settings.js';
 import { invalidParameter, parseInteger } from '../is.js';
+import { REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
 import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
 
-/** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
-export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
-
-export type RequestOptionField = (typeof REQUEST_OPTION_FIELDS)[number];
+export { REQUEST_OPTION_FIELDS, type RequestOptionField };
 
 /**
  * The fields as received: strings from a form, query or CLI flag; a sidecar's JSON values may also be
@@ -65,6 +63,7 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     if (!absent(v)) options[name] = typeof v === 'number' ? integerValue(name, v) : parseInteger(name, String(v), 1, MAX_SPEAKERS);
   }
   checkSpeakerBounds(options);
+  impliedDiarize(options, fields.diarize);
   if (typeof settings.agentChannel === 'number') options.agentChannel = settings.agentChannel;
   if (settings.agentPhrases?.length) options.agentPhrases = settings.agentPhrases;
   const crosstalk = fields.crosstalk;
@@ -73,6 +72,19 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     options.crosstalk = crosstalk;
   }
   return options;
+}
+
+/**
+ * `speakers`, `minspeakers` and `maxspeakers` only make sense with diarize: they imply it (over the
+ * company's default); with `diarize=false` sent beside them the request is refused (BAD_ARGUMENT).
+ */
+function impliedDiarize(o: RequestOptions, diarize: unknown): void {
+  const counts = (['speakers', 'minspeakers', 'maxspeakers'] as const).filter((n) => o[n] !== undefined);
+  if (counts.length === 0) return;
+  if (optionalBoolean('diarize', diarize) === false) {
+    throw voxdexError('BAD_ARGUMENT', `${counts.map((n) => `${n}=${o[n]}`).join(' and ')} counts the speakers diarize finds, and diarize=false was sent; send diarize=true or leave diarize out (${counts[0]} implies it)`);
+  }
+  o.diarize = true;
 }
 
 /** minspeakers ≤ maxspeakers, and speakers (the exact number) inside them. */

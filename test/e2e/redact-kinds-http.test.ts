@@ -11,7 +11,7 @@ import path from 'node:path';
 import type { Service } from '../../src/service.js';
 import { makeTempDir, makeWav, removeDir } from '../fixtures/make-audio.js';
 import { CARD, makePaymentCall } from '../fixtures/redaction-call.js';
-import { startInProcess, upload, waitResult } from './harness.js';
+import { getJson, startInProcess, upload, waitResult } from './harness.js';
 
 const test = suite('redaction kinds over HTTP');
 let dir = '';
@@ -29,13 +29,19 @@ test.after(async () => {
   removeDir(dir);
 });
 
+/** The finished request's transcript document (the result file itself: inline=true). */
+async function documentOf(requestid: string): Promise<any> {
+  assert.is((await waitResult(svc.url, token, requestid, 300_000)).status, 200);
+  const r = await getJson(`${svc.url}/transcribe/result?token=${token}&requestid=${requestid}&inline=true`);
+  assert.is(r.status, 200, JSON.stringify(r.body));
+  return r.body;
+}
+
 test('scrubtext=true&redact=name: the card and its code are redacted too, and the result lists the kinds applied', async () => {
   const call = makePaymentCall(dir);
   const sent = await upload(svc.url, { file: call.file, name: 'payment.wav', fields: { token, scrubtext: 'true', redact: 'name', output: 'json' } });
   assert.is(sent.status, 200, JSON.stringify(sent.body));
-  const r = await waitResult(svc.url, token, sent.body.requestid, 300_000);
-  assert.is(r.status, 200, JSON.stringify(r.body));
-  const doc = r.body;
+  const doc = await documentOf(sent.body.requestid);
   const words = doc.utterances.flatMap((u: { events: Array<{ word: string }> }) => u.events.map((e) => e.word)).join(' ');
   const digits = words.replace(/\D/g, '');
   for (let i = 0; i + 4 <= CARD.length; i += 4) assert.not.ok(digits.includes(CARD.slice(i, i + 4)), `card digits ${CARD.slice(i, i + 4)} in clear: ${words}`);
@@ -47,10 +53,9 @@ test('redact=name,-cvv turns the code off explicitly, and the result shows it of
   const tone = await makeWav(dir, { name: 'tone.wav', rate: 8000, channels: 1, tone: 440, seconds: 1 });
   const sent = await upload(svc.url, { file: tone, fields: { token, scrubtext: 'true', redact: 'name,-cvv', output: 'json' } });
   assert.is(sent.status, 200, JSON.stringify(sent.body));
-  const r = await waitResult(svc.url, token, sent.body.requestid, 120_000);
-  assert.equal(r.body.redaction, { text: 'redacted', audio: 'kept', kinds: ['card', 'expiry', 'ssn', 'digits', 'name'], off: ['cvv'] });
+  assert.equal((await documentOf(sent.body.requestid)).redaction, { text: 'redacted', audio: 'kept', kinds: ['card', 'expiry', 'ssn', 'digits', 'name'], off: ['cvv'] });
   const plain = await upload(svc.url, { file: tone, fields: { token, output: 'json' } });
-  assert.is((await waitResult(svc.url, token, plain.body.requestid, 120_000)).body.redaction, undefined, 'no redaction asked: no field');
+  assert.is((await documentOf(plain.body.requestid)).redaction, undefined, 'no redaction asked: no field');
 });
 
 test('redact=all: a member name with a name and an email is redacted in the error of a refused request', async () => {

@@ -18,11 +18,10 @@ import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
 import { AudioInput } from '../live/audio-input.js';
 import type { CallRecording } from '../live/call-recording.js';
 import type { Endpointed, Endpointer, LiveSegment } from '../asr/endpointer.js';
-import { decidedUtterances } from '../live/redaction-hold.js';
 import { LocalAgreement, partialText } from '../live/partials.js';
-import { maskedPartialWords } from '../live/word-kinds-hold.js';
 import type { Logger } from '../log.js';
-import { DEFAULT_KINDS, redactUtterances } from '../redact/redact.js';
+import { LiveRedaction } from '../redact/engine.js';
+import { DEFAULT_KINDS } from '../redact/redact.js';
 import { documentUtterance } from '../stages/document.js';
 import type { AudioFormat, Destination, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../types.js';
 import { decodedUtterance, releasedUtterance } from './utterance-stages.js';
@@ -106,9 +105,12 @@ export class LiveCall {
   #notes: string[] = [];
   /** Called when the backlog shrinks (the transport resumes reading). */
   onDrain: (() => void) | undefined;
+  /** Under scrubtext: the call's redaction as it goes (which utterances are settled, and how they read). */
+  readonly #redaction: LiveRedaction | undefined;
 
   constructor(input: LiveCallInput, deps: LiveCallDeps, emit: (m: LiveMessage) => void) {
     this.input = input;
+    this.#redaction = input.options.scrubtext ? new LiveRedaction(input.options.redact.length ? input.options.redact : DEFAULT_KINDS) : undefined;
     this.#deps = deps;
     this.#emit = emit;
     this.#audio = new AudioInput(input.format);
@@ -266,25 +268,24 @@ export class LiveCall {
     if (this.#held.length === 0) return;
     const o = this.input.options;
     let ready = this.#held;
-    let call = this.#call;
-    if (o.scrubtext) {
+    let settled: Map<number, Utterance> | undefined;
+    if (this.#redaction) {
       const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
-      const kinds = o.redact.length ? o.redact : DEFAULT_KINDS;
-      const decided = decidedUtterances(this.#call, now, kinds, this.#held);
-      ready = this.#held.filter((i) => decided.has(i));
+      settled = this.#redaction.settle(this.#call, this.#held, now);
+      ready = this.#held.filter((i) => settled!.has(i));
       if (ready.length === 0) return;
-      call = redactUtterances(this.#call, kinds).utterances;
     }
+    const at = (i: number) => settled?.get(i) ?? this.#call[i]!;
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));
     for (const i of ready) {
-      const { channel, speaker } = call[i]!.metadata;
+      const { channel, speaker } = at(i).metadata;
       const previous = [...this.#sent].reverse().find((s) => s.metadata.channel === channel && s.metadata.speaker === speaker);
-      const u = documentUtterance(releasedUtterance(call[i]!, o, previous), this.input.source, this.#model!.spec.name);
+      const u = documentUtterance(releasedUtterance(at(i), o, previous), this.input.source, this.#model!.spec.name);
       this.#sent.push(u);
       this.#emit({ type: 'utterance', ...u });
     }
-    this.#alerts(Math.max(...ready.map((i) => call[i]!.end)));
+    this.#alerts(Math.max(...ready.map((i) => at(i).end)));
   }
 
   /** Category alerts: each category the call so far (as sent) first matches, once per call. */
@@ -334,8 +335,7 @@ export class LiveCall {
 
   /** Under scrubtext with personal-data kinds: what the partial shows instead of its words that are, or may become, redacted. */
   #masked(channel: number, partial: readonly WordEvent[]): Map<number, string> | undefined {
-    const o = this.input.options;
-    return o.scrubtext ? maskedPartialWords(this.#call, partial, channel, o.redact) : undefined;
+    return this.#redaction?.maskPartial(this.#call, partial, channel);
   }
 
   #result(model: LiveModel): TranscribeResult {

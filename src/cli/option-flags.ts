@@ -10,7 +10,7 @@ import { OPTION_TABLE, type OptionSpec } from '../jobs/option-table.js';
 export const OPTION_BOOLEANS: readonly string[] = OPTION_TABLE.filter((o) => o.flag === 'boolean' && o.name !== 'emotion').map((o) => o.name);
 export const OPTION_VALUED: readonly string[] = OPTION_TABLE.filter((o) => o.flag === 'valued').map((o) => o.name);
 
-export const OPTION_HELP: Array<[string, string]> = OPTION_TABLE.flatMap((o: OptionSpec) => (o.help ? [o.help] : []));
+export const OPTION_HELP: Array<[string, string]> = OPTION_TABLE.flatMap((o: OptionSpec): Array<[string, string]> => (o.help ? [[o.help[0], o.help[1]]] : []));
 
 /** The option flags given (the last of a repeated one), as request fields. */
 export function optionFields(opts: Record<string, string[]>): RequestOptionValues {

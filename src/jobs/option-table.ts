@@ -1,34 +1,123 @@
 /**
  * The request options, each declared once (docs/service.md, "Request options"): its name, how a
- * flag of `voxdex transcribe|import` takes it, and its help line. The HTTP form and query, drop-folder
- * sidecars and the live query pick the fields by these names (request-options.ts), the CLI's flags and
- * help are read from it (cli/option-flags.ts), and the OpenAPI's form is checked against it
+ * flag of `voxdex transcribe|import` takes it, its help line, its control on the web page's upload
+ * form and its OpenAPI description. The HTTP form and query, drop-folder sidecars and the live query
+ * pick the fields by these names (request-options.ts, http/upload-form.ts), the CLI's flags and help
+ * are read from it (cli/option-flags.ts), the web page builds its controls from it
+ * (ui/src/option-controls.ts), and docs/openapi.json's form is checked against it
  * (test/e2e/api-fuzz.test.ts). Values are parsed and combined in request-options.ts.
  */
 import { KINDS_HELP } from '../redact/kinds.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS } from '../types.js';
+
+/** How the web page's upload form shows an option (ui/src/option-controls.ts builds it). */
+export type OptionControl =
+  | { control: 'checkbox'; label: string; hint?: string; checked?: boolean }
+  | { control: 'count' | 'text'; label: string; hint: string; placeholder: string }
+  | { control: 'select'; label: string; hint: string; choices: ReadonlyArray<readonly [string, string]> }
+  /** The redaction kinds, one box each (the default kinds ticked). */
+  | { control: 'kinds'; label: string };
 
 export interface OptionSpec {
   name: string;
   /** boolean: `--name` alone is true, `--name=false` off; valued: `--name VALUE`. */
   flag: 'boolean' | 'valued';
   /** The CLI help's left column and text; an option sharing a line with the one before has none. */
-  help?: [string, string];
+  help?: readonly [string, string];
+  /** Its control on the web page's upload form; none: not offered there. */
+  ui?: OptionControl;
+  /** Its description in docs/openapi.json (`TranscribeForm`), checked by test/e2e/api-fuzz.test.ts. */
+  openapi: string;
 }
 
+const REDACT_OPENAPI = `(ours) Comma-separated redaction kinds (${REDACT_KINDS.join(', ')}) or all, added to the default kinds (${DEFAULT_REDACT_KINDS.join(', ')}) and the company's; -KIND turns one off (name,-cvv). A kind both named and turned off, or every kind turned off, is 400; turning off a kind of the company's policy is 403 (docs/redaction.md, Kinds).`;
+
 export const OPTION_TABLE = [
-  { name: 'numtrans', flag: 'boolean', help: ['--numtrans[=false]', 'numbers as numerals (default on)'] },
-  { name: 'scrubtext', flag: 'boolean', help: ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'] },
-  { name: 'scrubaudio', flag: 'boolean' },
-  { name: 'redact', flag: 'valued', help: ['--redact KINDS', KINDS_HELP] },
-  { name: 'diarize', flag: 'boolean', help: ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many; implies --diarize)'] },
-  { name: 'gender', flag: 'boolean', help: ['--gender, --sentiment', 'gender and sentiment per utterance'] },
-  { name: 'speakers', flag: 'valued' },
-  { name: 'minspeakers', flag: 'valued', help: ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found (imply --diarize)'] },
-  { name: 'maxspeakers', flag: 'valued' },
-  { name: 'crosstalk', flag: 'valued', help: ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"] },
-  { name: 'sentiment', flag: 'boolean' },
-  { name: 'emotion', flag: 'boolean' },
-  { name: 'vocab', flag: 'valued', help: ['--vocab LIST', 'comma-separated words or phrases recognition favours'] },
+  {
+    name: 'numtrans',
+    flag: 'boolean',
+    help: ['--numtrans[=false]', 'numbers as numerals (default on)'],
+    ui: { control: 'checkbox', label: 'Numbers as numerals', checked: true },
+    openapi: "`true` (default), `false`, `1` or `0`: numbers written as numerals ($42.50, 8:45, 3rd, digit strings); `false` keeps spoken words (docs/numbers.md).",
+  },
+  {
+    name: 'scrubtext',
+    flag: 'boolean',
+    help: ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'],
+    ui: { control: 'checkbox', label: 'Redact the text' },
+    openapi: "`true`, `false`, `1` or `0`: sensitive spans (kinds in `redact`) replaced in every form the transcript takes: `#` per digit, `\"redacted\": kind` (docs/redaction.md). A company policy (`voxdex company set CO --scrub …`) turns it on; `false` under that policy is 403 `FORBIDDEN`.",
+  },
+  {
+    name: 'scrubaudio',
+    flag: 'boolean',
+    ui: { control: 'checkbox', label: 'Silence redacted audio' },
+    openapi: "`true`, `false`, `1` or `0`: the stored recording silent over every redacted span plus 0.25 s; the unredacted upload is deleted once the job is done. A company policy (`voxdex company set CO --scrub …`) turns it on; `false` under that policy is 403 `FORBIDDEN`.",
+  },
+  {
+    name: 'redact',
+    flag: 'valued',
+    help: ['--redact KINDS', KINDS_HELP],
+    ui: { control: 'kinds', label: 'Kinds (ticked: the default card numbers, security codes, expiry dates, SSNs, long digit runs; untick one to turn it off)' },
+    openapi: REDACT_OPENAPI,
+  },
+  {
+    name: 'diarize',
+    flag: 'boolean',
+    help: ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many; implies --diarize)'],
+    ui: { control: 'checkbox', label: 'Tell speakers apart', hint: '(mono calls)' },
+    openapi: "`true`, `false`, `1` or `0`. On a single channel, utterances are split where the speaker changes and carry `metadata.speaker` (`S1`, `S2`, … in order of first appearance); on several channels each channel is `C<n>` (`C<n>S1`, … when a channel holds several voices). `text`/`srt`/`vtt` name the speaker (`[mm:ss] S1: …`).",
+  },
+  {
+    name: 'gender',
+    flag: 'boolean',
+    help: ['--gender, --sentiment', 'gender and sentiment per utterance'],
+    ui: { control: 'checkbox', label: 'Gender of each utterance' },
+    openapi: "`true`, `false`, `1` or `0`. Each utterance's `metadata.gender`: `male` or `female` (median pitch; per speaker when diarized).",
+  },
+  {
+    name: 'speakers',
+    flag: 'valued',
+    ui: { control: 'count', label: 'Speakers', hint: 'If known, 1–10', placeholder: 'found' },
+    openapi: "(ours) Number of speakers per channel for diarization, an integer from 1 to 10 (default: estimated).",
+  },
+  {
+    name: 'minspeakers',
+    flag: 'valued',
+    help: ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found (imply --diarize)'],
+    ui: { control: 'count', label: 'At least', hint: 'Speakers, if the exact number is not known', placeholder: '1' },
+    openapi: "(ours) Fewest speakers per channel diarization may find, 1 to 10 (at most maxspeakers).",
+  },
+  {
+    name: 'maxspeakers',
+    flag: 'valued',
+    ui: { control: 'count', label: 'At most', hint: 'Speakers', placeholder: '10' },
+    openapi: "(ours) Most speakers per channel diarization may find, 1 to 10.",
+  },
+  {
+    name: 'crosstalk',
+    flag: 'valued',
+    help: ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],
+    ui: { control: 'select', label: 'Crosstalk', hint: 'Another line heard on a channel', choices: [['', 'Dropped (default)'], ['keep', 'Kept, marked as crosstalk']] },
+    openapi: "(ours) On several channels, another channel's speech heard on a channel (bleed) is dropped from the transcript, the index, the metrics and the categories (drop, the default), or kept in the transcript as utterances marked metadata.crosstalk (keep).",
+  },
+  {
+    name: 'sentiment',
+    flag: 'boolean',
+    ui: { control: 'checkbox', label: 'Sentiment' },
+    openapi: "`true`, `false`, `1` or `0` (default: the company's setting, else false): each utterance's `metadata.sentiment` (Positive, Mostly Positive, Neutral, Mostly Negative, Negative) and `metadata.sentimentscore` in [-1, 1], and the top-level `sentiment` per channel or speaker (docs/analytics.md).",
+  },
+  {
+    name: 'emotion',
+    flag: 'boolean',
+    openapi: "Another name for `sentiment` (the established service's); both given and different: 400.",
+  },
+  {
+    name: 'vocab',
+    flag: 'valued',
+    help: ['--vocab LIST', 'comma-separated words or phrases recognition favours'],
+    ui: { control: 'text', label: 'Vocabulary', hint: 'Names and terms to favour, comma-separated', placeholder: 'Acme Gold, Platinum Plus' },
+    openapi: "(ours) Comma-separated words or phrases recognition favours, added to the company's list (`voxdex vocab add`): at most 100, each at most 50 characters; words spelled in the vocabulary are written as spelled there (docs/moonshine.md, \"Vocabulary\").",
+  },
 ] as const satisfies readonly OptionSpec[];
 
 export type RequestOptionField = (typeof OPTION_TABLE)[number]['name'];

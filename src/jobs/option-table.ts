@@ -12,7 +12,7 @@ import { DEFAULT_REDACT_KINDS, REDACT_KINDS } from '../types.js';
 
 /** How the web page's upload form shows an option (ui/src/option-controls.ts builds it). */
 export type OptionControl =
-  | { control: 'checkbox'; label: string; hint?: string; checked?: boolean }
+  | { control: 'checkbox'; label: string; hint?: string }
   | { control: 'count' | 'text'; label: string; hint: string; placeholder: string }
   | { control: 'select'; label: string; hint: string; choices: ReadonlyArray<readonly [string, string]> }
   /** The redaction kinds, one box each (the default kinds ticked). */
@@ -22,6 +22,14 @@ export interface OptionSpec {
   name: string;
   /** boolean: `--name` alone is true, `--name=false` off; valued: `--name VALUE`. */
   flag: 'boolean' | 'valued';
+  /** A boolean's value when neither the request nor the company sets it. */
+  default?: boolean;
+  /** The company's settings may change the default (`voxdex company set CO --diarize on`). */
+  companyDefault?: true;
+  /** The company's scrub policy for this target forces it on (a request's `false` is 403): its floor. */
+  policy?: 'text' | 'audio';
+  /** The accepted values of a choice. */
+  choices?: readonly string[];
   /** The CLI help's left column and text; an option sharing a line with the one before has none. */
   help?: readonly [string, string];
   /** Its control on the web page's upload form; none: not offered there. */
@@ -36,13 +44,17 @@ export const OPTION_TABLE = [
   {
     name: 'numtrans',
     flag: 'boolean',
+    default: true,
+    companyDefault: true,
     help: ['--numtrans[=false]', 'numbers as numerals (default on)'],
-    ui: { control: 'checkbox', label: 'Numbers as numerals', checked: true },
+    ui: { control: 'checkbox', label: 'Numbers as numerals' },
     openapi: "`true` (default), `false`, `1` or `0`: numbers written as numerals ($42.50, 8:45, 3rd, digit strings); `false` keeps spoken words (docs/numbers.md).",
   },
   {
     name: 'scrubtext',
     flag: 'boolean',
+    default: false,
+    policy: 'text',
     help: ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'],
     ui: { control: 'checkbox', label: 'Redact the text' },
     openapi: "`true`, `false`, `1` or `0`: sensitive spans (kinds in `redact`) replaced in every form the transcript takes: `#` per digit, `\"redacted\": kind` (docs/redaction.md). A company policy (`voxdex company set CO --scrub …`) turns it on; `false` under that policy is 403 `FORBIDDEN`.",
@@ -50,6 +62,8 @@ export const OPTION_TABLE = [
   {
     name: 'scrubaudio',
     flag: 'boolean',
+    default: false,
+    policy: 'audio',
     ui: { control: 'checkbox', label: 'Silence redacted audio' },
     openapi: "`true`, `false`, `1` or `0`: the stored recording silent over every redacted span plus 0.25 s; the unredacted upload is deleted once the job is done. A company policy (`voxdex company set CO --scrub …`) turns it on; `false` under that policy is 403 `FORBIDDEN`.",
   },
@@ -63,6 +77,8 @@ export const OPTION_TABLE = [
   {
     name: 'diarize',
     flag: 'boolean',
+    default: false,
+    companyDefault: true,
     help: ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many; implies --diarize)'],
     ui: { control: 'checkbox', label: 'Tell speakers apart', hint: '(mono calls)' },
     openapi: "`true`, `false`, `1` or `0`. On a single channel, utterances are split where the speaker changes and carry `metadata.speaker` (`S1`, `S2`, … in order of first appearance); on several channels each channel is `C<n>` (`C<n>S1`, … when a channel holds several voices). `text`/`srt`/`vtt` name the speaker (`[mm:ss] S1: …`).",
@@ -70,6 +86,8 @@ export const OPTION_TABLE = [
   {
     name: 'gender',
     flag: 'boolean',
+    default: false,
+    companyDefault: true,
     help: ['--gender, --sentiment', 'gender and sentiment per utterance'],
     ui: { control: 'checkbox', label: 'Gender of each utterance' },
     openapi: "`true`, `false`, `1` or `0`. Each utterance's `metadata.gender`: `male` or `female` (median pitch; per speaker when diarized).",
@@ -96,6 +114,7 @@ export const OPTION_TABLE = [
   {
     name: 'crosstalk',
     flag: 'valued',
+    choices: ['drop', 'keep'],
     help: ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],
     ui: { control: 'select', label: 'Crosstalk', hint: 'Another line heard on a channel', choices: [['', 'Dropped (default)'], ['keep', 'Kept, marked as crosstalk']] },
     openapi: "(ours) On several channels, another channel's speech heard on a channel (bleed) is dropped from the transcript, the index, the metrics and the categories (drop, the default), or kept in the transcript as utterances marked metadata.crosstalk (keep).",
@@ -103,6 +122,8 @@ export const OPTION_TABLE = [
   {
     name: 'sentiment',
     flag: 'boolean',
+    default: false,
+    companyDefault: true,
     ui: { control: 'checkbox', label: 'Sentiment' },
     openapi: "`true`, `false`, `1` or `0` (default: the company's setting, else false): each utterance's `metadata.sentiment` (Positive, Mostly Positive, Neutral, Mostly Negative, Negative) and `metadata.sentimentscore` in [-1, 1], and the top-level `sentiment` per channel or speaker (docs/analytics.md).",
   },
@@ -124,3 +145,10 @@ export type RequestOptionField = (typeof OPTION_TABLE)[number]['name'];
 
 /** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
 export const REQUEST_OPTION_FIELDS = OPTION_TABLE.map((o) => o.name) as readonly RequestOptionField[];
+
+type Named<N extends RequestOptionField> = Extract<(typeof OPTION_TABLE)[number], { name: N }>;
+
+/** An option's row of the table. */
+export function optionSpec<N extends RequestOptionField>(name: N): Named<N> {
+  return OPTION_TABLE.find((o) => o.name === name) as Named<N>;
+}

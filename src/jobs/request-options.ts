@@ -10,7 +10,7 @@ import { policyKinds, requestKinds } from '../redact/client-policy.js';
 import { inOrder, parseKinds } from '../redact/kinds.js';
 import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } from '../tenancy/company-settings.js';
 import { invalidParameter, parseInteger } from '../is.js';
-import { REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
+import { optionSpec, REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
 import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
 
 export { REQUEST_OPTION_FIELDS, type RequestOptionField };
@@ -45,17 +45,19 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     throw voxdexError('BAD_ARGUMENT', `sentiment=${sentiment} and emotion=${emotion} disagree; emotion is another name for sentiment: send one of them`);
   }
   const tag = scrubTag(fields.scrubtext, settings, company);
-  const scrubtext = policyBoolean('text', tag ? false : optionalBoolean('scrubtext', fields.scrubtext), settings, company);
-  const scrubaudio = policyBoolean('audio', optionalBoolean('scrubaudio', fields.scrubaudio), settings, company);
+  const scrubtext = policyBoolean('scrubtext', tag ? false : optionalBoolean('scrubtext', fields.scrubtext), settings, company);
+  const scrubaudio = policyBoolean('scrubaudio', optionalBoolean('scrubaudio', fields.scrubaudio), settings, company);
+  // The request's value, else the company's, else the table's default.
+  const flag = (name: 'numtrans' | 'diarize' | 'gender') => optionalBoolean(name, fields[name]) ?? settings[name] ?? optionSpec(name).default;
   const options: RequestOptions = {
-    numtrans: optionalBoolean('numtrans', fields.numtrans) ?? settings.numtrans ?? true,
+    numtrans: flag('numtrans'),
     scrubtext,
     scrubaudio,
     redact: redactKinds(fields.redact, settings, company),
     ...(tag ? { tag } : {}),
-    diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
-    gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
-    sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
+    diarize: flag('diarize'),
+    gender: flag('gender'),
+    sentiment: sentiment ?? emotion ?? settings.sentiment ?? optionSpec('sentiment').default,
     vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...vocabulary(fields.vocab)])],
   };
   for (const name of ['speakers', 'minspeakers', 'maxspeakers'] as const) {
@@ -68,8 +70,9 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
   if (settings.agentPhrases?.length) options.agentPhrases = settings.agentPhrases;
   const crosstalk = fields.crosstalk;
   if (!absent(crosstalk)) {
-    if (crosstalk !== 'drop' && crosstalk !== 'keep') throw invalidParameter('crosstalk', 'drop or keep', crosstalk);
-    options.crosstalk = crosstalk;
+    const { choices } = optionSpec('crosstalk');
+    if (!(choices as readonly unknown[]).includes(crosstalk)) throw invalidParameter('crosstalk', choices.join(' or '), crosstalk);
+    options.crosstalk = crosstalk as (typeof choices)[number];
   }
   return options;
 }
@@ -120,8 +123,9 @@ function integerValue(name: string, n: number): number {
 }
 
 /** The company policy wins: on is forced; turning it off is refused. */
-function policyBoolean(what: 'text' | 'audio', requested: boolean | undefined, settings: CompanySettings, company: string): boolean {
-  if (!settings.scrub?.includes(what)) return requested ?? false;
+function policyBoolean(name: 'scrubtext' | 'scrubaudio', requested: boolean | undefined, settings: CompanySettings, company: string): boolean {
+  const { policy: what, default: otherwise } = optionSpec(name);
+  if (!settings.scrub?.includes(what)) return requested ?? otherwise;
   if (requested === false) {
     throw voxdexError(
       'FORBIDDEN',

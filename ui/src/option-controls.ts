@@ -14,13 +14,13 @@ export interface Control {
   value(): string | undefined;
 }
 
-function control(name: string, spec: Exclude<OptionControl, { control: 'kinds' }>): Control {
+function control(name: string, spec: Exclude<OptionControl, { control: 'kinds' }>, checked: boolean): Control {
   switch (spec.control) {
     case 'checkbox': {
-      const input = h('input', { type: 'checkbox', name, checked: spec.checked === true });
+      const input = h('input', { type: 'checkbox', name, checked });
       const el = h('label', { class: 'check' }, input, spec.label, spec.hint ? h('small', { class: 'hint' }, ` ${spec.hint}`) : null);
       // Sent only when it differs from the default (numtrans=false, diarize=true, …).
-      return { el, input, value: () => (input.checked === (spec.checked === true) ? undefined : String(input.checked)) };
+      return { el, input, value: () => (input.checked === checked ? undefined : String(input.checked)) };
     }
     case 'count':
     case 'text': {
@@ -41,7 +41,7 @@ export function optionControls(): Record<string, Control> {
   const out: Record<string, Control> = {};
   for (const o of OPTION_TABLE) {
     const ui: OptionControl | undefined = 'ui' in o ? o.ui : undefined;
-    if (ui && ui.control !== 'kinds') out[o.name] = control(o.name, ui);
+    if (ui && ui.control !== 'kinds') out[o.name] = control(o.name, ui, 'default' in o && o.default === true);
   }
   return out;
 }

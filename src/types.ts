@@ -53,7 +53,7 @@ export interface ChannelPcm {
  */
 export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
 export type RedactKind = (typeof REDACT_KINDS)[number];
-/** What `scrubtext=true` (or a policy without `--redact`) redacts when no kinds are asked for (the established service's kinds). */
+/** The default kinds (the card kinds and digits; the established service's): on whenever redaction runs, named kinds add to them, `-KIND` turns one off (src/redact/kinds.ts). */
 export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**

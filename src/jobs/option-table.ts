@@ -96,20 +96,20 @@ export const OPTION_TABLE = [
     name: 'speakers',
     flag: 'valued',
     ui: { control: 'count', label: 'Speakers', hint: 'If known, 1–10', placeholder: 'found' },
-    openapi: "(ours) Number of speakers per channel for diarization, an integer from 1 to 10 (default: estimated).",
+    openapi: "(ours) Number of speakers per channel for diarization, an integer from 1 to 10 (default: estimated). Implies diarize=true; sent with diarize=false: 400.",
   },
   {
     name: 'minspeakers',
     flag: 'valued',
     help: ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found (imply --diarize)'],
     ui: { control: 'count', label: 'At least', hint: 'Speakers, if the exact number is not known', placeholder: '1' },
-    openapi: "(ours) Fewest speakers per channel diarization may find, 1 to 10 (at most maxspeakers).",
+    openapi: "(ours) Fewest speakers per channel diarization may find, 1 to 10 (at most maxspeakers). Implies diarize=true; sent with diarize=false: 400.",
   },
   {
     name: 'maxspeakers',
     flag: 'valued',
     ui: { control: 'count', label: 'At most', hint: 'Speakers', placeholder: '10' },
-    openapi: "(ours) Most speakers per channel diarization may find, 1 to 10.",
+    openapi: "(ours) Most speakers per channel diarization may find, 1 to 10. Implies diarize=true; sent with diarize=false: 400.",
   },
   {
     name: 'crosstalk',

@@ -1,20 +1,15 @@
 /**
  * The one request-option table (src/jobs/option-table.ts, issue 32 item 6): every way in reads its
- * names from it, and docs/openapi.json's form says what the table says.
+ * names from it (docs/openapi.json's descriptions are checked against it in e2e/api-fuzz.test.ts).
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from '../src/cli/option-flags.js';
 import { LIVE_PARAMS } from '../src/http/live-routes.js';
 import { TRANSCRIBE_PARAMS } from '../src/http/upload-form.js';
 import { OPTION_TABLE, REQUEST_OPTION_FIELDS } from '../src/jobs/option-table.js';
 import { pickRequestOptions } from '../src/jobs/request-options.js';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const DOC = JSON.parse(readFileSync(path.join(ROOT, 'docs/openapi.json'), 'utf8'));
 const test = suite('request-option table');
 
 test('the HTTP form, the live query, sidecars and the CLI take exactly the table\'s options', () => {
@@ -30,11 +25,6 @@ test('the HTTP form, the live query, sidecars and the CLI take exactly the table
   assert.equal([...OPTION_BOOLEANS, ...OPTION_VALUED].sort(), names.filter((n) => n !== 'emotion').sort());
   assert.equal(OPTION_HELP, OPTION_TABLE.flatMap((o) => ('help' in o ? [[...o.help]] : [])));
   assert.equal(optionFields({ speakers: ['2', '3'], diarize: ['true'], model: ['x'] }), { diarize: 'true', speakers: '3' });
-});
-
-test('docs/openapi.json\'s TranscribeForm describes each option as the table does', () => {
-  const props = DOC.components.schemas.TranscribeForm.properties as Record<string, { description: string }>;
-  for (const o of OPTION_TABLE) assert.is(props[o.name]?.description, o.openapi, o.name);
 });
 
 test('the upload form offers every option but the alias emotion, the kinds among them', () => {

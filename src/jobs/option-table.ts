@@ -5,10 +5,12 @@
  * pick the fields by these names (request-options.ts, http/upload-form.ts), the CLI's flags and help
  * are read from it (cli/option-flags.ts), the web page builds its controls from it
  * (ui/src/option-controls.ts), and docs/openapi.json's form is checked against it
- * (test/e2e/api-fuzz.test.ts). Values are parsed and combined in request-options.ts.
+ * (test/e2e/api-fuzz.test.ts). Each names its value's parser (option-values.ts); request-options.ts
+ * combines the values with the company's settings.
  */
-import { KINDS_HELP } from '../redact/kinds.js';
+import { KINDS_HELP, parseKinds } from '../redact/kinds.js';
 import { DEFAULT_REDACT_KINDS, REDACT_KINDS } from '../types.js';
+import { booleanValue, choiceValue, countValue, scrubValue, vocabValue } from './option-values.js';
 
 /** How the web page's upload form shows an option (ui/src/option-controls.ts builds it). */
 export type OptionControl =
@@ -22,14 +24,14 @@ export interface OptionSpec {
   name: string;
   /** boolean: `--name` alone is true, `--name=false` off; valued: `--name VALUE`. */
   flag: 'boolean' | 'valued';
+  /** Reads a value as sent (option-values.ts; the kinds: redact/kinds.ts); undefined or empty: not sent. */
+  parse: (name: string, value: unknown) => unknown;
   /** A boolean's value when neither the request nor the company sets it. */
   default?: boolean;
   /** The company's settings may change the default (`voxdex company set CO --diarize on`). */
   companyDefault?: true;
   /** The company's scrub policy for this target forces it on (a request's `false` is 403): its floor. */
   policy?: 'text' | 'audio';
-  /** The accepted values of a choice. */
-  choices?: readonly string[];
   /** The CLI help's left column and text; an option sharing a line with the one before has none. */
   help?: readonly [string, string];
   /** Its control on the web page's upload form; none: not offered there. */
@@ -44,6 +46,7 @@ export const OPTION_TABLE = [
   {
     name: 'numtrans',
     flag: 'boolean',
+    parse: booleanValue,
     default: true,
     companyDefault: true,
     help: ['--numtrans[=false]', 'numbers as numerals (default on)'],
@@ -53,6 +56,7 @@ export const OPTION_TABLE = [
   {
     name: 'scrubtext',
     flag: 'boolean',
+    parse: scrubValue,
     default: false,
     policy: 'text',
     help: ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'],
@@ -62,6 +66,7 @@ export const OPTION_TABLE = [
   {
     name: 'scrubaudio',
     flag: 'boolean',
+    parse: booleanValue,
     default: false,
     policy: 'audio',
     ui: { control: 'checkbox', label: 'Silence redacted audio' },
@@ -70,6 +75,7 @@ export const OPTION_TABLE = [
   {
     name: 'redact',
     flag: 'valued',
+    parse: parseKinds,
     help: ['--redact KINDS', KINDS_HELP],
     ui: { control: 'kinds', label: 'Kinds (ticked: the default card numbers, security codes, expiry dates, SSNs, long digit runs; untick one to turn it off)' },
     openapi: REDACT_OPENAPI,
@@ -77,6 +83,7 @@ export const OPTION_TABLE = [
   {
     name: 'diarize',
     flag: 'boolean',
+    parse: booleanValue,
     default: false,
     companyDefault: true,
     help: ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many; implies --diarize)'],
@@ -86,6 +93,7 @@ export const OPTION_TABLE = [
   {
     name: 'gender',
     flag: 'boolean',
+    parse: booleanValue,
     default: false,
     companyDefault: true,
     help: ['--gender, --sentiment', 'gender and sentiment per utterance'],
@@ -95,12 +103,14 @@ export const OPTION_TABLE = [
   {
     name: 'speakers',
     flag: 'valued',
+    parse: countValue,
     ui: { control: 'count', label: 'Speakers', hint: 'If known, 1–10', placeholder: 'found' },
     openapi: "(ours) Number of speakers per channel for diarization, an integer from 1 to 10 (default: estimated). Implies diarize=true; sent with diarize=false: 400.",
   },
   {
     name: 'minspeakers',
     flag: 'valued',
+    parse: countValue,
     help: ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found (imply --diarize)'],
     ui: { control: 'count', label: 'At least', hint: 'Speakers, if the exact number is not known', placeholder: '1' },
     openapi: "(ours) Fewest speakers per channel diarization may find, 1 to 10 (at most maxspeakers). Implies diarize=true; sent with diarize=false: 400.",
@@ -108,13 +118,14 @@ export const OPTION_TABLE = [
   {
     name: 'maxspeakers',
     flag: 'valued',
+    parse: countValue,
     ui: { control: 'count', label: 'At most', hint: 'Speakers', placeholder: '10' },
     openapi: "(ours) Most speakers per channel diarization may find, 1 to 10. Implies diarize=true; sent with diarize=false: 400.",
   },
   {
     name: 'crosstalk',
     flag: 'valued',
-    choices: ['drop', 'keep'],
+    parse: choiceValue(['drop', 'keep'] as const),
     help: ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],
     ui: { control: 'select', label: 'Crosstalk', hint: 'Another line heard on a channel', choices: [['', 'Dropped (default)'], ['keep', 'Kept, marked as crosstalk']] },
     openapi: "(ours) On several channels, another channel's speech heard on a channel (bleed) is dropped from the transcript, the index, the metrics and the categories (drop, the default), or kept in the transcript as utterances marked metadata.crosstalk (keep).",
@@ -122,6 +133,7 @@ export const OPTION_TABLE = [
   {
     name: 'sentiment',
     flag: 'boolean',
+    parse: booleanValue,
     default: false,
     companyDefault: true,
     ui: { control: 'checkbox', label: 'Sentiment' },
@@ -130,11 +142,13 @@ export const OPTION_TABLE = [
   {
     name: 'emotion',
     flag: 'boolean',
+    parse: booleanValue,
     openapi: "Another name for `sentiment` (the established service's); both given and different: 400.",
   },
   {
     name: 'vocab',
     flag: 'valued',
+    parse: vocabValue,
     help: ['--vocab LIST', 'comma-separated words or phrases recognition favours'],
     ui: { control: 'text', label: 'Vocabulary', hint: 'Names and terms to favour, comma-separated', placeholder: 'Acme Gold, Platinum Plus' },
     openapi: "(ours) Comma-separated words or phrases recognition favours, added to the company's list (`voxdex vocab add`): at most 100, each at most 50 characters; words spelled in the vocabulary are written as spelled there (docs/moonshine.md, \"Vocabulary\").",
@@ -146,9 +160,14 @@ export type RequestOptionField = (typeof OPTION_TABLE)[number]['name'];
 /** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
 export const REQUEST_OPTION_FIELDS = OPTION_TABLE.map((o) => o.name) as readonly RequestOptionField[];
 
-type Named<N extends RequestOptionField> = Extract<(typeof OPTION_TABLE)[number], { name: N }>;
+export type Named<N extends RequestOptionField> = Extract<(typeof OPTION_TABLE)[number], { name: N }>;
 
 /** An option's row of the table. */
 export function optionSpec<N extends RequestOptionField>(name: N): Named<N> {
   return OPTION_TABLE.find((o) => o.name === name) as Named<N>;
+}
+
+/** The value of option `name` among `fields`, read by the table's parser for it. */
+export function readOption<N extends RequestOptionField>(name: N, fields: Partial<Record<RequestOptionField, unknown>>): ReturnType<Named<N>['parse']> {
+  return optionSpec(name).parse(name, fields[name]) as ReturnType<Named<N>['parse']>;
 }

@@ -1,16 +1,16 @@
 /**
- * A request's options (numtrans, scrubtext, scrubaudio, redact, diarize, speakers, minspeakers,
- * maxspeakers, crosstalk, gender, sentiment/emotion, vocab) validated at the edge and combined with the company's settings: the one
- * place that turns form fields, query parameters, a drop-folder sidecar or CLI flags into
+ * A request's options (the one option table, option-table.ts) read by the table's parsers at the
+ * edge and combined with the company's settings and with each other: the one place that turns form
+ * fields, query parameters, a live call's query, a drop-folder sidecar or CLI flags into
  * RequestOptions (docs/service.md, "Request options"). The result is stored with the job and read by
  * the post-ASR stages; nothing downstream re-checks it.
  */
 import { voxdexError } from '../errors.js';
 import { policyKinds, requestKinds } from '../redact/client-policy.js';
-import { inOrder, parseKinds } from '../redact/kinds.js';
-import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } from '../tenancy/company-settings.js';
-import { invalidParameter, parseInteger } from '../is.js';
-import { optionSpec, REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
+import { inOrder, type KindsChoice } from '../redact/kinds.js';
+import { vocabDigitsProblem } from '../tenancy/company-settings.js';
+import { optionSpec, readOption, REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
+import { MAX_SPEAKERS } from './option-values.js';
 import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
 
 export { REQUEST_OPTION_FIELDS, type RequestOptionField };
@@ -28,10 +28,6 @@ export function pickRequestOptions(params: Readonly<Record<string, unknown>>): R
   return out;
 }
 
-export const MAX_SPEAKERS = 10;
-export const MAX_VOCAB_PHRASES = 100;
-
-const BOOLEANS: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
 /**
  * Validates the fields and applies the company's settings: its policy (`scrub`) forces scrubtext /
@@ -39,41 +35,38 @@ const BOOLEANS: Record<string, boolean> = { true: true, false: false, 1: true, 0
  * defaults fill what the request did not send. BAD_ARGUMENT (400) names the accepted values.
  */
 export function resolveRequestOptions(fields: RequestOptionValues, settings: CompanySettings, company = 'this company'): RequestOptions {
-  const sentiment = optionalBoolean('sentiment', fields.sentiment);
-  const emotion = optionalBoolean('emotion', fields.emotion);
+  const sentiment = readOption('sentiment', fields);
+  const emotion = readOption('emotion', fields);
   if (sentiment !== undefined && emotion !== undefined && sentiment !== emotion) {
     throw voxdexError('BAD_ARGUMENT', `sentiment=${sentiment} and emotion=${emotion} disagree; emotion is another name for sentiment: send one of them`);
   }
-  const tag = scrubTag(fields.scrubtext, settings, company);
-  const scrubtext = policyBoolean('scrubtext', tag ? false : optionalBoolean('scrubtext', fields.scrubtext), settings, company);
-  const scrubaudio = policyBoolean('scrubaudio', optionalBoolean('scrubaudio', fields.scrubaudio), settings, company);
+  const scrub = readOption('scrubtext', fields);
+  const tag = scrub === 'tag' && scrubTag(settings, company);
+  const scrubtext = policyBoolean('scrubtext', tag ? false : (scrub as boolean | undefined), settings, company);
+  const scrubaudio = policyBoolean('scrubaudio', readOption('scrubaudio', fields), settings, company);
   // The request's value, else the company's, else the table's default.
-  const flag = (name: 'numtrans' | 'diarize' | 'gender') => optionalBoolean(name, fields[name]) ?? settings[name] ?? optionSpec(name).default;
+  const flag = (name: 'numtrans' | 'diarize' | 'gender') => readOption(name, fields) ?? settings[name] ?? optionSpec(name).default;
   const options: RequestOptions = {
     numtrans: flag('numtrans'),
     scrubtext,
     scrubaudio,
-    redact: redactKinds(fields.redact, settings, company),
+    redact: redactKinds(readOption('redact', fields), settings, company),
     ...(tag ? { tag } : {}),
     diarize: flag('diarize'),
     gender: flag('gender'),
     sentiment: sentiment ?? emotion ?? settings.sentiment ?? optionSpec('sentiment').default,
-    vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...vocabulary(fields.vocab)])],
+    vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...readOption('vocab', fields)])],
   };
   for (const name of ['speakers', 'minspeakers', 'maxspeakers'] as const) {
-    const v = fields[name];
-    if (!absent(v)) options[name] = typeof v === 'number' ? integerValue(name, v) : parseInteger(name, String(v), 1, MAX_SPEAKERS);
+    const n = readOption(name, fields);
+    if (n !== undefined) options[name] = n;
   }
   checkSpeakerBounds(options);
-  impliedDiarize(options, fields.diarize);
+  impliedDiarize(options, readOption('diarize', fields));
   if (typeof settings.agentChannel === 'number') options.agentChannel = settings.agentChannel;
   if (settings.agentPhrases?.length) options.agentPhrases = settings.agentPhrases;
-  const crosstalk = fields.crosstalk;
-  if (!absent(crosstalk)) {
-    const { choices } = optionSpec('crosstalk');
-    if (!(choices as readonly unknown[]).includes(crosstalk)) throw invalidParameter('crosstalk', choices.join(' or '), crosstalk);
-    options.crosstalk = crosstalk as (typeof choices)[number];
-  }
+  const crosstalk = readOption('crosstalk', fields);
+  if (crosstalk !== undefined) options.crosstalk = crosstalk;
   return options;
 }
 
@@ -81,10 +74,10 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
  * `speakers`, `minspeakers` and `maxspeakers` only make sense with diarize: they imply it (over the
  * company's default); with `diarize=false` sent beside them the request is refused (BAD_ARGUMENT).
  */
-function impliedDiarize(o: RequestOptions, diarize: unknown): void {
+function impliedDiarize(o: RequestOptions, diarize: boolean | undefined): void {
   const counts = (['speakers', 'minspeakers', 'maxspeakers'] as const).filter((n) => o[n] !== undefined);
   if (counts.length === 0) return;
-  if (optionalBoolean('diarize', diarize) === false) {
+  if (diarize === false) {
     throw voxdexError('BAD_ARGUMENT', `${counts.map((n) => `${n}=${o[n]}`).join(' and ')} counts the speakers diarize finds, and diarize=false was sent; send diarize=true or leave diarize out (${counts[0]} implies it)`);
   }
   o.diarize = true;
@@ -105,22 +98,8 @@ export function defaultRequestOptions(): RequestOptions {
   return resolveRequestOptions({}, {});
 }
 
-function absent(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
-}
 
-function optionalBoolean(name: string, value: unknown): boolean | undefined {
-  if (absent(value)) return undefined;
-  if (typeof value === 'boolean') return value;
-  const b = typeof value === 'string' || typeof value === 'number' ? BOOLEANS[String(value)] : undefined;
-  if (b === undefined) throw invalidParameter(name, 'one of true, false, 1, 0', value);
-  return b;
-}
 
-function integerValue(name: string, n: number): number {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_SPEAKERS) throw invalidParameter(name, `an integer between 1 and ${MAX_SPEAKERS}`, n);
-  return n;
-}
 
 /** The company policy wins: on is forced; turning it off is refused. */
 function policyBoolean(name: 'scrubtext' | 'scrubaudio', requested: boolean | undefined, settings: CompanySettings, company: string): boolean {
@@ -139,8 +118,7 @@ function policyBoolean(name: 'scrubtext' | 'scrubaudio', requested: boolean | un
  * `scrubtext=tag`: mark the spans without replacing them. Refused (FORBIDDEN, 403) when the
  * company's policy redacts text: marking would keep what the policy removes.
  */
-function scrubTag(value: unknown, settings: CompanySettings, company: string): boolean {
-  if (typeof value !== 'string' || value.trim().toLowerCase() !== 'tag') return false;
+function scrubTag(settings: CompanySettings, company: string): boolean {
   if (settings.scrub?.includes('text')) {
     throw voxdexError(
       'FORBIDDEN',
@@ -150,21 +128,13 @@ function scrubTag(value: unknown, settings: CompanySettings, company: string): b
   return true;
 }
 
-/** A comma-separated list (or a sidecar's array of strings), trimmed, empty entries dropped. */
-function list(name: string, value: unknown): string[] {
-  if (absent(value)) return [];
-  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
-  if (!items || !items.every((x) => typeof x === 'string')) throw invalidParameter(name, 'a comma-separated list', value);
-  return (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
-}
 
 /**
  * The kinds (docs/redaction.md, "Kinds"): the company's kinds (the default kinds unless it chose
  * otherwise) with the request's choice applied — named kinds added, `-KIND` turned off. A policy's
  * kind is never turned off (FORBIDDEN, 403); turning every kind off is refused (BAD_ARGUMENT).
  */
-function redactKinds(value: unknown, settings: CompanySettings, company: string): RedactKind[] {
-  const choice = parseKinds('redact', value);
+function redactKinds(choice: KindsChoice, settings: CompanySettings, company: string): RedactKind[] {
   const held = policyKinds(settings);
   const refused = choice.off.filter((k) => held.includes(k));
   if (refused.length > 0) {
@@ -199,15 +169,3 @@ export function policyFloor(options: RequestOptions, settings: CompanySettings):
   };
 }
 
-function vocabulary(value: unknown): string[] {
-  const phrases = list('vocab', value);
-  if (phrases.length > MAX_VOCAB_PHRASES) {
-    throw voxdexError('BAD_ARGUMENT', `vocab has ${phrases.length} phrases; send at most ${MAX_VOCAB_PHRASES} (comma-separated), or add the company's list with voxdex vocab add`);
-  }
-  const long = phrases.find((p) => phraseLength(p) > VOCAB_MAX_CHARS);
-  if (long !== undefined) throw invalidParameter('vocab', `phrases of at most ${VOCAB_MAX_CHARS} characters`, long);
-  const bad = phrases.find((p) => /[\x00-\x1f\x7f]/.test(p));
-  if (bad !== undefined) throw invalidParameter('vocab', 'phrases without control characters', bad);
-  for (const p of phrases) checkNewPhrase(p, 'The vocab phrase');
-  return phrases;
-}

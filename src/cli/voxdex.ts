@@ -21,6 +21,7 @@ import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/job-intake.js';
+import { COMPANY_DEFAULTS } from '../jobs/option-table.js';
 import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
 import { createLogger, silentLogger } from '../log.js';
 import { openPorts, openTenancy } from '../ports/ports.js';
@@ -366,7 +367,7 @@ function settingsPatch(opts: Record<string, string[]>): CompanySettings {
     patch.redact = choice.on;
     patch.redactOff = choice.off;
   }
-  for (const flag of ['diarize', 'gender', 'sentiment', 'numtrans'] as const) {
+  for (const flag of COMPANY_DEFAULTS) {
     if (last(flag) !== undefined) patch[flag] = parseOnOff(flag, last(flag)!);
   }
   if (last('agent-channel') !== undefined) patch.agentChannel = parseAgentChannel(last('agent-channel')!);

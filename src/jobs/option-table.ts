@@ -171,3 +171,6 @@ export function optionSpec<N extends RequestOptionField>(name: N): Named<N> {
 export function readOption<N extends RequestOptionField>(name: N, fields: Partial<Record<RequestOptionField, unknown>>): ReturnType<Named<N>['parse']> {
   return optionSpec(name).parse(name, fields[name]) as ReturnType<Named<N>['parse']>;
 }
+
+/** The options whose default a company sets (`voxdex company set CO --diarize on`, CompanySettings). */
+export const COMPANY_DEFAULTS = OPTION_TABLE.flatMap((o) => ('companyDefault' in o ? [o.name] : []));

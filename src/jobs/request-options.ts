@@ -9,7 +9,7 @@ import { voxdexError } from '../errors.js';
 import { policyKinds, requestKinds } from '../redact/client-policy.js';
 import { inOrder, type KindsChoice } from '../redact/kinds.js';
 import { vocabDigitsProblem } from '../tenancy/company-settings.js';
-import { optionSpec, readOption, REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
+import { COMPANY_DEFAULTS, optionSpec, readOption, REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
 import { MAX_SPEAKERS } from './option-values.js';
 import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
 
@@ -44,8 +44,8 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
   const tag = scrub === 'tag' && scrubTag(settings, company);
   const scrubtext = policyBoolean('scrubtext', tag ? false : (scrub as boolean | undefined), settings, company);
   const scrubaudio = policyBoolean('scrubaudio', readOption('scrubaudio', fields), settings, company);
-  // The request's value, else the company's, else the table's default.
-  const flag = (name: 'numtrans' | 'diarize' | 'gender') => readOption(name, fields) ?? settings[name] ?? optionSpec(name).default;
+  // The request's value, else the company's (COMPANY_DEFAULTS), else the table's default.
+  const flag = (name: (typeof COMPANY_DEFAULTS)[number]) => readOption(name, fields) ?? settings[name] ?? optionSpec(name).default;
   const options: RequestOptions = {
     numtrans: flag('numtrans'),
     scrubtext,
@@ -54,7 +54,7 @@ export function resolveRequestOptions(fields: RequestOptionValues, settings: Com
     ...(tag ? { tag } : {}),
     diarize: flag('diarize'),
     gender: flag('gender'),
-    sentiment: sentiment ?? emotion ?? settings.sentiment ?? optionSpec('sentiment').default,
+    sentiment: sentiment ?? emotion ?? flag('sentiment'),
     vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...readOption('vocab', fields)])],
   };
   for (const name of ['speakers', 'minspeakers', 'maxspeakers'] as const) {

@@ -154,15 +154,16 @@ function redactKinds(choice: KindsChoice, settings: CompanySettings, company: st
  * resumed work included). It only ever adds: scrubtext/scrubaudio on, the policy's kinds.
  */
 export function policyFloor(options: RequestOptions, settings: CompanySettings): RequestOptions {
-  const scrub = settings.scrub ?? [];
+  // Each option the table ties to a scrub target is on when the company's policy names that target.
+  const floor = (name: 'scrubtext' | 'scrubaudio') => options[name] || (settings.scrub ?? []).includes(optionSpec(name).policy);
   const { tag, ...rest } = options;
-  const scrubtext = options.scrubtext || scrub.includes('text');
+  const scrubtext = floor('scrubtext');
   return {
     ...rest,
     // scrubtext=tag keeps the words: not under a text policy.
     ...(tag && !scrubtext ? { tag } : {}),
     scrubtext,
-    scrubaudio: options.scrubaudio || scrub.includes('audio'),
+    scrubaudio: floor('scrubaudio'),
     redact: inOrder([...options.redact, ...policyKinds(settings)]),
     // Stored before phrases with digits were refused: never written.
     vocab: options.vocab.filter((p) => vocabDigitsProblem(p) === undefined),

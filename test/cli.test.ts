@@ -195,6 +195,8 @@ cli('company set and vocab say what they did, company set the effective kinds; a
   assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'card,all')).stdout, 'hooli: redact=card,cvv,expiry,ssn,digits,pin,bank,phone,email,name,address,dob,id diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'name,-cvv,-expiry')).stdout, 'hooli: redact=card,ssn,digits,name,-cvv,-expiry diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--redact', '-card,-cvv,-expiry,-ssn,-digits')).error, '--redact turns every kind off; to redact nothing use --scrub none');
+  // voxdex redact reads --redact with the same parser (it refused `card,all` before).
+  assert.is((await inProcess('redact', 'hooli', '--redact', 'card,all')).stdout, 'hooli: 0 requests checked, 0 redacted\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'all')).stdout, 'hooli: redact=card,cvv,expiry,ssn,digits,pin,bank,phone,email,name,address,dob,id diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--redact', 'none')).stdout, 'hooli: redact=card,cvv,expiry,ssn,digits diarize=on sentiment=on numtrans=off\n');
   assert.is((await inProcess('company', 'set', 'hooli', '--gender', 'maybe')).error, '--gender takes on or off, not "maybe"');

@@ -22,8 +22,8 @@ export type OptionControl =
 
 export interface OptionSpec {
   name: string;
-  /** boolean: `--name` alone is true, `--name=false` off; valued: `--name VALUE`. */
-  flag: 'boolean' | 'valued';
+  /** Its CLI flag: boolean, `--name` alone is true, `--name=false` off; valued, `--name VALUE`; none: HTTP only. */
+  flag?: 'boolean' | 'valued';
   /** Reads a value as sent (option-values.ts; the kinds: redact/kinds.ts); undefined or empty: not sent. */
   parse: (name: string, value: unknown) => unknown;
   /** A boolean's value when neither the request nor the company sets it. */
@@ -141,7 +141,6 @@ export const OPTION_TABLE = [
   },
   {
     name: 'emotion',
-    flag: 'boolean',
     parse: booleanValue,
     openapi: "Another name for `sentiment` (the established service's); both given and different: 400.",
   },

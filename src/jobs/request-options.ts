@@ -28,7 +28,6 @@ export function pickRequestOptions(params: Readonly<Record<string, unknown>>): R
   return out;
 }
 
-
 /**
  * Validates the fields and applies the company's settings: its policy (`scrub`) forces scrubtext /
  * scrubaudio on and a request that turns one off is refused (FORBIDDEN, 403, naming the policy); its

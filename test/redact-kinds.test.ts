@@ -7,7 +7,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { clientTextUnderPolicy } from '../src/redact/client-policy.js';
 import { appliedRedaction, describeKinds, effectiveKinds, parseKinds } from '../src/redact/kinds.js';
-import { REDACT_KINDS } from '../src/types.js';
+import { defaultRequestOptions } from '../src/jobs/request-options.js';
+import { redactAtWrite } from '../src/redact/at-write.js';
+import { REDACT_KINDS, type TranscriptDocument } from '../src/types.js';
 import { rejects } from './fixtures/assert-error.js';
 
 const test = suite('redaction kinds');
@@ -39,6 +41,13 @@ test('named kinds add to the default kinds; what is off is shown in the parser\'
   assert.equal(appliedRedaction(o), { text: 'kept', audio: 'silenced', kinds: ['card', 'cvv', 'expiry', 'ssn'], off: ['digits'] });
   assert.equal(appliedRedaction({ ...o, scrubaudio: false, tag: true }), { text: 'tagged', audio: 'kept', kinds: ['card', 'cvv', 'expiry', 'ssn'], off: ['digits'] });
   assert.is(appliedRedaction({ ...o, scrubaudio: false }), undefined);
+});
+
+test('a transcript redacted again at write time (a policy set while it ran) says the kinds it now has', () => {
+  const doc = { utterances: [], source: 'call.wav', chaninfo: [] } as unknown as TranscriptDocument;
+  const ran = { ...defaultRequestOptions() };
+  const now = { ...ran, scrubtext: true, redact: effectiveKinds(parseKinds('redact', 'name')) };
+  assert.equal(redactAtWrite(doc, ran, now).document.redaction, { text: 'redacted', audio: 'kept', kinds: ['card', 'cvv', 'expiry', 'ssn', 'digits', 'name'] });
 });
 
 test('a request not yet accepted: its client text under the kinds it will have (redact=all read as all; a bad list as every kind)', () => {

@@ -87,7 +87,7 @@ A scrub policy applies to every request of the company (a request may not turn i
 settings are defaults a request may override.`,
     options: [
       ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
-      ['--redact KINDS', KINDS_HELP],
+      ['--redact KINDS', `${KINDS_HELP}; none: back to the default kinds; printed as they apply (redact=card,ssn,digits,name,-cvv,-expiry)`],
       ['--diarize on|off', 'split mono recordings by speaker'],
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],

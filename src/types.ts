@@ -53,7 +53,7 @@ export interface ChannelPcm {
  */
 export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
 export type RedactKind = (typeof REDACT_KINDS)[number];
-/** What `scrubtext=true` (or a policy without `--redact`) redacts when no kinds are asked for (the established service's kinds). */
+/** The default kinds (the card kinds and digits; the established service's): on whenever redaction runs, named kinds add to them, `-KIND` turns one off (src/redact/kinds.ts). */
 export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**
@@ -98,8 +98,10 @@ export interface RequestOptions {
 export interface CompanySettings {
   /** Redaction policy: forces scrubtext / scrubaudio on for every request of the company. */
   scrub?: Array<'text' | 'audio'>;
-  /** The kinds the company redacts (default: all kinds). */
+  /** The kinds the company adds to the default kinds (`voxdex company set --redact name`; docs/redaction.md, "Kinds"). */
   redact?: RedactKind[];
+  /** The default kinds the company turned off (`--redact -cvv`). */
+  redactOff?: RedactKind[];
   numtrans?: boolean;
   diarize?: boolean;
   gender?: boolean;
@@ -114,11 +116,22 @@ export interface CompanySettings {
 
 // ---------------------------------------------------------------- transcript document (docs/service.md, "Results")
 
+/**
+ * What an event is (docs/service.md, "Results"): a spoken `word`, a `filler` (an engine's non-speech
+ * token: `<sil>`, `[noise]`, `++breath++`) or a `redacted` word (its `word` the replacement). Set once
+ * where it is decided — the ASR (src/asr/transcriber.ts), redaction (src/redact/redact.ts) — and read
+ * through src/text/event-kind.ts, which derives it for documents stored before events carried it.
+ */
+export const EVENT_KINDS = ['word', 'filler', 'redacted'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
 export interface WordEvent {
   word: string;
   start: number;
   end: number;
   confidence: number;
+  /** What the event is; absent on documents stored before events carried it (read it through eventKind()). */
+  kind?: EventKind;
   /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise, `[NAME]`… for the personal-data kinds). */
   redacted?: RedactKind;
   /** `scrubtext=tag`: the event lies in a span of this kind; its word is kept. */
@@ -211,7 +224,21 @@ export interface TranscriptDocument {
   categories?: string[];
   /** Agent and customer, when the call's roles are known. */
   roles?: Partial<Record<'agent' | 'customer', RoleSummary>>;
+  /** What redaction was applied (absent: none was asked); not indexed. */
+  redaction?: AppliedRedaction;
   warning?: string;
+}
+
+/** A result's account of its redaction (docs/redaction.md, "Kinds"): which kinds, and how. */
+export interface AppliedRedaction {
+  /** `redacted` (scrubtext), `tagged` (scrubtext=tag: marked, words kept) or `kept`. */
+  text: 'redacted' | 'tagged' | 'kept';
+  /** `silenced` (scrubaudio) or `kept`. */
+  audio: 'silenced' | 'kept';
+  /** The kinds applied, in the listed order. */
+  kinds: RedactKind[];
+  /** The default kinds turned off (`redact=-cvv`, or a company's `--redact -cvv`); absent when none. */
+  off?: RedactKind[];
 }
 
 /** What the ASR returns for one recording (asr/transcriber.ts). */

@@ -26,7 +26,7 @@ import { CategoryBackfill } from '../src/analytics/backfill.js';
 import { SqliteCategoryStore } from '../src/store/sqlite/category-store.js';
 
 const test = suite('big-answers');
-const anyone: Access = { authenticate: () => ({ kind: 'root' }), check: async () => ({ kind: 'root' }) };
+const anyone: Access = { authenticate: () => ({ kind: 'root' }), check: async () => ({ kind: 'root' }), record: async () => undefined };
 const CALLS = 1000;
 let dir = '';
 let index: SqliteTranscriptIndex;

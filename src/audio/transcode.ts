@@ -49,7 +49,7 @@ export interface TranscodedPcm {
   warnings: string[];
 }
 
-export interface TranscodeOptions {
+interface TranscodeOptions {
   /** The format's name for messages ("MPEG audio"). */
   what: string;
   signal?: AbortSignal;

@@ -9,6 +9,8 @@
  *   voxdex category add|list|remove CO …
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
+ *   voxdex company secret CO [--rotate]
+ *   voxdex callback resend REQUESTID
  *   voxdex token rotate CO
  *   voxdex models
  *   voxdex import DIR --to CO/ORG/FOLDER [request options]
@@ -21,6 +23,7 @@ import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/job-intake.js';
+import { COMPANY_DEFAULTS } from '../jobs/option-table.js';
 import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
 import { createLogger, silentLogger } from '../log.js';
 import { openPorts, openTenancy } from '../ports/ports.js';
@@ -30,14 +33,19 @@ import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
   describeCompanySettings, parseAgentChannel, parseKindList, parseOnOff, parsePhraseList, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
-import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
+import type { CompanySettings } from '../types.js';
+import { companyKinds } from '../redact/client-policy.js';
+import { applyKinds, describeKinds, effectiveKinds, KINDS_HELP, NO_CHOICE, parseKinds } from '../redact/kinds.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
 import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
+import { AUDIT_COMMANDS, auditCli, runAuditVerify } from './audit.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
 import { redactStored } from '../pipeline/redact-stored.js';
+import { resendCallbacks } from '../callbacks/resend.js';
+import { isUuid } from '../is.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -84,7 +92,7 @@ A scrub policy applies to every request of the company (a request may not turn i
 settings are defaults a request may override.`,
     options: [
       ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
-      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')}, or all (none: the default kinds, ${DEFAULT_REDACT_KINDS.join(', ')})`],
+      ['--redact KINDS', `${KINDS_HELP}; none: back to the default kinds; printed as they apply (redact=card,ssn,digits,name,-cvv,-expiry)`],
       ['--diarize on|off', 'split mono recordings by speaker'],
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],
@@ -119,6 +127,23 @@ settings are defaults a request may override.`,
     usage: 'voxdex folder add CO_SHORT ORG_SHORT FOLDERNAME',
     about: 'Creates a folder in an existing company; says so when it also had to create the organization.',
     positional: [3, 3],
+  },
+  'company secret': {
+    usage: 'voxdex company secret CO_SHORT [--rotate]',
+    about: `Prints the company's callback signing secret (what receivers verify X-Voxdex-Signature with; docs/callbacks.md).
+Nothing else changes: no token is issued and the default destination stays. With --rotate, a new secret replaces
+it and is printed: callbacks are signed with it from their next attempt on (a receiver that still checks the old
+one answers 401, which is retried, so give it the new secret soon).`,
+    options: [['--rotate', 'replace the secret with a new one, then print it']],
+    positional: [1, 1],
+    flags: ['rotate'],
+  },
+  'callback resend': {
+    usage: 'voxdex callback resend REQUESTID',
+    about: `Sends a finished request's callbacks again (docs/callbacks.md, "Sending a callback again"): delivered, failed
+or waiting ones, with the same X-Voxdex-Delivery id and the next attempt number. A running service sends them
+within 30 s (at once in distributed mode); the request status shows the outcome.`,
+    positional: [1, 1],
   },
   'token rotate': {
     usage: 'voxdex token rotate CO_SHORT',
@@ -164,7 +189,7 @@ index entries and result file are redacted, and the audio kept for playback is r
 (its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
     options: [
       ['--org ORG_SHORT', 'only this organization'],
-      ['--redact KINDS',  `comma-separated kinds (${REDACT_KINDS.join(', ')}) or all; default: the company's, else ${DEFAULT_REDACT_KINDS.join(', ')}`],
+      ['--redact KINDS', `${KINDS_HELP}; default: the company's kinds`],
       ['--text-only', 'leave the audio as it is'],
     ],
     positional: [1, 1],
@@ -172,10 +197,11 @@ index entries and result file are redacted, and the audio kept for playback is r
     flags: ['text-only'],
   },
   ...CATEGORY_COMMANDS,
+  ...AUDIT_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category', 'callback', 'audit'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -265,6 +291,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'category list':
     case 'category remove':
       return runCategoryCommand(config, found.name, p, opts, out);
+    case 'audit verify':
+      return runAuditVerify(config, opts, out);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
       const models = installedModels(config, opts.model ?? []);
@@ -280,14 +308,15 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'company list':
       for (const c of await withTenancy(config, (t) => t.listCompanies().map((info) => ({ ...info, settings: t.companySettings(info.company) })))) {
         const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompanySettings(c.settings)].join('\t'));
+        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompany(c.settings)].join('\t'));
       }
       return 0;
     case 'company set': {
       const patch = settingsPatch(opts);
       if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans, --agent-channel, --agent-phrases');
       const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
-      out(`${p[0]}: ${describeCompanySettings(settings)}`);
+      await auditCli(config, { company: p[0]!, action: 'policy.set', target: p[0]!, detail: { ...patch } });
+      out(`${p[0]}: ${describeCompany(settings)}`);
       return 0;
     }
     case 'vocab add': {
@@ -329,6 +358,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'token rotate':
       out(await withTenancy(config, (t) => t.rotateToken(p[0]!)));
       return 0;
+    case 'company secret':
+      out(await withTenancy(config, (t) => (flags.has('rotate') ? t.rotateCallbackSecret(p[0]!) : t.callbackSecret(p[0]!))));
+      return 0;
+    case 'callback resend':
+      return resendCommand(config, p[0]!, out);
     case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
       return 0;
@@ -356,8 +390,15 @@ function settingsPatch(opts: Record<string, string[]>): CompanySettings {
   const patch: CompanySettings = {};
   const last = (name: string) => opts[name]?.at(-1);
   if (last('scrub') !== undefined) patch.scrub = parseKindList('scrub target', last('scrub')!, SCRUB_TARGETS);
-  if (last('redact') !== undefined) patch.redact = parseKindList('redaction kind', last('redact')!, REDACT_KINDS);
-  for (const flag of ['diarize', 'gender', 'sentiment', 'numtrans'] as const) {
+  const redact = last('redact');
+  if (redact !== undefined) {
+    // `none` (or empty): back to the default kinds; else the one kinds parser (redact/kinds.ts).
+    const choice = /^\s*(none)?\s*$/i.test(redact) ? NO_CHOICE : parseKinds('--redact', redact);
+    if (effectiveKinds(choice).length === 0) throw voxdexError('BAD_ARGUMENT', '--redact turns every kind off; to redact nothing use --scrub none');
+    patch.redact = choice.on;
+    patch.redactOff = choice.off;
+  }
+  for (const flag of COMPANY_DEFAULTS) {
     if (last(flag) !== undefined) patch[flag] = parseOnOff(flag, last(flag)!);
   }
   if (last('agent-channel') !== undefined) patch.agentChannel = parseAgentChannel(last('agent-channel')!);
@@ -428,10 +469,30 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
   }
 }
 
+async function resendCommand(config: Readonly<Config>, requestid: string, out: (line: string) => void): Promise<number> {
+  if (!isUuid(requestid)) throw voxdexError('BAD_ARGUMENT', `Expected a requestid (a UUID) but received ${JSON.stringify(requestid)}`);
+  const log = createLogger(config, process.stderr);
+  const ports = await openPorts(config, { node: `callback:${process.pid}`, log });
+  try {
+    const job = await ports.jobs.get(requestid);
+    if (!job) throw voxdexError('NOT_FOUND', `Request ${requestid} does not exist (or was deleted)`);
+    const n = await resendCallbacks(ports.outbox, job, log, 'cli');
+    out(`${requestid}: ${n} callback${n === 1 ? '' : 's'} queued to be sent again`);
+    return 0;
+  } finally {
+    await ports.close();
+  }
+}
+
+/** A company's settings in one line, its effective kinds among them (`redact=card,ssn,digits,name,-cvv,-expiry`). */
+function describeCompany(settings: CompanySettings): string {
+  return describeCompanySettings(settings, describeKinds(companyKinds(settings)));
+}
+
 async function redactCommand(config: Readonly<Config>, company: string, o: { org?: string; kinds?: string; textOnly: boolean }, out: (line: string) => void): Promise<number> {
   const ports = await openPorts(config, { node: `redact:${process.pid}`, log: silentLogger });
   try {
-    const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
+    const kinds = applyKinds(companyKinds(ports.tenancy.companySettings(company)), parseKinds('--redact', o.kinds));
     await ports.index.init();
     const r = await redactStored(
       { store: ports.jobs, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },

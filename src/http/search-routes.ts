@@ -156,9 +156,12 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     const principal = await access.check(requestToken(req, raw.token), () => scope);
     await options.rateLimit?.take(principal);
     const where = { method: req.method, ...scope };
+    const target = [scope.company, scope.org, scope.folder].filter((x) => x !== undefined).join('/');
+    const { token: _token, ...asked } = raw;
 
     if (req.method === 'DELETE') {
       const del = parseDeleteOptions(raw);
+      await access.record(req, principal, { company: scope.company, action: 'search.delete', target, detail: { tids: del.tids.length } });
       const deleted = await index.delete(scope, del.tids);
       log.info({ ...where, requested: del.tids.length, deleted, ms: Math.round(performance.now() - started) }, 'search delete');
       send(res, renderCount(deleted, accept));
@@ -169,6 +172,7 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     if (opts.query.categories && options.categories) {
       checkCategoriesKnown(scope.company, opts.query.categories, (await options.categories.list(scope.company)).map((c) => c.name));
     }
+    await access.record(req, principal, { company: scope.company, action: opts.output === 'zip' ? 'download' : 'search', target, detail: asked });
     // Counted, scored and rendered where the index reads (SQLite: its read thread), not on the event loop.
     const a = await answers.answer({ scope, raw, accept, budgetMs: options.budgetMs ?? 2000 });
     log.info({ ...where, output: opts.output, ...a.log, ms: Math.round(performance.now() - started) }, 'search');

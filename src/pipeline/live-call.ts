@@ -1,5 +1,5 @@
 /**
- * One live call through the one pipeline, as its audio arrives (API.md §11; docs/live.md):
+ * One live call through the one pipeline, as its audio arrives (docs/live.md):
  *
  *   audio message → recording (call-recording.ts, durable as it arrives)
  *                 → per channel: endpointer (an utterance has ended) → ASR pool, ahead of batch work
@@ -165,6 +165,8 @@ export class LiveCall {
       .then((e: Endpointed) => {
         for (const s of e.segments) this.#decode(c, s);
         c.committed = e.committed;
+        // Time passed on this channel: a held word may have left every recognizer's reach.
+        this.#release();
       })
       .catch((err: unknown) => {
         this.#failed ??= err;

@@ -1,8 +1,8 @@
 /**
  * The post-ASR stages of one utterance, for a live call (src/live/live-call.ts): the same functions
  * the whole-file stages (post-asr-stages.ts) map over a recording's utterances, in the same order —
- * numbers as the utterance is decoded; redaction over the call so far (redact.ts `redactUtterances`,
- * with the hold-back of src/live/redaction-hold.ts); then the readable text (src/readable/, from the
+ * numbers as the utterance is decoded; redaction of the call's open tail, each word released once no
+ * recognizer can still claim it (src/redact/engine.ts); then the readable text (src/readable/, from the
  * redacted events) and sentiment, on what is sent and kept.
  * Speakers, metrics and the final categories need the whole call: they run once at its end, as for
  * an upload.

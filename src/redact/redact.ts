@@ -5,14 +5,13 @@
  * replaces or marks it. Works on numerals (numtrans) and on number words alike. A live call redacts
  * its open tail with the same recognizers (engine.ts).
  */
-import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance, type WordEvent } from '../types.js';
+import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.js';
 import { analyze } from './analysis.js';
 import { anonymize, type RedactionResult, type RedactMode } from './anonymizer.js';
-import { REDACTION_KINDS, type RedactionKind } from './recognizers.js';
+import type { RedactionKind } from './recognizers.js';
 import { recognizersFor } from './registry.js';
 
 export type { RedactionResult, RedactionSpan, RedactMode } from './anonymizer.js';
-export type RedactedWordEvent = WordEvent;
 
 export const DEFAULT_KINDS: readonly RedactionKind[] = DEFAULT_REDACT_KINDS;
 
@@ -25,14 +24,4 @@ export function findingsOf(utterances: readonly Utterance[], kinds: readonly Red
 /** scrubtext: the utterances with the sensitive events of `kinds` replaced (new objects), or with `tag`, marked. */
 export function redactUtterances(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS, mode: RedactMode = {}): RedactionResult {
   return anonymize(utterances, findingsOf(utterances, kinds), mode);
-}
-
-/** Parses a kinds list ("card,cvv"); undefined names the bad entry. */
-export function parseKinds(value: string): { kinds: RedactionKind[] } | { bad: string } {
-  const kinds: RedactionKind[] = [];
-  for (const k of value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
-    if (!(REDACTION_KINDS as readonly string[]).includes(k)) return { bad: k };
-    if (!kinds.includes(k as RedactionKind)) kinds.push(k as RedactionKind);
-  }
-  return { kinds };
 }

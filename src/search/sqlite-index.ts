@@ -34,7 +34,7 @@ import type {
   TranscriptIndex,
 } from './transcript-index.js';
 
-export interface SqliteIndexOptions {
+interface SqliteIndexOptions {
   /** The database file, e.g. `<dataDir>/search.sqlite`; its folder is created if missing. */
   file: string;
   /**

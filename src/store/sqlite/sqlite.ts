@@ -2,6 +2,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
+import { SQLITE_BUSY_TIMEOUT_MS } from '../../errors.js';
 
 /**
  * `synchronous`: FULL for what must survive a power loss once acknowledged (jobs, tenancy);
@@ -11,12 +12,12 @@ import path from 'node:path';
  */
 export function openSqlite(file: string, synchronous: 'FULL' | 'NORMAL'): Database.Database {
   if (file !== ':memory:') mkdirSync(path.dirname(file), { recursive: true });
-  const db = new Database(file);
+  const db = new Database(file, { timeout: SQLITE_BUSY_TIMEOUT_MS });
   if (file !== ':memory:') chmodSync(file, 0o600);
+  db.pragma(`busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`); // before anything that may wait on another process's lock
   db.pragma('journal_mode = WAL');
   for (const extra of ['-wal', '-shm']) if (file !== ':memory:' && existsSync(file + extra)) chmodSync(file + extra, 0o600);
   db.pragma(`synchronous = ${synchronous}`);
-  db.pragma('busy_timeout = 5000');
   return db;
 }
 

@@ -15,7 +15,7 @@ import { hashOf } from './search-view.js';
 const POLL_MS = 2000;
 
 
-/** A live message (API.md §11) as far as the page reads it. */
+/** A live message (docs/live.md) as far as the page reads it. */
 interface LiveMessage {
   type: string;
   requestid?: string;

@@ -4,7 +4,7 @@
  * job store, with its tid, before the next starts, so a rerun after a crash skips finished files and
  * re-indexes the same tid for an interrupted one), progress in the job store, the error policy (a
  * file's error fails that file; an unavailable index or a cancel fails the job) and metrics. Nothing
- * of a file is persisted before its post-ASR stages have run.
+ * of a file is persisted before the stage table (stage-table.ts) has run over it.
  */
 import { rmSync } from 'node:fs';
 import type { TranscribeResult, Transcriber } from '../asr/transcriber.js';
@@ -19,10 +19,10 @@ import type { MemberOutcome } from '../stages/result-file.js';
 import { isFailedItem, type AudioItem, type UnpackItem } from '../stages/unpack.js';
 import type { Job, JobItem, JobStore } from '../store/job-store.js';
 import { playableWav } from '../redact/silence-audio.js';
-import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
+import type { DecodedAudio, PipelineStage, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
+import type { Categorize } from '../analytics/categories-stage.js';
 import { clientTextOf, uniqueNames, type ClientText } from '../redact/client-policy.js';
 import { processFile, type FileProgress } from './process-file.js';
-import type { PostAsrStage } from './post-asr-stages.js';
 
 export interface FileRunnerDeps {
   store: JobStore;
@@ -34,15 +34,15 @@ export interface FileRunnerDeps {
   seal: AudioSeal;
   /** Each file transcribed is counted as it finishes. */
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
-  /** Default POST_ASR_STAGES. */
-  postAsr?: readonly PostAsrStage[];
+  /** Default stageTable({ categorize }) (stage-table.ts). */
+  stages?: readonly PipelineStage[];
   /**
    * A live call's utterances, decoded while it was going on (src/live/): its job's file is not
    * transcribed again. Absent, or undefined for the job (after a restart): the file is transcribed.
    */
   liveTranscript?: (jobId: string) => TranscribeResult | undefined;
-  /** The company's categories the document matches (src/analytics/categories.ts `categorizer`), set as its `categories` before it is persisted. */
-  categorize?: (destination: Job['destination'], document: TranscriptDocument) => Promise<string[]>;
+  /** The company's categories the document matches (src/analytics/categories.ts `categorizer`): the categories stage of the table, before anything is persisted. */
+  categorize?: Categorize;
 }
 
 /** A job as the pipeline runs it: its options resolved (the job runner fills them for jobs stored before options existed). */
@@ -156,7 +156,6 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
 async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
   const { document } = out;
   const transcriptPath = blobKeys.transcript(job.id, item.idx);
-  if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   await deps.blobs.put(transcriptPath, JSON.stringify(document));
   if (job.options.scrubaudio || out.audio.format.transcodedFrom) {
     await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(out.audio)));

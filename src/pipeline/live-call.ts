@@ -1,16 +1,17 @@
 /**
- * One live call through the one pipeline, as its audio arrives (API.md §11; docs/live.md):
+ * One live call through the one pipeline, as its audio arrives (docs/live.md, docs/pipeline.md):
  *
  *   audio message → recording (call-recording.ts, durable as it arrives)
  *                 → per channel: endpointer (an utterance has ended) → ASR pool, ahead of batch work
- *                 → the utterance's stages (utterance-stages.ts: numbers; redaction over the call so
- *                   far, held back until decided; sentiment) → `utterance` message → category alerts
+ *                 → the stage table's per-utterance parts (live-stages.ts: numbers, roles; then, once
+ *                   the redaction hold lets it go, redaction over the call so far, readable text,
+ *                   sentiment) → `utterance` message → the categories stage over the call so far (alerts)
  *
  * and at the end, every utterance still open is decoded and sent; end() resolves to the call's
- * utterances as the ASR gave them (a TranscribeResult), which the call's job hands to the upload
- * pipeline instead of decoding the recording again (src/live/recorded-transcriber.ts): speakers,
- * whole-call redaction, metrics and categories then run once, as for an upload. Nothing here stores
- * anything but the recording; the job is src/jobs/live-calls.ts's.
+ * utterances as the ASR gave them (a TranscribeResult), which the call's job hands to the batch driver
+ * instead of decoding the recording again (src/live/recorded-transcriber.ts): the same table, its
+ * whole-call parts (speakers, silenced audio, metrics, categories) included, once, as for an upload.
+ * Nothing here stores anything but the recording; the job is src/jobs/live-calls.ts's.
  */
 import type { LiveModel, TranscribeResult, Transcriber } from '../asr/transcriber.js';
 import { resampleToInt16 } from '../audio/resample.js';
@@ -22,10 +23,12 @@ import { decidedUtterances } from '../live/redaction-hold.js';
 import { LocalAgreement, partialText } from '../live/partials.js';
 import { maskedPartialWords } from '../live/word-kinds-hold.js';
 import type { Logger } from '../log.js';
-import { DEFAULT_KINDS, redactUtterances } from '../redact/redact.js';
+import { marksText, redactionKinds } from '../redact/stage.js';
+import { categoryDocument, type Categorize } from '../analytics/categories-stage.js';
 import { documentUtterance } from '../stages/document.js';
-import type { AudioFormat, Destination, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../types.js';
-import { decodedUtterance, releasedUtterance } from './utterance-stages.js';
+import type { AudioFormat, Destination, PipelineStage, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../types.js';
+import { LiveStages } from './live-stages.js';
+import { stageTable } from './stage-table.js';
 
 export type LiveMessage =
   | { type: 'started'; requestid: string }
@@ -61,7 +64,7 @@ export interface LiveCallDeps {
   log: Logger;
   limits: LiveCallLimits;
   /** The company's categories the call so far is in (src/analytics/categories.ts `categorizer`). */
-  categorize?: (destination: Destination, document: TranscriptDocument) => Promise<string[]>;
+  categorize?: Categorize;
 }
 
 interface Channel {
@@ -90,10 +93,12 @@ export class LiveCall {
   #channels: Channel[] = [];
   #seq = 0;
   #uttid = 0;
-  /** The call so far: the ASR's utterances (for the job), and after numbers (for redaction). */
+  /** The call so far as the ASR gave it (for the job). */
   readonly #recorded: Utterance[] = [];
-  readonly #call: Utterance[] = [];
-  /** Indexes into #call not sent yet (held back under redaction). */
+  readonly #table: readonly PipelineStage[];
+  /** The table's per-utterance parts over the call so far (set with the audio's shape). */
+  #stages: LiveStages | undefined;
+  /** Indexes into #stages.call not sent yet (held back under redaction). */
   #held: number[] = [];
   readonly #sent: Utterance[] = [];
   readonly #alerted = new Set<string>();
@@ -112,6 +117,7 @@ export class LiveCall {
     this.#deps = deps;
     this.#emit = emit;
     this.#audio = new AudioInput(input.format);
+    this.#table = stageTable({ ...(deps.categorize ? { categorize: deps.categorize } : {}) });
   }
 
   /** Seconds of audio received. */
@@ -207,6 +213,7 @@ export class LiveCall {
       partialBusy: false,
       partialAt: 0,
     }));
+    this.#stages = new LiveStages(this.#table, this.input.options, format.channels);
   }
 
   /** Every utterance of this channel starting before this time (seconds) has been decoded. */
@@ -257,43 +264,38 @@ export class LiveCall {
       events: words,
     };
     this.#recorded.push(raw);
-    this.#call.push(decodedUtterance(raw, this.input.options));
-    this.#held.push(this.#call.length - 1);
+    this.#held.push(this.#stages!.ended(raw));
   }
 
-  /** Sends the utterances whose redaction is decided (all of them without scrubtext). */
+  /** Sends the utterances whose redaction is decided (all of them when redaction leaves the words as they are). */
   #release(): void {
     if (this.#held.length === 0) return;
     const o = this.input.options;
+    const stages = this.#stages!;
     let ready = this.#held;
-    let call = this.#call;
-    if (o.scrubtext) {
+    if (marksText(o)) {
       const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
-      const kinds = o.redact.length ? o.redact : DEFAULT_KINDS;
-      const decided = decidedUtterances(this.#call, now, kinds, this.#held);
+      const decided = decidedUtterances(stages.call, now, redactionKinds(o), this.#held);
       ready = this.#held.filter((i) => decided.has(i));
       if (ready.length === 0) return;
-      call = redactUtterances(this.#call, kinds).utterances;
     }
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));
     for (const i of ready) {
-      const { channel, speaker } = call[i]!.metadata;
-      const previous = [...this.#sent].reverse().find((s) => s.metadata.channel === channel && s.metadata.speaker === speaker);
-      const u = documentUtterance(releasedUtterance(call[i]!, o, previous), this.input.source, this.#model!.spec.name);
+      const u = documentUtterance(stages.released(i), this.input.source, this.#model!.spec.name);
       this.#sent.push(u);
       this.#emit({ type: 'utterance', ...u });
     }
-    this.#alerts(Math.max(...ready.map((i) => call[i]!.end)));
+    this.#alerts(Math.max(...ready.map((i) => stages.call[i]!.end)));
   }
 
-  /** Category alerts: each category the call so far (as sent) first matches, once per call. */
+  /** Category alerts: the categories stage over the call so far (as sent); each category once per call, when first matched. */
   #alerts(at: number): void {
-    const categorize = this.#deps.categorize;
-    if (!categorize) return;
-    const document = { utterances: [...this.#sent], nchannels: this.#channels.length } as TranscriptDocument;
+    const soFar = this.#table.find((s) => s.soFar)?.soFar;
+    if (!soFar) return;
+    const document = categoryDocument(this.input.requestid, this.#sent, this.#channels.length);
     this.#categories = this.#categories
-      .then(() => categorize(this.input.destination, document))
+      .then(() => soFar(this.input.destination, document))
       .then((names) => {
         for (const name of names) {
           if (this.#alerted.has(name)) continue;
@@ -335,7 +337,7 @@ export class LiveCall {
   /** Under scrubtext with personal-data kinds: what the partial shows instead of its words that are, or may become, redacted. */
   #masked(channel: number, partial: readonly WordEvent[]): Map<number, string> | undefined {
     const o = this.input.options;
-    return o.scrubtext ? maskedPartialWords(this.#call, partial, channel, o.redact) : undefined;
+    return o.scrubtext ? maskedPartialWords(this.#stages!.call, partial, channel, o.redact) : undefined;
   }
 
   #result(model: LiveModel): TranscribeResult {

@@ -58,7 +58,7 @@ export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expi
 
 /**
  * A request's options after validation and company policy (src/jobs/request-options.ts): stored
- * with the job and read by the post-ASR stages from `FileWork.options`.
+ * with the job and read by the stage table (src/pipeline/stage-table.ts) from `FileWork.options`.
  */
 export interface RequestOptions {
   /** Numbers written as numerals (default true). */

@@ -68,6 +68,12 @@ test("the company's agent channel decides on a call with several channels; cross
   assert.is(decideRoles([say(A, 0, 'thank you for calling'), say(B, 2, 'hi')], 1, { agentChannel: 1 })!.by, 'phrases');
 });
 
+test('with the company\'s agent channel, the first party to speak has its role before the other speaks (a live call\'s first words)', () => {
+  const first = [say({ channel: 1 }, 0, 'hello')];
+  assert.equal(decideRoles(first, 2, { agentChannel: 0 })?.roles, new Map([['1', 'customer']]));
+  assert.is(decideRoles(first, 2), undefined); // by phrases: one party is no evidence
+});
+
 test('the roles part, folded over a file, reads the company setting from the options', async () => {
   const utterances = [say({ channel: 0 }, 0, 'hello'), say({ channel: 1 }, 1, 'hi')];
   const work = {
@@ -76,8 +82,8 @@ test('the roles part, folded over a file, reads the company setting from the opt
     result: { model: 'm', utterances, chaninfo: [], confidence: 0.9, audiosecs: 2, nchannels: 2, notes: [] },
   } satisfies FileWork;
   const roles = { name: 'roles', utterance: rolesPart };
-  assert.equal(foldUtterances(roles, work).map((u) => u.metadata.role), ['agent', 'customer']);
-  const none = foldUtterances(roles, { ...work, options: defaultRequestOptions() });
+  assert.equal(foldUtterances(roles, { options: work.options, ...work.result }).map((u) => u.metadata.role), ['agent', 'customer']);
+  const none = foldUtterances(roles, { options: defaultRequestOptions(), ...work.result });
   assert.equal(none, utterances); // no setting, no script: unchanged
   assert.equal(none.map((u) => u.metadata.role), [undefined, undefined]);
 });

@@ -14,7 +14,6 @@ import type { AudioSeal } from '../audio/sealed-file.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
-import { indexStage } from '../stages/index-transcript.js';
 import type { MemberOutcome } from '../stages/result-file.js';
 import { isFailedItem, type AudioItem, type UnpackItem } from '../stages/unpack.js';
 import type { Job, JobItem, JobStore } from '../store/job-store.js';
@@ -23,6 +22,7 @@ import type { DecodedAudio, PipelineStage, RequestOptions, StageContext, Transcr
 import type { Categorize } from '../analytics/categories-stage.js';
 import { clientTextOf, uniqueNames, type ClientText } from '../redact/client-policy.js';
 import { processFile, type FileProgress } from './process-file.js';
+import { storeTranscript } from './store-transcript.js';
 
 export interface FileRunnerDeps {
   store: JobStore;
@@ -124,7 +124,7 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
       { ...deps, transcriber: transcriberFor(job.id, deps) },
       ctx,
     );
-    await persistFile(job, item, member, { document, audio: work.audio }, deps, ctx);
+    await persistFile(job, item, member, { document, audio: work.audio }, deps);
     await deps.store.setProgress(job.id, (at.n + 1) / at.of);
     observeFile(deps.metrics, document.audiosecs, (performance.now() - t0) / 1000);
     return { member: item.member, document };
@@ -147,16 +147,14 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
 }
 
 /**
- * The checkpoint (transcript blob), the audio kept for playback (sealed), the index entry, then the
- * item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
+ * The audio kept for playback (sealed), the transcript as a job stores it (store-transcript.ts: the
+ * checkpoint blob and the index entry), then the item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
  * file too (the upload is deleted once the job ends, src/pipeline/upload.ts), and the extracted member
  * is removed at once; otherwise an archive member's sealed file itself is kept. A transcoded file
  * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves.
  */
-async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<void> {
+async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps): Promise<void> {
   const { document } = out;
-  const transcriptPath = blobKeys.transcript(job.id, item.idx);
-  await deps.blobs.put(transcriptPath, JSON.stringify(document));
   if (job.options.scrubaudio || out.audio.format.transcodedFrom) {
     await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(out.audio)));
     if (member.sealedPath) rmSync(member.sealedPath, { force: true });
@@ -164,7 +162,7 @@ async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, o
     // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
     await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.sealedPath);
   }
-  const { tid } = await indexStage(deps.index)({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
+  const { tid, transcriptPath } = await storeTranscript(deps, job, { idx: item.idx, member: member.name }, document);
   await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
 }
 

@@ -279,6 +279,8 @@ export class LiveCall {
       ready = this.#held.filter((i) => decided.has(i));
       if (ready.length === 0) return;
     }
+    ready = this.#inTimeOrder(ready);
+    if (ready.length === 0) return;
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));
     for (const i of ready) {
@@ -287,6 +289,25 @@ export class LiveCall {
       this.#emit({ type: 'utterance', ...u });
     }
     this.#alerts(Math.max(...ready.map((i) => stages.call[i]!.end)));
+  }
+
+  /**
+   * Of the utterances ready to go, those no earlier utterance of their channel still waits before (held,
+   * or in the ASR), in time order: each voice's utterances go through the stages after the hold in the
+   * order batch folds them (a sentence left open goes on in the next one, docs/pipeline.md).
+   */
+  #inTimeOrder(ready: readonly number[]): number[] {
+    const call = this.#stages!.call;
+    const going = new Set(ready);
+    const waiting = this.#held.filter((i) => !going.has(i)).map((i) => call[i]!);
+    return ready
+      .filter((i) => {
+        const u = call[i]!;
+        const c = this.#channels[u.metadata.channel];
+        const before = (start: number) => start < u.start;
+        return !waiting.some((w) => w.metadata.channel === u.metadata.channel && before(w.start)) && ![...(c?.inflight.values() ?? [])].some(before);
+      })
+      .sort((a, b) => call[a]!.start - call[b]!.start || a - b);
   }
 
   /** Category alerts: the categories stage over the call so far (as sent); each category once per call, when first matched. */

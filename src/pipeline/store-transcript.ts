@@ -15,15 +15,15 @@ export interface TranscriptStores {
   index: Pick<TranscriptIndex, 'index'>;
 }
 
-/** `item.transcriptPath`: where the item's transcript already is (a stored request's, rewritten in place). */
+/** `item.transcriptPath`, `item.tid`: where the item's transcript already is (a stored request's, replaced in place). */
 export async function storeTranscript(
   d: TranscriptStores,
   job: Pick<Job, 'id' | 'destination' | 'datetime'>,
-  item: Pick<JobItem, 'idx' | 'member' | 'transcriptPath'>,
+  item: Pick<JobItem, 'idx' | 'member' | 'transcriptPath' | 'tid'>,
   document: TranscriptDocument,
 ): Promise<{ tid: string; transcriptPath: string }> {
   const transcriptPath = item.transcriptPath ?? blobKeys.transcript(job.id, item.idx);
   await d.blobs.put(transcriptPath, JSON.stringify(document));
-  const { tid } = await indexTranscript(d.index, { destination: job.destination, datetime: job.datetime, member: item.member, document });
+  const { tid } = await indexTranscript(d.index, { destination: job.destination, datetime: job.datetime, member: item.member, document, ...(item.tid ? { tid: item.tid } : {}) });
   return { tid, transcriptPath };
 }

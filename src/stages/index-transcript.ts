@@ -18,11 +18,13 @@ export interface IndexInput {
   datetime: string;
   member: string;
   document: TranscriptDocument;
+  /** The entry's tid when it is already indexed (default transcriptId(requestid, member)). */
+  tid?: string;
 }
 
 /** Puts (or replaces) one member's transcript in the index; its tid. */
 export async function indexTranscript(index: Pick<TranscriptIndex, 'index'>, input: IndexInput): Promise<{ tid: string }> {
-  const tid = transcriptId(input.document.requestid, input.member);
+  const tid = input.tid ?? transcriptId(input.document.requestid, input.member);
   await index.index([
     { tid, company: input.destination.company, org: input.destination.org, folder: input.destination.folder, datetime: input.datetime, document: input.document },
   ]);

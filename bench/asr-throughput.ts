@@ -2,14 +2,20 @@
  * Throughput of voxdex's ASR stage against the engine run by itself, same audio, same model, same run:
  * - PocketSphinx models: against its own batch CLI (`pocketsphinx_batch`, Debian package `pocketsphinx`),
  *   same flags; its "TOTAL … wall" (model loading excluded);
- * - Moonshine (the default): against a minimal ONNX Runtime script (bench/lib/moonshine-peer.mjs: the
- *   same .ort files and session options, whole files, greedy decoding; model loading excluded).
+ * - Moonshine (the default): against the model's official .ort files run directly by ONNX Runtime for
+ *   Python (bench/lib/moonshine-peer.py; `--python` names an interpreter with the newest `onnxruntime`
+ *   from PyPI, in a venv of its own: not a voxdex dependency; its version is printed), at 1 and at N
+ *   intra-op threads, and by a minimal onnxruntime-node script (bench/lib/moonshine-peer.mjs). Whole
+ *   files, greedy decoding; model loading excluded.
  *
- *   node --import tsx bench/asr-throughput.ts [--model en-us-moonshine|en-us|en-us-8k] [--repeat 2] [--rounds 1]
+ *   node --import tsx bench/asr-throughput.ts [--model en-us-moonshine[,en-us-moonshine-int8…]|en-us|en-us-8k]
+ *        [--python /tmp/ort/bin/python] [--repeat 2] [--rounds 1]
  *
- * 1. Correctness first: both transcribe the corpus; their words must agree (WER between them < 5 %).
+ * 1. Correctness first: the peer and every voxdex model transcribe the corpus; their words must agree
+ *    (WER between them < 5 %).
  * 2. Then time voxdex's transcriber.transcribe() over every file at once (models loaded beforehand)
- *    with 1 and with N threads. Throughput = audio seconds per wall second; ratio = voxdex / peer.
+ *    with 1 and with N threads, each model of --model. Throughput = audio seconds per wall second;
+ *    ratio = the reference peer's CPU (or wall) / voxdex's; "CPU s/audio s" is the cost per audio second.
  *    voxdex's Moonshine figures include what the peer does not do: segmentation, the safeguards and
  *    the forced alignment that gives word times.
  */
@@ -18,7 +24,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createModelRegistry, loadModelRegistry } from '../src/asr/models.js';
+import { createModelRegistry, loadModelRegistry, type ModelSpec } from '../src/asr/models.js';
 import { createTranscriber } from '../src/asr/transcriber.js';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
@@ -62,9 +68,12 @@ function audioOf(id: string): DecodedAudio {
 
 const config = loadConfig({});
 const registry = loadModelRegistry(config.modelsFile);
-const spec = registry.resolve(arg('model') ?? 'en-us', 16000);
+const specs = (arg('model') ?? 'en-us').split(',').map((n) => registry.resolve(n, 16000));
+const spec = specs[0]!;
 const flags = Object.entries(spec.options).flat();
 const isMoonshine = spec.engine === 'moonshine';
+if (specs.some((m) => m.engine !== spec.engine)) throw new Error('--model: give models of one engine');
+const python = arg('python');
 // The peer runs the official .ort files as published, whatever voxdex's model loads (the folded graphs).
 const peerDir = isMoonshine ? (registry.specs().find((s) => s.name === 'en-us-moonshine-ort')?.dir ?? spec.dir) : '';
 
@@ -79,15 +88,15 @@ interface Run {
   hyps: Map<string, string>;
 }
 
-function runPeer(): Run {
+/** The peer: the Python script at `threads` intra-op threads, the onnxruntime-node script, or pocketsphinx_batch. */
+function runPeer(kind: 'python' | 'node' = python ? 'python' : 'node', threads = 1): Run & { version?: string } {
   if (isMoonshine) {
-    const peer = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib', 'moonshine-peer.mjs');
-    const out = JSON.parse(execFileSync(process.execPath, [peer, peerDir, ...ids.map((id) => path.join(tmp, `${id}.raw`))], { maxBuffer: 64 << 20 }).toString()) as {
-      hyps: Record<string, string>;
-      cpu: number;
-      wall: number;
-    };
-    return { wall: out.wall, cpu: out.cpu, hyps: new Map(Object.entries(out.hyps)) };
+    const lib = path.join(path.dirname(fileURLToPath(import.meta.url)), 'lib');
+    const files = ids.map((id) => path.join(tmp, `${id}.raw`));
+    const [cmd, argv] =
+      kind === 'python' ? [python!, [path.join(lib, 'moonshine-peer.py'), peerDir, String(threads), ...files]] : [process.execPath, [path.join(lib, 'moonshine-peer.mjs'), peerDir, ...files]];
+    const out = JSON.parse(execFileSync(cmd, argv, { maxBuffer: 64 << 20 }).toString()) as { hyps: Record<string, string>; cpu: number; wall: number; version?: string };
+    return { wall: out.wall, cpu: out.cpu, hyps: new Map(Object.entries(out.hyps)), version: out.version };
   }
   execFileSync('pocketsphinx_batch', peerArgs, { stdio: 'ignore' });
   const log = readFileSync(path.join(tmp, 'peer.log'), 'utf8');
@@ -102,18 +111,21 @@ function runPeer(): Run {
 }
 
 // ---------------------------------------------------------------- voxdex
-async function runVoxdex(threads: number, align = true): Promise<Run> {
-  const reg = !isMoonshine
-    ? createModelRegistry({ default: spec.name, models: [spec] }, 'bench', '/')
-    : align
-      ? registry
-      : createModelRegistry({ default: spec.name, models: [{ ...spec, align: {} }] }, 'bench', '/'); // word times interpolated
+/** The shipped registry with `m` as the model `auto` picks, so that it and its aligners load before the clock starts. */
+function registryFor(m: ModelSpec, align: boolean) {
+  const raw = JSON.parse(readFileSync(config.modelsFile, 'utf8')) as { models: Array<{ name: string }> };
+  raw.models = raw.models.map((x) => (x.name === m.name ? { ...x, auto: ['narrowband', 'wideband'], ...(align ? {} : { align: {} }) } : { ...x, auto: [] })); // no align: word times interpolated
+  return createModelRegistry(raw, config.modelsFile);
+}
+
+async function runVoxdex(threads: number, m = spec, align = true): Promise<Run> {
+  const reg = isMoonshine ? registryFor(m, align) : createModelRegistry({ default: m.name, models: [m] }, 'bench', '/');
   const t = createTranscriber({ config: { ...config, asrThreads: threads }, log: silentLogger, registry: reg });
   await t.ready();
   const audios = ids.map(audioOf);
   const c0 = process.cpuUsage(); // the whole process: main thread and every worker thread
   const t0 = performance.now();
-  const results = await Promise.all(audios.map((a, i) => t.transcribe(a, { model: spec.name, source: ids[i]! })));
+  const results = await Promise.all(audios.map((a, i) => t.transcribe(a, { model: m.name, source: ids[i]! })));
   const wall = (performance.now() - t0) / 1000;
   const c = process.cpuUsage(c0);
   const cpu = (c.user + c.system) / 1e6;
@@ -136,42 +148,60 @@ function disagreement(a: Map<string, string>, b: Map<string, string>): number {
 const cpus = os.cpus();
 const threads = os.availableParallelism();
 console.log(`command: node ${process.execArgv.join(' ')} ${path.relative(process.cwd(), process.argv[1]!)} ${process.argv.slice(2).join(' ')}`);
-console.log(
-  isMoonshine
-    ? `peer:    node bench/lib/moonshine-peer.mjs ${peerDir} $TMP/*.raw (onnxruntime-node, 1 intra-op thread, memory arena on)`
-    : `peer:    pocketsphinx_batch ${peerArgs.map((a) => (a.startsWith(tmp) ? a.replace(tmp, '$TMP') : a)).join(' ')}`,
-);
+if (!isMoonshine) console.log(`peer:    pocketsphinx_batch ${peerArgs.map((a) => (a.startsWith(tmp) ? a.replace(tmp, '$TMP') : a)).join(' ')}`);
+else {
+  if (python) console.log(`peer:    ${python} bench/lib/moonshine-peer.py ${peerDir} {1,${threads}} $TMP/*.raw (ONNX Runtime for Python, sequential, all optimizations)`);
+  console.log(`${python ? 'also' : 'peer'}:    node bench/lib/moonshine-peer.mjs ${peerDir} $TMP/*.raw (onnxruntime-node, 1 intra-op thread, memory arena on)`);
+}
 console.log(`node ${process.version}; ${cpus[0]?.model} × ${cpus.length} cores; load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-console.log(`corpus: ${ids.length} files, ${audioSec.toFixed(1)} s of 16 kHz speech; model ${spec.name}\n`);
+console.log(`corpus: ${ids.length} files, ${audioSec.toFixed(1)} s of 16 kHz speech; models ${specs.map((m) => m.name).join(', ')}\n`);
 
 const peer = runPeer();
-const one = await runVoxdex(1);
-const d = disagreement(peer.hyps, one.hyps);
-console.log(`correctness: words differ between the peer and voxdex on ${(100 * d).toFixed(1)} % of the peer's words`);
-if (d > 0.05) {
-  for (const id of ids) if (peer.hyps.get(id) !== one.hyps.get(id)) console.log(`  ${id}\n    peer:   ${peer.hyps.get(id)}\n    voxdex: ${one.hyps.get(id)}`);
-  throw new Error('outputs disagree; not timing');
+if (peer.version) console.log(`peer: onnxruntime ${peer.version} (Python)`);
+const ones = new Map<string, Run>();
+for (const m of specs) {
+  const one = await runVoxdex(1, m);
+  const d = disagreement(peer.hyps, one.hyps);
+  console.log(`correctness: words differ between the peer and voxdex ${m.name} on ${(100 * d).toFixed(1)} % of the peer's words`);
+  if (d > 0.05) {
+    for (const id of ids) if (peer.hyps.get(id) !== one.hyps.get(id)) console.log(`  ${id}\n    peer:   ${peer.hyps.get(id)}\n    voxdex: ${one.hyps.get(id)}`);
+    throw new Error('outputs disagree; not timing');
+  }
+  ones.set(m.name, one);
 }
 
-// Interleave the runs so background load hits both alike; keep each one's best.
+// Interleave the runs so background load hits every runner alike; keep each one's best.
 const best = (a: Run, b: Run): Run => ({ wall: Math.min(a.wall, b.wall), cpu: Math.min(a.cpu, b.cpu), hyps: a.hyps });
-let p = peer;
-let o = one;
-let many: Run = { wall: Infinity, cpu: Infinity, hyps: one.hyps };
+const none: Run = { wall: Infinity, cpu: Infinity, hyps: new Map() };
+let p: Run = peer;
+let pMany = none;
+let nodePeer = none;
+const many = new Map<string, Run>(specs.map((m) => [m.name, none]));
 const rounds = Number(arg('rounds') ?? 1);
 for (let round = 0; round < rounds; round++) {
-  many = best(many, await runVoxdex(threads));
+  if (isMoonshine && python) {
+    pMany = best(pMany, runPeer('python', threads));
+    nodePeer = best(nodePeer, runPeer('node'));
+  }
+  for (const m of specs) many.set(m.name, best(many.get(m.name)!, await runVoxdex(threads, m)));
   if (round > 0) {
     p = best(p, runPeer());
-    o = best(o, await runVoxdex(1));
+    for (const m of specs) ones.set(m.name, best(ones.get(m.name)!, await runVoxdex(1, m)));
   }
 }
-const fmt = (n: number, w = 8) => n.toFixed(2).padStart(w);
-console.log(`\n${'runner'.padEnd(32)}  wall s  audio s/wall s  ratio   CPU s  audio s/CPU s  ratio`);
+const fmt = (n: number, w = 8, d = 2) => n.toFixed(d).padStart(w);
+console.log(`\n${'runner'.padEnd(44)}  wall s  audio s/wall s  ratio   CPU s  CPU s/audio s  CPU ratio`);
 const row = (name: string, r: Run) =>
-  console.log(`${name.padEnd(32)}${fmt(r.wall)}${fmt(audioSec / r.wall, 16)}${fmt(p.wall / r.wall, 7)}${fmt(r.cpu)}${fmt(audioSec / r.cpu, 15)}${fmt(p.cpu / r.cpu, 7)}`);
-row(isMoonshine ? 'minimal ORT script (1 process)' : 'pocketsphinx_batch (1 process)', p);
-row('voxdex, 1 ASR thread', o);
-if (isMoonshine) row('voxdex, 1 thread, no alignment', await runVoxdex(1, false));
-row(`voxdex, ${threads} ASR threads`, many);
-console.log('\nwall ratio: throughput vs the peer (expect ~1 with 1 thread, ~cores with all); CPU ratio: per-core efficiency (load-independent)');
+  console.log(`${name.padEnd(44)}${fmt(r.wall)}${fmt(audioSec / r.wall, 16)}${fmt(p.wall / r.wall, 7)}${fmt(r.cpu)}${fmt(r.cpu / audioSec, 15, 4)}${fmt(r.cpu / p.cpu, 11, 3)}`);
+const peerName = !isMoonshine ? 'pocketsphinx_batch (1 process)' : python ? `ORT ${peer.version} Python, 1 thread` : 'minimal ORT script (1 process)';
+row(peerName, p);
+if (isMoonshine && python) {
+  row(`ORT ${peer.version} Python, ${threads} threads`, pMany);
+  row('onnxruntime-node script, 1 thread', nodePeer);
+}
+for (const m of specs) {
+  row(`voxdex ${m.name}, 1 ASR thread`, ones.get(m.name)!);
+  if (isMoonshine) row(`voxdex ${m.name}, 1 thread, no alignment`, await runVoxdex(1, m, false));
+  row(`voxdex ${m.name}, ${threads} ASR threads`, many.get(m.name)!);
+}
+console.log(`\nwall ratio: throughput vs ${peerName} (expect ~1 with 1 thread, ~cores with all); CPU ratio: voxdex's CPU / that peer's (load-independent; lower is cheaper)`);

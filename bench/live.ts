@@ -14,7 +14,17 @@
  * CPU: process.cpuUsage (this process: server, ASR threads and clients) per level, and the load
  * average — the machine is shared.
  *
- *   nice node --import tsx bench/live.ts [--levels 1,2,4] [--calls 6]
+ * Each level runs without a redaction policy and under `scrubtext=true&redact=all` (`--policies`);
+ * under the policy, what the hold adds to each utterance (its latency minus the same utterance's
+ * without the policy) and which recognizer's reach caused it: the live transcript replayed
+ * (bench/lib/live-hold-replay.ts) under each recognizer of the registry alone.
+ *
+ * Then the redaction cost of one release at 10, 100 and 1,000 utterances (src/redact/engine.ts: the
+ * open tail), its output checked against the whole call's redaction first; the peer is redacting the
+ * whole call so far at every release (what live calls did before), same calls, same run.
+ * `--release-only` runs only that part (no ASR).
+ *
+ *   nice node --import tsx bench/live.ts [--levels 1,2,4] [--calls 6] [--policies none,all] [--release-only]
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -24,7 +34,13 @@ import { gunzipSync } from 'node:zlib';
 import { startInProcess, upload, waitResult, getJson } from '../test/e2e/harness.js';
 import { ofType, streamCall, type LiveRun } from '../test/fixtures/live-client.js';
 import { makeTempDir, removeDir } from '../test/fixtures/make-audio.js';
+import { LiveRedaction } from '../src/redact/engine.js';
+import { redactUtterances } from '../src/redact/redact.js';
+import { RECOGNIZER_REGISTRY } from '../src/redact/registry.js';
+import { REDACT_KINDS, type RedactKind, type Utterance } from '../src/types.js';
 import { ASTERISK, DATA } from './lib/datasets.js';
+import { HOLD_RULE, replayLive } from './lib/live-hold-replay.js';
+import { longCall } from './lib/text-calls.js';
 import { normalizeWords, wordDistance } from './lib/wer.js';
 
 const arg = (name: string, def: string) => {
@@ -33,6 +49,9 @@ const arg = (name: string, def: string) => {
 };
 const LEVELS = arg('levels', '1,2,4').split(',').map(Number);
 const CALLS = Number(arg('calls', '6'));
+/** The request's redaction per policy. */
+const POLICY_QUERY: Record<string, string> = { none: '', all: '&scrubtext=true&redact=all' };
+const POLICIES = arg('policies', 'none,all').split(',');
 const MEETINGS = '/work/shared/audio/meetings';
 
 interface Call {
@@ -107,11 +126,79 @@ const werOf = (ref: string, hyp: string) => {
   return { errors: wordDistance(r, normalizeWords(hyp)), words: r.length };
 };
 
+/** CPU seconds of `f` (this thread). */
+function cpuOf(f: () => void): number {
+  const c0 = process.cpuUsage();
+  f();
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / 1e6;
+}
+
+/**
+ * The cost of one release at 10, 100 and 1,000 utterances of a scripted call (bench/lib/text-calls.ts,
+ * redact=all): the engine's redaction of the open tail, after checking that every utterance it releases
+ * reads as the whole call so far redacts it; the peer redacts the whole call so far at each release.
+ */
+function releaseCost(): void {
+  const REPEAT = 5;
+  const kinds: readonly RedactKind[] = REDACT_KINDS;
+  const call = longCall(1000);
+  // Warm: the name tagger's lexicon loads on first use, and the JIT.
+  for (let i = 1; i <= 60; i++) new LiveRedaction(kinds).settle(call.slice(0, i), [i - 1], call[i - 1]!.end);
+  const engine = new LiveRedaction(kinds);
+  const pending: number[] = [];
+  const at = new Map<number, { engine: number; peer: number; context: number }>();
+  let checked = 0;
+  for (let i = 0; i < call.length; i++) {
+    pending.push(i);
+    const so = call.slice(0, i + 1);
+    const n = i + 1;
+    let sent = new Map<number, Utterance>();
+    const timed = [10, 100, 1000].some((m) => n > m - 10 && n <= m);
+    // Timed releases run REPEAT times (settle is idempotent for the same call, pending and time).
+    const t = cpuOf(() => {
+      for (let k = 0; k < (timed ? REPEAT : 1); k++) sent = engine.settle(so, pending, call[i]!.end);
+    }) / (timed ? REPEAT : 1);
+    for (const k of sent.keys()) pending.splice(pending.indexOf(k), 1);
+    if (timed) {
+      // Correctness first: what the engine released reads as the whole call so far redacts it.
+      const whole = redactUtterances(so, kinds).utterances;
+      for (const [k, u] of sent) if (JSON.stringify(u.events) !== JSON.stringify(whole[k]!.events)) throw new Error(`release at ${n}: utterance ${k} differs from the whole call's redaction`);
+      checked += sent.size;
+      const peer = cpuOf(() => {
+        for (let k = 0; k < REPEAT; k++) redactUtterances(so, kinds);
+      }) / REPEAT;
+      const m = [10, 100, 1000].find((x) => n > x - 10 && n <= x)!;
+      const r = at.get(m) ?? { engine: 0, peer: 0, context: 0 };
+      at.set(m, { engine: r.engine + t / 10, peer: r.peer + peer / 10, context: Math.max(r.context, engine.contextSize) });
+    }
+  }
+  console.log(`\nredaction per release (redact=all; CPU, the 10 releases up to each count, each run 5 times, mean; ${checked} released utterances checked equal to the whole call's redaction):`);
+  console.log('| utterances so far | engine (open tail) ms | utterances redacted | peer: whole call so far ms |');
+  console.log('|---|---|---|---|');
+  for (const [m, r] of at) console.log(`| ${m} | ${(r.engine * 1000).toFixed(2)} | ${r.context} | ${(r.peer * 1000).toFixed(2)} |`);
+}
+
+/**
+ * Which recognizer holds: the live transcript (as sent without a policy) replayed under each
+ * recognizer of the registry alone, the hold's p95 per recognizer (seconds past the utterance's end).
+ */
+function holdCauses(transcripts: readonly Utterance[][]): string {
+  const p95 = (xs: number[]) => pct(xs, 95).toFixed(2);
+  const rows = [['all kinds', REDACT_KINDS] as const, ...RECOGNIZER_REGISTRY.map((r) => [r.name, r.kinds] as const)].map(([name, kinds]) => {
+    const waits = transcripts.flatMap((t) => replayLive(t, kinds, HOLD_RULE).waits);
+    return `${name} ${p95(waits)} s`;
+  });
+  return rows.join('; ');
+}
+
 async function main(): Promise<void> {
-  const dir = makeTempDir('voxdex-bench-live-');
   const cpus = os.cpus();
   console.log(`command: nice node --import tsx bench/live.ts ${process.argv.slice(2).join(' ')}`);
   console.log(`node ${process.version}; ${cpus[0]?.model} × ${cpus.length} cores; load average at start ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  releaseCost();
+  if (process.argv.includes('--release-only')) return;
+  const dir = makeTempDir('voxdex-bench-live-');
   const pool = [...asteriskCalls(dir, Math.max(1, CALLS - 1 - (existsSync(MEETINGS) ? 2 : 0))), librivoxCall(dir), ...meetingCalls(dir)];
   console.log(`calls: ${pool.map((c) => `${c.id} ${c.seconds.toFixed(1)} s`).join(', ')}`);
   const svc = await startInProcess(path.join(dir, 'data'), { VOXDEX_ASR_THREADS: '2', VOXDEX_RATE_LIMIT_PER_MIN: '0', VOXDEX_LIVE_MAX_CALLS: '64' });
@@ -119,27 +206,41 @@ async function main(): Promise<void> {
   const ws = `${svc.url.replace('http', 'ws')}/transcribe/stream?token=${token}`;
   const liveText = new Map<string, string>();
   const rows: string[] = [];
+  /** Latency of each utterance without a policy (level:call:start), the policy's hold against it, the transcripts sent. */
+  const plain = new Map<string, number>();
+  const holdRows: string[] = [];
+  const sentAsIs = new Map<string, Utterance[]>();
   try {
-    for (const n of LEVELS) {
+    for (const n of LEVELS) for (const policy of POLICIES) {
       const calls = Array.from({ length: n }, (_, i) => pool[i % pool.length]!);
       const c0 = process.cpuUsage();
       const t0 = performance.now();
-      const runs = await Promise.all(calls.map((c, i) => new Promise<LiveRun>((r) => setTimeout(r, i * 300)).then(() => streamCall(`${ws}&${c.query}`, c.file, { speed: 1 }))));
+      const runs = await Promise.all(calls.map((c, i) => new Promise<LiveRun>((r) => setTimeout(r, i * 300)).then(() => streamCall(`${ws}&${c.query}${POLICY_QUERY[policy]}`, c.file, { speed: 1 }))));
       const wall = (performance.now() - t0) / 1000;
       const cpu = process.cpuUsage(c0);
       const lat: number[] = [];
       const tails: number[] = [];
+      const holds: number[] = [];
       runs.forEach((r, i) => {
-        for (const m of r.messages.filter((x) => x.message.type === 'utterance')) lat.push((m.at - (r.startedAt + m.message.end * 1000)) / 1000);
+        for (const m of r.messages.filter((x) => x.message.type === 'utterance')) {
+          const l = (m.at - (r.startedAt + m.message.end * 1000)) / 1000;
+          lat.push(l);
+          // Under the policy: what the hold added, against the same utterance of the same call without it.
+          const key = `${n}:${i}:${m.message.start.toFixed(2)}`;
+          if (policy === 'none') plain.set(key, l);
+          else if (plain.has(key)) holds.push(l - plain.get(key)!);
+        }
         const result = r.messages.find((x) => x.message.type === 'result');
         tails.push(result ? (result.at - r.endedAt) / 1000 : Infinity);
         if (result && !liveText.has(calls[i]!.id)) liveText.set(calls[i]!.id, text(ofType(r, 'utterance')));
+        if (result && policy === 'none' && !sentAsIs.has(calls[i]!.id)) sentAsIs.set(calls[i]!.id, ofType(r, 'utterance').map((u: any) => ({ start: u.start, end: u.end, confidence: u.confidence, metadata: { channel: u.metadata.channel, uttid: 0 }, events: u.events })));
       });
+      if (holds.length) holdRows.push(`| ${n} | ${holds.length} | ${pct(holds, 50).toFixed(2)} | ${pct(holds, 95).toFixed(2)} | ${Math.max(...holds).toFixed(2)} |`);
       const audio = calls.reduce((s, c) => s + c.seconds, 0);
       const cpuSec = (cpu.user + cpu.system) / 1e6;
       const keptUp = tails.every((t) => t < 10);
       rows.push(
-        `| ${n} | ${lat.length} | ${pct(lat, 50).toFixed(2)} | ${pct(lat, 95).toFixed(2)} | ${Math.max(...lat).toFixed(2)} | ${pct(tails, 50).toFixed(2)} / ${Math.max(...tails).toFixed(2)} | ${keptUp ? 'yes' : 'no'} | ${(cpuSec / audio).toFixed(3)} | ${(cpuSec / wall).toFixed(2)} | ${os.loadavg()[0]!.toFixed(1)} |`,
+        `| ${n} | ${policy} | ${lat.length} | ${pct(lat, 50).toFixed(2)} | ${pct(lat, 95).toFixed(2)} | ${Math.max(...lat).toFixed(2)} | ${pct(tails, 50).toFixed(2)} / ${Math.max(...tails).toFixed(2)} | ${keptUp ? 'yes' : 'no'} | ${(cpuSec / audio).toFixed(3)} | ${(cpuSec / wall).toFixed(2)} | ${os.loadavg()[0]!.toFixed(1)} |`,
       );
       console.log(rows[rows.length - 1]);
     }
@@ -168,9 +269,16 @@ async function main(): Promise<void> {
         batch.push(`| ${c.id} | ${c.seconds.toFixed(1)} | ${secs.toFixed(2)} | ${((100 * w.errors) / Math.max(1, w.words)).toFixed(1)} % (${w.errors}/${w.words}) |`);
       }
     }
-    console.log('\n| live calls N | utterances | latency p50 s | p95 s | max s | result after call end p50 / max s | kept up | CPU s per audio s | CPU cores busy | load 1 min |');
-    console.log('|---|---|---|---|---|---|---|---|---|---|');
+    console.log('\n| live calls N | redaction | utterances | latency p50 s | p95 s | max s | result after call end p50 / max s | kept up | CPU s per audio s | CPU cores busy | load 1 min |');
+    console.log('|---|---|---|---|---|---|---|---|---|---|---|');
     for (const r of rows) console.log(r);
+    if (holdRows.length) {
+      console.log('\nUnder scrubtext=true&redact=all, the hold (latency minus the same utterance\'s without the policy):');
+      console.log('| live calls N | utterances | p50 s | p95 s | max s |');
+      console.log('|---|---|---|---|---|');
+      for (const r of holdRows) console.log(r);
+      console.log(`hold p95 per recognizer alone, the live transcripts replayed (seconds past the utterance's end, decoding not counted): ${holdCauses([...sentAsIs.values()])}`);
+    }
     console.log('\n| call | audio s | batch peer: upload → result s | WER live vs batch |');
     console.log('|---|---|---|---|');
     for (const r of batch) console.log(r);

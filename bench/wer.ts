@@ -9,7 +9,9 @@
  * model's tuning half), ast-mz ast-mz-mulaw ast-mz-alaw (held out), wideband (LibriVox, cards,
  * goforward, something, tidigits, ALSA announcements: 16 kHz), wb-tel (the same through a phone line:
  * 300–3400 Hz, 8 kHz mu-law), digits (TIDIGITS + 7-digit strings of real digit recordings), tuxpaint
- * (Tux Paint's spoken descriptions: voices nothing here was tuned on). --limit N keeps N files per
+ * (Tux Paint's spoken descriptions: voices nothing here was tuned on), meetings and meetings-tel (the shared
+ * real meetings at 16 kHz and through a phone line: no transcripts, so no WER; only the words each model
+ * writes differently from the first model are counted). --limit N keeps N files per
  * Asterisk set (evenly spaced by name; 0 = all).
  * Also prints per model the median confidence of right and of wrong words, and the safeguard events.
  */
@@ -74,6 +76,8 @@ async function main() {
   const notes = new Map(models.map((m) => [m.name, new Map<string, number>()]));
   const differing = new Map(models.map((m) => [m.name, [] as string[]]));
   const compared = new Map<string, number>();
+  // Word edits between each model's words and the first model's, over the first model's word count.
+  const drift = new Map(models.map((m) => [m.name, { edits: 0, words: 0 }]));
   const rows: Array<Record<string, unknown>> = [];
   console.log(['set', 'files', 'words', ...models.map((m) => m.name)].join('\t'));
   for (const name of chosen) {
@@ -94,7 +98,12 @@ async function main() {
         // Same words as the first model, word for word (spelling included)?
         const exact = events.map((e) => e.word).join(' ');
         if (m === models[0]) firstHyp = exact;
-        else if (exact !== firstHyp) differing.get(m.name)!.push(`${name}/${item.id}`);
+        else {
+          if (exact !== firstHyp) differing.get(m.name)!.push(`${name}/${item.id}`);
+          const firstWords = normalizeWords(firstHyp ?? '');
+          drift.get(m.name)!.edits += wordDistance(firstWords, hypWords);
+          drift.get(m.name)!.words += firstWords.length;
+        }
         compared.set(m.name, (compared.get(m.name) ?? 0) + 1);        const t = tallies.get(m.name)!;
         const e = wordDistance(ref, hypWords);
         t.errors += e;
@@ -118,7 +127,7 @@ async function main() {
     }
     const cells = models.map((m) => {
       const t = tallies.get(m.name)!;
-      return t.words ? `${((100 * t.errors) / t.words).toFixed(1)} % (${(t.cpu / t.audio).toFixed(2)})` : '—';
+      return `${t.words ? `${((100 * t.errors) / t.words).toFixed(1)} %` : '—'} (${t.audio ? (t.cpu / t.audio).toFixed(2) : '—'})`;
     });
     console.log([name, set.items.length, words, ...cells].join('\t') + (set.missing ? `\t(${set.missing})` : ''));
     rows.push({ set: name, files: set.items.length, words, ...Object.fromEntries(models.map((m) => [m.name, tallies.get(m.name)])) });
@@ -131,6 +140,8 @@ async function main() {
   for (const m of models.slice(1)) {
     const d = differing.get(m.name)!;
     console.log(`words identical to ${models[0]!.name}: ${m.name} on ${compared.get(m.name)! - d.length} of ${compared.get(m.name)} files${d.length ? ` (differs: ${d.join(', ')})` : ''}`);
+    const w = drift.get(m.name)!;
+    console.log(`  word edits from ${models[0]!.name}'s words: ${w.edits} of ${w.words} (${w.words ? ((100 * w.edits) / w.words).toFixed(1) : '—'} %)`);
   }
   console.log('safeguard events:');
   for (const m of models) if (notes.get(m.name)!.size) console.log(`  ${m.name}: ${[...notes.get(m.name)!].map(([k, v]) => `${k} ×${v}`).join(', ')}`);

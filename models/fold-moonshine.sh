@@ -18,32 +18,15 @@ FILES=(
   "tokenizer.bin 04670d78994d030185c3dd843c60591788fed0a56cc6750747bd326825f13ca9"
 )
 
-verify() { # dir [quiet] -> 0 when every file is there with the recorded checksum
-  local dir=$1 name sum got
-  for entry in "${FILES[@]}"; do
-    read -r name sum <<<"$entry"
-    [ -f "$dir/$name" ] || return 1
-    got=$(sha256sum "$dir/$name" | cut -d' ' -f1)
-    [ "$got" = "$sum" ] || { echo "voxdex: $dir/$name: sha256 $got, expected $sum" >&2; return 1; }
-  done
-}
+. models/model-tools.sh
+verify() { verify_files "$1" "${FILES[@]}"; }
 
 if verify "$OUT" 2>/dev/null; then exit 0; fi
 for f in encoder_model.ort decoder_model_merged.ort tokenizer.bin; do
   [ -f "$SRC/$f" ] || { echo "voxdex: $SRC/$f is missing; run bash models/fetch-moonshine.sh first" >&2; exit 1; }
 done
 
-reqs=models/fold-requirements.txt
-stamp=$VENV/.voxdex-reqs
-if ! { [ -x "$VENV/bin/python" ] && [ -f "$stamp" ] && cmp -s "$stamp" "$reqs"; }; then
-  echo "voxdex: installing the pinned model tools (onnx, onnxruntime; models/fold-requirements.txt) into $VENV"
-  rm -rf "$VENV"
-  python3 -m venv "$VENV" || { echo "voxdex: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
-  "$VENV/bin/pip" install --quiet --disable-pip-version-check --no-input --require-hashes --only-binary=:all: -r "$reqs" || {
-    echo "voxdex: installing models/fold-requirements.txt failed (hash mismatch or PyPI unreachable); the folded Moonshine model was not made" >&2
-    rm -rf "$VENV"; exit 1; }
-  cp "$reqs" "$stamp"
-fi
+model_tools_venv "$VENV" models/fold-requirements.txt || { echo "voxdex: the folded Moonshine model was not made" >&2; exit 1; }
 
 mkdir -p "$(dirname "$OUT")"
 tmp=$(mktemp -d "$(dirname "$OUT")/.fold.XXXXXX")
@@ -52,6 +35,5 @@ echo "voxdex: folding the Moonshine model ($SRC -> $OUT; about 300 MB of float32
 "$VENV/bin/python" models/fold-moonshine.py "$SRC" "$tmp" || { echo "voxdex: folding the Moonshine model failed; nothing was installed" >&2; exit 1; }
 cp "$SRC/tokenizer.bin" "$SRC/LICENSE" "$tmp/"
 verify "$tmp" || { echo "voxdex: the folded Moonshine files differ from the checksums recorded in models/fold-moonshine.sh (different tool versions?); nothing was installed" >&2; exit 1; }
-chmod 755 "$tmp"
-rm -rf "$OUT.tmp" && mv "$tmp" "$OUT.tmp" && rm -rf "$OUT" && mv "$OUT.tmp" "$OUT"
+install_dir "$tmp" "$OUT"
 echo "voxdex: folded Moonshine model installed in $OUT"

@@ -30,5 +30,6 @@ npm run --silent build:ui
 bash models/build-telephony.sh
 bash models/fetch-moonshine.sh   # the default model: PyPI wheel, sha256-checked, cached in models/build/
 bash models/fold-moonshine.sh    # its folded graphs, derived from those files with pinned tools, sha256-checked
+bash models/quantize-moonshine.sh # their int8 form (en-us-moonshine-int8), derived the same way, sha256-checked
 bash models/fetch-resemblyzer.sh # speaker encoder for diarization: PyPI wheel, sha256 + git blob checked, cached in models/build/
 bash models/fetch-silero.sh      # voice activity detector (diarization, live calls): PyPI wheel + member sha256-checked, cached in models/build/

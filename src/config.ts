@@ -80,6 +80,8 @@ export interface LiveConfig {
   idleSec: number;
   /** Audio received but not yet decoded beyond which the server stops reading (back-pressure), seconds. */
   maxBacklogSec: number;
+  /** Fastest a call's audio is taken, as a multiple of real time: reading pauses beyond it (src/live/intake-pace.ts). */
+  maxSpeed: number;
   /** Least time between two partial decodes of one channel, seconds. */
   partialEverySec: number;
   /** Largest binary message, bytes. */
@@ -169,6 +171,7 @@ const SETTINGS = {
   liveMaxCallSec: { env: 'VOXDEX_LIVE_MAX_CALL_SEC', def: 4 * 3600, read: int(1, 7 * 86_400) },
   liveIdleSec: { env: 'VOXDEX_LIVE_IDLE_SEC', def: 30, read: int(1, 86_400) },
   liveMaxBacklogSec: { env: 'VOXDEX_LIVE_MAX_BACKLOG_SEC', def: 20, read: int(2, 3600) },
+  liveMaxSpeed: { env: 'VOXDEX_LIVE_MAX_SPEED', def: 4, read: int(1, 1000) },
   livePartialMs: { env: 'VOXDEX_LIVE_PARTIAL_MS', def: 1000, read: int(100, 60_000) },
   searchBudgetMs: { env: 'VOXDEX_SEARCH_BUDGET_MS', def: 2000, read: int(50, 600_000) },
   categoryBudgetMs: { env: 'VOXDEX_CATEGORY_BUDGET_MS', def: 100, read: int(10, 60_000) },
@@ -239,6 +242,7 @@ export function loadConfig(env: Env = process.env): Readonly<Config> {
       maxCallSec: x.liveMaxCallSec,
       idleSec: x.liveIdleSec,
       maxBacklogSec: x.liveMaxBacklogSec,
+      maxSpeed: x.liveMaxSpeed,
       partialEverySec: x.livePartialMs / 1000,
       maxMessageBytes: 1 << 20,
     },

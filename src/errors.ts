@@ -48,6 +48,8 @@ export const ERRORS = {
   ASR_FAILED: { status: 500, retryable: true },
   INDEX_UNAVAILABLE: { status: 503, retryable: true },
   STORAGE_UNAVAILABLE: { status: 503, retryable: true },
+  /** A transcript about to be written unredacted for a company under a text policy: refused, nothing written (src/redact/at-write.ts). */
+  UNREDACTED_WRITE: { status: 500, retryable: true },
   INTERNAL: { status: 500, retryable: false },
   // the installation (reported at start, by the CLI)
   DATA_DIR_IN_USE: { status: 500, retryable: false },

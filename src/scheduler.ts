@@ -1,7 +1,9 @@
 /**
  * The in-process job scheduler. Jobs wait in a bounded queue and run `concurrency` at a time, plus
  * one slot kept for short jobs so a short call is never stuck behind long ones. The next job is the
- * one with the smallest size after ageing (size / (1 + waited/agingSec)), so long jobs are not starved.
+ * one of the highest priority (a named field, as bullmq's: a live call's job has LIVE_PRIORITY, an
+ * upload 0), then the smallest size after ageing (size / (1 + waited/agingSec)), so long jobs are
+ * not starved. A job with a priority above 0 may also take the short-job slot.
  * Cancelling aborts a running job's signal with reason 'cancel'; stopping aborts with 'shutdown'
  * (the job stays unfinished in the store and resumes after the next start). The scheduler never drops
  * a job: admission (OVERLOADED) happens before a job is accepted, not here.
@@ -11,7 +13,12 @@ import type { Logger } from './log.js';
 export interface SchedulableJob {
   id: string;
   sizeBytes: number;
+  /** Higher runs first; absent = 0 (docs/service.md, "Queue"). */
+  priority?: number;
 }
+
+/** A live call's job: its client waits on the connection for the `result` message. */
+export const LIVE_PRIORITY = 10;
 
 export interface SchedulerOptions {
   concurrency: number;
@@ -30,6 +37,7 @@ export const SHUTDOWN = 'shutdown';
 interface Waiting {
   id: string;
   sizeBytes: number;
+  priority: number;
   since: number;
 }
 
@@ -69,7 +77,7 @@ export class Scheduler {
   /** Adds a job (a second add of the same id is ignored). */
   enqueue(job: SchedulableJob): void {
     if (this.#stopped || this.has(job.id)) return;
-    this.#waiting.set(job.id, { id: job.id, sizeBytes: job.sizeBytes, since: this.#now() });
+    this.#waiting.set(job.id, { id: job.id, sizeBytes: job.sizeBytes, priority: job.priority ?? 0, since: this.#now() });
     this.#pump();
   }
 
@@ -125,7 +133,7 @@ export class Scheduler {
       if (normal < this.#o.concurrency) {
         pick = this.#best([...this.#waiting.values()]);
       } else if (!shortBusy) {
-        pick = this.#best([...this.#waiting.values()].filter((w) => w.sizeBytes <= this.#o.shortBytes));
+        pick = this.#best([...this.#waiting.values()].filter((w) => w.sizeBytes <= this.#o.shortBytes || w.priority > 0));
         short = true;
       }
       if (!pick) break;
@@ -145,7 +153,7 @@ export class Scheduler {
     let bestScore = Infinity;
     for (const w of candidates) {
       const score = w.sizeBytes / (1 + (now - w.since) / aging);
-      if (score < bestScore) {
+      if (!best || w.priority > best.priority || (w.priority === best.priority && score < bestScore)) {
         best = w;
         bestScore = score;
       }

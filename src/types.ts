@@ -306,7 +306,7 @@ export interface PipelineStage {
   readonly name: string;
   /** Batch: folded over the file's utterances in time order. Live: on each utterance as it ends (or, `held`, as it is released). */
   readonly utterance?: UtterancePart;
-  /** Live: the per-utterance part waits for the redaction hold (src/live/redaction-hold.ts); it and every later part run as an utterance is sent. */
+  /** Live: the per-utterance part waits for the redaction hold (src/redact/engine.ts); it and every later part run as an utterance is sent. */
   readonly held?: boolean;
   /** Batch: after the per-utterance part. Live: once, in the call's job, over the whole call. */
   readonly call?: Stage<FileWork, FileWork>;

@@ -40,7 +40,7 @@ m('the shipped registry lists auto first, then en-us-moonshine, and resolves ali
   assert.is(reg.resolve('en', 16000).name, 'en-us');
   assert.is(reg.resolve('en-us', 8000).name, 'en-us');
   assert.is(reg.resolve('moonshine', 8000).name, 'en-us-moonshine');
-  assert.is(reg.resolve(undefined, 44100).dir, path.join(PACKAGE_ROOT, 'models', 'build', 'moonshine-folded'));
+  assert.is(reg.resolve(undefined, 44100).dir, path.join(PACKAGE_ROOT, 'models', 'build', 'moonshine-int8'));
 });
 
 m('auto picks the telephony model for audio at 11025 Hz or less, and the wideband one above', () => {
@@ -75,7 +75,7 @@ m('a moonshine model whose files are missing is not listed and auto falls back t
   const reg = createModelRegistry({ models: [ms, wide, narrow] }, 'test.json');
   assert.is(reg.resolve('auto', 8000).name, 'digits-8k');
   assert.is(reg.resolve('auto', 16000).name, 'en-us');
-  assert.throws(() => reg.resolve('ms', 8000), (e: VoxdexError) => e.code === 'MODEL_LOAD_FAILED' && /encoder_model\.ort does not exist; run `bash models\/fetch-moonshine\.sh && bash models\/fold-moonshine\.sh`/.test(e.message));
+  assert.throws(() => reg.resolve('ms', 8000), (e: VoxdexError) => e.code === 'MODEL_LOAD_FAILED' && /encoder_model\.ort does not exist; run `bash models\/fetch-moonshine\.sh && bash models\/fold-moonshine\.sh && bash models\/quantize-moonshine\.sh`/.test(e.message));
   assert.throws(() => createModelRegistry({ models: [{ ...ms, align: { wideband: 'nope' } }, wide] }, 'r.json'), /align.wideband "nope" names no PocketSphinx model/);
   assert.throws(() => createModelRegistry({ models: [{ ...ms, sampleRate: 8000 }] }, 'r.json'), /sampleRate must be 16000 for a moonshine model/);
 });

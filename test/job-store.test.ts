@@ -1,7 +1,7 @@
 /** The storage conformance suite on the embedded SQLite adapter, and what is particular to it (group commit, synchronous mode). */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { NewJob } from '../src/store/job-store.js';
@@ -90,3 +90,39 @@ group('a jobs table from before request options gains the column; its jobs read 
 });
 
 group.run();
+
+const atRest = suite('job-store: sqlite, a row rewritten under a redaction policy (issue 33.1)');
+let rdir = '';
+atRest.before.each(() => {
+  rdir = mkdtempSync(path.join(os.tmpdir(), 'vx-store-rest-'));
+});
+atRest.after.each(() => rmSync(rdir, { recursive: true, force: true }));
+
+const CARD = '5425233430109903';
+const PHONE = '555-867-5309';
+
+/** Every file in the store's folder (jobs.sqlite, -wal, -shm) that holds one of the needles, as "file: needle". */
+function heldAtRest(dir: string, needles: readonly string[]): string[] {
+  return readdirSync(dir).flatMap((f) => {
+    const bytes = readFileSync(path.join(dir, f)).toString('latin1');
+    return needles.filter((n) => bytes.includes(n)).map((n) => `${f}: ${n}`);
+  });
+}
+
+atRest('right after the rewrite no file holds the old metadata: not the database (checkpointed before), not the WAL (written since)', async () => {
+  const stores = openSqliteStores(path.join(rdir, 'jobs.sqlite'));
+  const store = stores.jobs;
+  await store.create({ ...newJob('r'), source: `cc-${CARD}.wav`, metadata: { card: CARD, phone: PHONE, agent: 'bob' } });
+  // The row in the database file too (an automatic checkpoint ran since it was queued), and in the WAL again.
+  store.db.pragma('wal_checkpoint(PASSIVE)');
+  await store.setProgress('r', 0.1);
+  await store.create(newJob('other'));
+  assert.equal(heldAtRest(rdir, [CARD, PHONE]).sort(), ['jobs.sqlite-wal: 555-867-5309', 'jobs.sqlite-wal: 5425233430109903', 'jobs.sqlite: 555-867-5309', 'jobs.sqlite: 5425233430109903'].sort(), 'the fixture holds them');
+  await store.rewriteClientText('r', 'cc-################.wav', { card: '################', phone: '###-###-####', agent: 'bob' });
+  assert.equal(heldAtRest(rdir, [CARD, PHONE]), []);
+  assert.equal((await store.get('r'))!.metadata, { card: '################', phone: '###-###-####', agent: 'bob' });
+  assert.is((await store.get('other'))!.state, 'queued', 'the other rows are kept');
+  await stores.close();
+});
+
+atRest.run();

@@ -13,7 +13,7 @@ import { AudioInput, declaredFormat } from '../src/live/audio-input.js';
 import { recordingHeader } from '../src/live/call-recording.js';
 import { energyEndpointer } from '../src/asr/endpointer.js';
 import { LocalAgreement, partialText } from '../src/live/partials.js';
-import { decidedUtterances } from '../src/live/redaction-hold.js';
+import { settledUtterances as decidedUtterances } from '../src/redact/engine.js';
 import { PriorityTaskQueue } from '../src/asr/priority-queue.js';
 import { decodeWav } from '../src/stages/decode.js';
 import type { Utterance } from '../src/types.js';
@@ -39,8 +39,9 @@ t('hold-back: an utterance with digits waits until 30 s passed without more digi
   // Digits more than 30 s after the last group (and past the answer window) start a new number: the first one is decided.
   const later = [...call, utt(1, 40, ['0343', '6467'])];
   assert.equal([...decidedUtterances(later, 45)].sort(), [0, 1, 2, 3]);
-  // A homophone ending an utterance may become a digit: held; inside words it is not.
-  assert.equal([...decidedUtterances([utt(0, 0, ['it', 'is', 'for'])], 5)], []);
+  // A homophone ending an utterance may become a digit, only with a digit said within 2 s: held until then; inside words it is not.
+  assert.equal([...decidedUtterances([utt(0, 0, ['it', 'is', 'for'])], 4)], []);
+  assert.equal([...decidedUtterances([utt(0, 0, ['it', 'is', 'for'])], 5)], [0]);
   assert.equal([...decidedUtterances([utt(0, 0, ['for', 'the', 'holder'])], 5)], [0]);
   // With name, email… redaction an utterance waits while a word still to come could redact it
   // ("… zubair" + "at gmail dot com"): until its channel has paused 2 s (src/live/word-kinds-hold.ts).
@@ -71,6 +72,22 @@ t('audio input: a WAV header in the first message declares the shape (data lengt
   assert.is(c.channels.length, 2);
   assert.is(c.channels[0]!.length, 1);
   assert.throws(() => new AudioInput(declaredFormat('pcm16', 8000, 1)).push(recordingHeader(declaredFormat('pcm16', 96000, 1), 0)), /96000/);
+});
+
+t('audio input: a stream that starts with a RIFF header of another form (AVI) is refused, not taken as raw audio', () => {
+  const avi = Buffer.concat([Buffer.from('RIFF'), Buffer.from([0x24, 0x10, 0, 0]), Buffer.from('AVI LIST'), Buffer.alloc(64, 7)]);
+  let err: unknown;
+  try {
+    new AudioInput(declaredFormat('pcm16', 8000, 1)).push(avi);
+  } catch (e) {
+    err = e;
+  }
+  assert.is((err as { code?: string } | undefined)?.code, 'UNSUPPORTED_AUDIO');
+  assert.match((err as Error).message, /^The stream starts with a RIFF header of a "AVI " file, not a WAV/);
+  // Raw audio that merely looks odd is still raw audio; only the first message is looked at.
+  const input = new AudioInput(declaredFormat('pcm16', 8000, 1));
+  assert.is(input.push(Buffer.alloc(64, 7)).channels[0]!.length, 32);
+  assert.is(input.push(avi).channels[0]!.length, avi.length / 2);
 });
 
 t('energy endpointer: real speech fed in 100 ms pieces is cut where the energy segmenter cuts it', async () => {

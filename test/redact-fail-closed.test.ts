@@ -134,6 +134,57 @@ for (const numtrans of [true, false]) {
     ], numtrans);
     assert.is(digitsLeft(lines), '', lines.join(' | '));
   });
+
+  test(`no cue (the ASR heard "car numbers"): four groups split by chatter add up to a card and are one, the chatter kept (numtrans=${numtrans})`, () => {
+    const [g1, g2, g3, g4] = groups(CARD);
+    const turns: Turn[] = [
+      { ch: 0, text: 'can I have the car numbers please' },
+      { ch: 1, text: `sure it is ${g1}` },
+      { ch: 1, text: 'hold on my dog is barking at the door sorry about that', pause: 2 },
+      { ch: 0, text: 'no worries take your time' },
+      { ch: 1, text: `okay ${g2}`, pause: 3 },
+      { ch: 1, text: 'sorry the light is bad in here' },
+      { ch: 1, text: `${g3} and ${g4}`, pause: 4 },
+    ];
+    const lines = redacted(turns, numtrans);
+    assert.is(digitsLeft(lines), '', lines.join(' | '));
+    assert.ok(lines.filter((l) => l.includes('#')).every((l) => !/<(?!card>)/.test(l)), lines.join(' | '));
+    assert.is(lines[2], 'hold on my dog is barking at the door sorry about that');
+    assert.is(lines[5], 'sorry the light is bad in here');
+    assert.match(lines[1]!, /^sure it is /);
+    // Under redact=card alone too: the kind is card, cue or not.
+    assert.is(digitsLeft(redacted(turns, numtrans, ['card'])), '');
+  });
+
+  test(`no cue: nine digits in three pieces split by chatter are an SSN (numtrans=${numtrans})`, () => {
+    const turns: Turn[] = [
+      { ch: 0, text: 'go ahead' },
+      { ch: 1, text: 'five three seven' },
+      { ch: 1, text: 'hold on my dog is barking at the door sorry about that' },
+      { ch: 1, text: 'two one', pause: 3 },
+      { ch: 1, text: 'wait I need to find the paper here I am' },
+      { ch: 1, text: 'eight eight four six', pause: 3 },
+    ];
+    const lines = redacted(turns, numtrans);
+    assert.is(digitsLeft(lines), '', lines.join(' | '));
+    assert.ok(['<ssn>'].every((k) => lines[1]!.includes(k) && lines[3]!.includes(k) && lines[5]!.includes(k)), lines.join(' | '));
+    assert.is(digitsLeft(redacted(turns, numtrans, ['ssn'])), '');
+  });
+
+  test(`no cue: numbers that do not add up to a card or an SSN, or a topic word between them, stay apart (numtrans=${numtrans})`, () => {
+    const lines = redacted([
+      { ch: 1, text: 'my flight is two one four' },
+      { ch: 1, text: 'and it leaves from gate twelve at the north end' },
+      { ch: 1, text: 'the seat is forty one', pause: 3 },
+    ], numtrans);
+    assert.not.ok(lines.some((l) => l.includes('<')), lines.join(' | '));
+    const apart = redacted([
+      { ch: 1, text: 'five three seven' },
+      { ch: 0, text: 'and what is your zip code' },
+      { ch: 1, text: 'two one eight eight four six', pause: 3 },
+    ], numtrans, ['ssn']);
+    assert.not.ok(apart.some((l) => l.includes('<ssn>')), apart.join(' | '));
+  });
 }
 
 test('a PIN: redacted as pin when asked for, as digits under the default kinds', () => {

@@ -120,6 +120,14 @@ render('subtitles: a pause of a second or more inside an utterance ends a cue; t
   assert.is(srt, '1\n00:00:00,000 --> 00:00:02,400\nI paid $25\n\n2\n00:00:05,000 --> 00:00:05,600\nyesterday.\n\n');
 });
 
+render('subtitles: a numeral read over more than 7 s is one token and its cue still ends within 7 s (issue 33.10)', () => {
+  const digits = 'five four two five two three three four three zero one zero nine nine zero three'.split(' ');
+  const u = utt(0, 0, 1, ['my', 'card', 'is', ...digits]); // 0.5 s a word: the numeral spans 2.5–10.4 s
+  const srt = renderTranscript(doc(1, [{ ...u, text: 'My card is 5425233430109903.' }]), 'srt');
+  assertCueLimits(srt);
+  assert.is(srt, '1\n00:00:01,000 --> 00:00:02,400\nMy card is\n\n2\n00:00:02,500 --> 00:00:09,500\n5425233430109903.\n\n');
+});
+
 render('srt and vtt: cues in time order across channels when a long utterance is split (issue 21.11)', () => {
   const long = 'thank you for calling acme support my name is alice and i will be helping you today'.split(' ');
   // Channel 0 speaks from 0.1 s for 8 s (two cues: 0.1 and 7.1); channel 1 answers at 0.18 s and at 5 s.

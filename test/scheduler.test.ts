@@ -1,7 +1,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { silentLogger } from '../src/log.js';
-import { CANCEL, SHUTDOWN, Scheduler } from '../src/scheduler.js';
+import { CANCEL, LIVE_PRIORITY, SHUTDOWN, Scheduler } from '../src/scheduler.js';
 
 const scheduler = suite('scheduler');
 
@@ -91,3 +91,28 @@ scheduler('stop waits for running jobs within the grace period, then aborts them
 });
 
 scheduler.run();
+
+scheduler('a live call job (LIVE_PRIORITY) runs before smaller waiting uploads, and may take the short-job slot whatever its size', async () => {
+  const { s, started, done } = harness(1);
+  s.enqueue({ id: 'long', sizeBytes: 10_000 });
+  await tick();
+  s.enqueue({ id: 'small-upload', sizeBytes: 50 });
+  s.enqueue({ id: 'live-call', sizeBytes: 900_000, priority: LIVE_PRIORITY });
+  await tick();
+  // The normal slot is busy: the live call takes the short-job slot though it is large, ahead of the small upload.
+  assert.equal(started, ['long', 'live-call']);
+  done('live-call');
+  await tick();
+  assert.equal(started, ['long', 'live-call', 'small-upload']);
+  s.enqueue({ id: 'upload', sizeBytes: 10 });
+  s.enqueue({ id: 'live-2', sizeBytes: 5_000, priority: LIVE_PRIORITY });
+  done('long');
+  await tick();
+  assert.equal(started.slice(3), ['live-2']);
+  done('small-upload');
+  done('live-2');
+  await tick();
+  assert.equal(started.slice(4), ['upload']);
+  done('upload');
+  await s.idle();
+});

@@ -137,7 +137,7 @@ t('hostile files fail cleanly before the answer: truncated, garbage behind an MP
   const bytes = readFileSync(m4a);
   const cut = path.join(dir, 'cut.m4a');
   writeFileSync(cut, bytes.subarray(0, Math.floor(bytes.length / 2))); // the index (at the end) is gone
-  await rejects(() => probeUpload(cut, { transcode: config.transcode }, config.archive), 'BAD_AUDIO', /^The an MP4\/M4A file could not be decoded \(ffmpeg: .+\)\. Send a complete, undamaged recording\.$|^The an MP4\/M4A file holds no audio/);
+  await rejects(() => probeUpload(cut, { transcode: config.transcode }, config.archive), 'BAD_AUDIO', /^The MP4\/M4A file could not be decoded \(ffmpeg: .+\)\. Send a complete, undamaged recording\.$|^The MP4\/M4A file holds no audio/);
   const garbage = path.join(dir, 'garbage.mp3');
   writeFileSync(garbage, Buffer.concat([Buffer.from('ID3\x03\x00\x00\x00\x00\x00\x0a', 'latin1'), Buffer.alloc(10), Buffer.from(Array.from({ length: 50_000 }, (_, i) => (i * 7919) % 251))]));
   await rejects(() => probeUpload(garbage, { transcode: config.transcode }, config.archive), 'BAD_AUDIO', /MPEG audio \(MP3 with an ID3 tag\)/);

@@ -249,6 +249,24 @@ up('caps the audio of one request from the listing (sizes at 8000 bytes/s) and f
   assert.is(limits.maxAudioSec, 86_400);
 });
 
+up('sums the members’ real lengths before transcribing: three 390 s FLAC members are refused under a 600 s cap (issue 33.6)', async () => {
+  // FLAC of a quiet tone: 390 s in a few KB, far under the listing's bound of 8000 bytes per second.
+  const flac = path.join(dir, 'long.flac');
+  await run('sox', ['-n', '-r', '8000', '-b', '16', flac, 'synth', '390', 'sine', '300', 'vol', '0.01']);
+  const zip = await makeZip(dir, 'flacs.zip', [1, 2, 3].map((i) => ({ path: flac, name: `call-${i}.flac` })));
+  // The listing's bound passes (the archive is small): the acceptance check lets it in.
+  assert.is((await probeUpload(zip, {}, { ...limits, maxAudioSec: 600 })).members, 3);
+  await rejects(
+    () => unpack({ ...upload(zip), workDir: workDir() }, ctx({ maxAudioSec: 600 })),
+    'ARCHIVE_LIMIT',
+    /^The archive's 3 audio members hold more than 10 min of audio \(2 of 3 measured, the last one until the sum passed the limit: WAV members by their headers, the others decoded; every channel counted\); at most 10 min per request is accepted \(VOXDEX_MAX_REQUEST_AUDIO_SEC=600\)\. Split it into several requests\.$/,
+  );
+  // Two of them fit: 780 s under a 900 s cap, every member an item.
+  const two = await makeZip(dir, 'two-flacs.zip', [1, 2].map((i) => ({ path: flac, name: `call-${i}.flac` })));
+  const out = await unpack({ ...upload(two), workDir: workDir() }, ctx({ maxAudioSec: 900 }));
+  assert.equal(summary(out.items).map((i) => i.name), ['call-1.flac', 'call-2.flac']);
+});
+
 up('refuses to unpack what would not leave the reserved free space on the data disk (503, retried later)', async () => {
   const zip = await makeZip(dir, 'disk.zip', [wavA, wavB]);
   const fs = statfsSync(dir);

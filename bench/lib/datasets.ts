@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { decodeWav } from '../../src/stages/decode.js';
+import { decodeWav, decodeWavBuffer } from '../../src/stages/decode.js';
+import { MEETING_IDS, meetingBytes } from '../../test/fixtures/meetings.js';
 import type { DecodedAudio } from '../../src/types.js';
 
 export const DATA = '/usr/share/pocketsphinx/test/data';
@@ -171,5 +172,11 @@ export function loadSet(name: string, tmp: string, limit: number): SetInfo {
   if (name === 'wb-tel') return { items: widebandFiles().map((f) => ({ id: f.id, ref: f.ref, load: () => telephone(tmp, f.file) })) };
   if (name === 'digits') return { items: digitItems(tmp) };
   if (name === 'tuxpaint') return tuxpaintItems();
-  throw new Error(`unknown set ${name}; sets: ${SET_NAMES.join(', ')}`);
+  // The shared real meetings (10 × 30 s, 2–4 speakers): no transcripts, so no WER; they compare models
+  // with each other (bench/wer.ts: words differing from the first model).
+  if (name === 'meetings' || name === 'meetings-tel') {
+    const band = name === 'meetings' ? '16k' : '8k';
+    return { items: MEETING_IDS.map((id) => ({ id, ref: '', load: async () => decodeWavBuffer(meetingBytes(id, band)) })) };
+  }
+  throw new Error(`unknown set ${name}; sets: ${SET_NAMES.join(', ')}, tuxpaint, meetings, meetings-tel`);
 }

@@ -103,7 +103,7 @@ export function missingModelFile(spec: ModelSpec): string | undefined {
 export function checkModelFiles(spec: ModelSpec): void {
   const missing = missingModelFile(spec);
   if (missing) {
-    const how = spec.engine === 'moonshine' ? 'run `bash models/fetch-moonshine.sh && bash models/fold-moonshine.sh` (scripts/install.sh does)' : 'see docs/asr.md to install or build it';
+    const how = spec.engine === 'moonshine' ? 'run `bash models/fetch-moonshine.sh && bash models/fold-moonshine.sh && bash models/quantize-moonshine.sh` (scripts/install.sh does)' : 'see docs/asr.md to install or build it';
     throw voxdexError('MODEL_LOAD_FAILED', `model ${spec.name}: ${missing} does not exist; ${how}`);
   }
 }

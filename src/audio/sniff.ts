@@ -27,6 +27,11 @@ function coded(what: string, demuxer: string): Sniffed {
   return { kind: 'other', what, audio: true, archive: false, demuxer };
 }
 
+/** `what` without its leading article, for "The … could not be decoded" ("an MP4/M4A file" → "MP4/M4A file"). */
+export function withoutArticle(what: string): string {
+  return what.replace(/^an? /, '');
+}
+
 export function sniff(head: Uint8Array): Sniffed {
   if (head.length === 0) return other('an empty file');
   const s4 = ascii(head, 0, 4);

@@ -20,7 +20,7 @@ import type { TranscodeConfig } from '../config.js';
 import { asSource, readAll, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import { moovFirst } from './mp4-faststart.js';
-import { transcodingRefusal, type TranscodeState } from './sniff.js';
+import { transcodingRefusal, withoutArticle, type TranscodeState } from './sniff.js';
 
 /** Rates ffmpeg may write: a file at another rate is resampled by ffmpeg to the nearest (44.1/48 kHz → 16 kHz). */
 export const TRANSCODED_RATES = [8000, 11025, 12000, 16000] as const;
@@ -47,6 +47,14 @@ export interface TranscodeOptions {
   signal?: AbortSignal;
   /** Decode only this many seconds (the acceptance check). */
   probeSec?: number;
+}
+
+/** What a counting decode found (countTranscoded): the channel-seconds, or that there are more than allowed. */
+export interface TranscodedLength {
+  /** Channel-seconds decoded (when `over`, as far as ffmpeg got before it was stopped). */
+  seconds: number;
+  /** The file decodes to more than the `maxAudioSec` it was counted against. */
+  over: boolean;
 }
 
 /** Whether ffmpeg (under prlimit) runs, per program: checked once per process. */
@@ -95,15 +103,38 @@ export async function transcode(input: string | ByteSource, demuxer: string, cfg
   }
 }
 
-async function transcodeSource(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
+/**
+ * Decodes `input` only to measure it: the PCM is counted and dropped, never held. ffmpeg is stopped
+ * as soon as the output exceeds `cfg.maxAudioSec` channel-seconds (then `over`).
+ */
+export async function countTranscoded(input: string | ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedLength> {
+  const { src, owned } = asSource(input);
+  try {
+    return await runFfmpeg(src, demuxer, cfg, opts, new PcmCollector(cfg.maxAudioSec, false), (out) => out.length());
+  } catch (err) {
+    if (err instanceof OverLimit) return { seconds: err.seconds, over: true };
+    throw err;
+  } finally {
+    if (owned) await src.close();
+  }
+}
+
+function transcodeSource(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
+  return runFfmpeg(source, demuxer, cfg, opts, new PcmCollector(cfg.maxAudioSec, true), (out, warnings) => {
+    const pcm = out.finish();
+    if (pcm.pcm.length === 0) throw voxdexError('BAD_AUDIO', `The ${withoutArticle(opts.what)} holds no audio that could be decoded${warnings.length ? ` (ffmpeg: ${warnings[0]})` : ''}. Send a complete recording.`);
+    return { ...pcm, warnings: warnings.slice(0, 3).map((l) => `ffmpeg: ${l}`) };
+  });
+}
+
+async function runFfmpeg<T>(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions, out: PcmCollector, done: (out: PcmCollector, lines: string[]) => T): Promise<T> {
   if (opts.signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
   const input = await inputBytes(source, demuxer);
   const child = spawn('prlimit', [`--as=${cfg.memoryBytes}`, `--cpu=${cfg.cpuSec}`, '--fsize=0', '--core=0', '--', cfg.ffmpeg, ...ffmpegArgs(demuxer, opts.probeSec)], {
     stdio: ['pipe', 'pipe', 'pipe'],
     env: { PATH: SAFE_PATH, LC_ALL: 'C' },
   });
-  return new Promise<TranscodedPcm>((resolve, reject) => {
-    const out = new PcmCollector(cfg.maxAudioSec);
+  return new Promise<T>((resolve, reject) => {
     let stderr = '';
     let stopped: Error | undefined;
     const stop = (err: Error) => {
@@ -117,7 +148,7 @@ async function transcodeSource(source: ByteSource, demuxer: string, cfg: Transco
     child.stdin.on('error', () => {}); // ffmpeg may stop reading early (a probe, an error): EPIPE is expected
     if (input instanceof Uint8Array) child.stdin.end(input);
     else {
-      input.on('error', (err) => stop(voxdexError('BAD_AUDIO', `The ${opts.what} could not be read (${err.message}).`)));
+      input.on('error', (err) => stop(voxdexError('BAD_AUDIO', `The ${withoutArticle(opts.what)} could not be read (${err.message}).`)));
       input.pipe(child.stdin);
     }
     child.stdout.on('data', (chunk: Buffer) => {
@@ -141,14 +172,12 @@ async function transcodeSource(source: ByteSource, demuxer: string, cfg: Transco
       if (signal === 'SIGXCPU' || signal === 'SIGKILL') return reject(tooLong(opts.what, cfg));
       if (code !== 0 || signal) {
         if (lines.some((l) => /cannot allocate memory|out of memory|failed to map segment/i.test(l))) {
-          return reject(voxdexError('TOO_LARGE', `Decoding the ${opts.what} needed more than the ${cfg.memoryBytes >> 20} MiB of memory allowed (VOXDEX_TRANSCODE_MEMORY_MIB). Split the recording, or convert it to WAV.`));
+          return reject(voxdexError('TOO_LARGE', `Decoding the ${withoutArticle(opts.what)} needed more than the ${cfg.memoryBytes >> 20} MiB of memory allowed (VOXDEX_TRANSCODE_MEMORY_MIB). Split the recording, or convert it to WAV.`));
         }
         return reject(undecodable(opts.what, lines));
       }
       try {
-        const pcm = out.finish();
-        if (pcm.pcm.length === 0) return reject(voxdexError('BAD_AUDIO', `The ${opts.what} holds no audio that could be decoded${lines.length ? ` (ffmpeg: ${lines[0]})` : ''}. Send a complete recording.`));
-        resolve({ ...pcm, warnings: lines.slice(0, 3).map((l) => `ffmpeg: ${l}`) });
+        resolve(done(out, lines));
       } catch (err) {
         reject(err);
       }
@@ -157,11 +186,11 @@ async function transcodeSource(source: ByteSource, demuxer: string, cfg: Transco
 }
 
 function tooLong(what: string, cfg: TranscodeConfig) {
-  return voxdexError('TOO_LARGE', `Decoding the ${what} took longer than allowed (${cfg.cpuSec} CPU seconds, VOXDEX_TRANSCODE_CPU_SEC). Split the recording, or convert it to WAV.`);
+  return voxdexError('TOO_LARGE', `Decoding the ${withoutArticle(what)} took longer than allowed (${cfg.cpuSec} CPU seconds, VOXDEX_TRANSCODE_CPU_SEC). Split the recording, or convert it to WAV.`);
 }
 
 function undecodable(what: string, lines: string[]) {
-  return voxdexError('BAD_AUDIO', `The ${what} could not be decoded${lines.length ? ` (ffmpeg: ${lines[0]})` : ''}. Send a complete, undamaged recording.`);
+  return voxdexError('BAD_AUDIO', `The ${withoutArticle(what)} could not be decoded${lines.length ? ` (ffmpeg: ${lines[0]})` : ''}. Send a complete, undamaged recording.`);
 }
 
 /** ffmpeg's error lines, printable, without "pipe:0:" prefixes and repeats; at most 200 characters each. */
@@ -179,9 +208,16 @@ export function ffmpegLines(stderr: string): string[] {
   return [...seen];
 }
 
+/** The output passed the limit it was counted against (TOO_LARGE when decoding, `over` when counting). */
+class OverLimit extends Error {
+  constructor(readonly seconds: number, maxAudioSec: number) {
+    super(`The recording decodes to more than ${maxAudioSec} seconds of audio (every channel counted; VOXDEX_TRANSCODE_MAX_AUDIO_SEC=${maxAudioSec}). Split it into shorter files.`);
+  }
+}
+
 /**
  * ffmpeg's WAV output as it arrives: the header (fmt, then data of unknown size) gives the rate and
- * channels; the sample bytes are counted against the limit (channel-seconds) and kept.
+ * channels; the sample bytes are counted against the limit (channel-seconds) and kept (`keep`) or dropped.
  */
 class PcmCollector {
   #head = Buffer.alloc(0);
@@ -190,7 +226,15 @@ class PcmCollector {
   #bytes = 0;
   #maxBytes = Infinity;
 
-  constructor(private readonly maxAudioSec: number) {}
+  constructor(
+    private readonly maxAudioSec: number,
+    private readonly keep: boolean,
+  ) {}
+
+  /** Channel-seconds so far. */
+  length(): TranscodedLength {
+    return { seconds: this.#format ? this.#bytes / (2 * this.#format.sampleRate) : 0, over: false };
+  }
 
   push(chunk: Buffer): void {
     if (!this.#format) {
@@ -207,9 +251,10 @@ class PcmCollector {
     }
     this.#bytes += chunk.length;
     if (this.#bytes > this.#maxBytes) {
-      throw voxdexError('TOO_LARGE', `The recording decodes to more than ${this.maxAudioSec} seconds of audio (every channel counted; VOXDEX_TRANSCODE_MAX_AUDIO_SEC=${this.maxAudioSec}). Split it into shorter files.`);
+      const over = new OverLimit(this.length().seconds, this.maxAudioSec);
+      throw this.keep ? voxdexError('TOO_LARGE', over.message) : over;
     }
-    this.#chunks.push(chunk);
+    if (this.keep) this.#chunks.push(chunk);
   }
 
   finish(): Omit<TranscodedPcm, 'warnings'> {

@@ -80,7 +80,8 @@ async function startCall(d: LiveRouteDeps, req: IncomingMessage, query: Record<s
 
 /** The `upgrade` listener of the HTTP server: WebSocket live calls on /transcribe/stream. */
 export function liveUpgrade(d: LiveRouteDeps): (req: IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const wss = new WebSocketServer({ noServer: true, maxPayload: d.live?.limits.maxMessageBytes ?? 1 << 20, perMessageDeflate: false });
+  const maxPayload = d.live?.limits.maxMessageBytes ?? 1 << 20;
+  const wss = new WebSocketServer({ noServer: true, maxPayload, perMessageDeflate: false });
   return (req, socket, head) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const m = STREAM_PATH.exec(url.pathname);
@@ -90,7 +91,7 @@ export function liveUpgrade(d: LiveRouteDeps): (req: IncomingMessage, socket: Du
     startCall(d, req, queryObject(url), path).then(
       ({ session }) => {
         if (socket.destroyed) return session.dropped();
-        wss.handleUpgrade(req, socket, head, (ws) => connect(session, ws));
+        wss.handleUpgrade(req, socket, head, (ws) => connect(session, ws, maxPayload));
       },
       (err: unknown) => refuse(socket, err, d.log),
     );
@@ -98,18 +99,23 @@ export function liveUpgrade(d: LiveRouteDeps): (req: IncomingMessage, socket: Du
 }
 
 /** The WebSocket of a call: binary audio in, JSON text messages out; back-pressure by pausing the socket. */
-function connect(session: LiveSession, ws: WebSocket): void {
+function connect(session: LiveSession, ws: WebSocket, maxPayload: number): void {
+  let closeCode = 1000;
   const transport: LiveTransport = {
     send: (text) => {
       // A client that stops reading: its messages pile up here; past 8 MiB it is dropped (the call is kept).
       if (ws.bufferedAmount > 8 << 20) return ws.terminate();
       ws.send(text);
     },
-    close: () => ws.close(1000),
+    close: () => ws.close(closeCode),
     pause: () => ws.pause(),
     resume: () => ws.resume(),
   };
   session.attach(transport);
+  beforeOversizeClose(ws, () => {
+    closeCode = 1009;
+    void session.finish(voxdexError('TOO_LARGE', `A live message may hold at most ${maxPayload} bytes (${maxPayload >> 10} KiB); send the audio in smaller messages, e.g. 100 ms each (docs/live.md)`));
+  });
   ws.on('message', (data, isBinary) => {
     const buf = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     if (isBinary) session.audio(buf);
@@ -117,6 +123,20 @@ function connect(session: LiveSession, ws: WebSocket): void {
   });
   ws.on('close', () => session.dropped());
   ws.on('error', () => session.dropped());
+}
+
+/**
+ * Runs `then` when a message over `maxPayload` arrives, before `ws` answers it: ws closes such a
+ * connection with 1009 at once and reports it only afterwards, so the listener goes first on ws's
+ * frame reader (its `_receiver`, which the typings do not show) and the call sends its `error`
+ * message before the close. Other read errors (bad frames) keep ws's own close.
+ */
+function beforeOversizeClose(ws: WebSocket, then: () => void): void {
+  const receiver = (ws as unknown as { _receiver?: { prependListener(event: 'error', fn: (err: { code?: string }) => void): void } })._receiver;
+  if (!receiver) throw new Error('ws no longer exposes its frame reader: update beforeOversizeClose (src/http/live-routes.ts)');
+  receiver.prependListener('error', (err) => {
+    if (err.code === 'WS_ERR_UNSUPPORTED_MESSAGE_LENGTH') then();
+  });
 }
 
 /** An error instead of the upgrade: the §8 status and JSON body, then the socket is closed. */
@@ -178,6 +198,7 @@ export function mountLiveRoutes(routes: RouteTable, d: LiveRouteDeps): void {
     throw voxdexError('BAD_ARGUMENT', 'GET /transcribe/stream is a WebSocket: send the Upgrade: websocket headers (or stream the audio to POST /transcribe?realtime=true)');
   });
   routes.add('GET', '/live/calls', async (req, res) => {
+    checkParamNames(Object.keys(req.query ?? {}), ['token'], []);
     const principal = d.access.authenticate(requestToken(req, queryValue(req, 'token')));
     sendJson(res, 200, { calls: d.live?.list(principal.kind === 'root' ? undefined : principal.company) ?? [] });
   });
@@ -185,6 +206,7 @@ export function mountLiveRoutes(routes: RouteTable, d: LiveRouteDeps): void {
 }
 
 async function follow(d: LiveRouteDeps, req: Req, res: Res): Promise<void> {
+  checkParamNames(Object.keys(req.query ?? {}), ['token'], []);
   const principal = d.access.authenticate(requestToken(req, queryValue(req, 'token')));
   const session = d.live?.session(req.params.id ?? '');
   if (!session || !LiveCalls.allowed(principal, session)) {

@@ -95,6 +95,11 @@ export class JobIntake {
     if (queued >= this.#d.config.queue.maxQueuedJobs) {
       throw new VoxdexError('OVERLOADED', `The queue is full (${queued} requests waiting); retry after the Retry-After seconds`, { retryAfterSec: 60 });
     }
+    this.checkDisk();
+  }
+
+  /** OVERLOADED (503, Retry-After) when the data dir has less than VOXDEX_MIN_FREE_DISK_MIB free (an upload, or a live call as its audio arrives). */
+  checkDisk(): void {
     const fs = statfsSync(this.#d.config.dataDir);
     const free = fs.bavail * fs.bsize;
     if (free < this.#d.config.queue.minFreeDiskBytes) {

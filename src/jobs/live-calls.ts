@@ -20,10 +20,12 @@ import { LiveCall, type LiveMessage } from '../pipeline/live-call.js';
 import type { TranscribeResult, Transcriber } from '../asr/transcriber.js';
 import type { BlobStore } from '../blobs/blob-store.js';
 import type { Config } from '../config.js';
-import { toVoxdexError, VoxdexError, type ErrorInfo } from '../errors.js';
+import { toVoxdexError, voxdexError, VoxdexError, type ErrorInfo } from '../errors.js';
 import type { AudioSeal } from '../audio/sealed-file.js';
 import { assembleRecording, CallRecording } from '../live/call-recording.js';
 import { writeFileDurably } from '../live/durable-file.js';
+import { IntakePace } from '../live/intake-pace.js';
+import { LIVE_PRIORITY } from '../scheduler.js';
 import type { Logger } from '../log.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal } from '../tenancy/tenancy.js';
@@ -44,9 +46,9 @@ export interface LiveTransport {
 }
 
 export interface LiveCallsDeps {
-  config: Pick<Readonly<Config>, 'live' | 'dataDir'>;
+  config: Pick<Readonly<Config>, 'live' | 'dataDir' | 'maxUploadBytes'>;
   log: Logger;
-  intake: Pick<JobIntake, 'submitLive' | 'liveUploadKey'>;
+  intake: Pick<JobIntake, 'submitLive' | 'liveUploadKey' | 'checkDisk'>;
   runner: Pick<JobRunner, 'enqueue'>;
   store: Pick<JobStore, 'get' | 'items'>;
   blobs: Pick<BlobStore, 'get'>;
@@ -71,6 +73,8 @@ export class LiveCalls {
   readonly #d: LiveCallsDeps;
   readonly #dir: string;
   readonly #sessions = new Map<string, LiveSession>();
+  /** Calls admitted and still being opened (their files written): counted by admission like open ones. */
+  readonly #opening = new Map<string, string>();
   readonly #recorded = new Map<string, TranscribeResult>();
   #stopping = false;
 
@@ -80,36 +84,49 @@ export class LiveCalls {
     mkdirSync(this.#dir, { recursive: true, mode: 0o700 });
   }
 
-  /** OVERLOADED (503) past the node's limit or while stopping, RATE_LIMITED (429) past the company's. */
-  admit(company: string): void {
+  /**
+   * Admission, counted and taken in one synchronous step (no await between the count and the call's
+   * place): OVERLOADED (503) past the node's limit or while stopping, RATE_LIMITED (429) past the
+   * company's. The place is held under `id` until open() has the session, or release(id).
+   */
+  admit(id: string, company: string): void {
     const { maxCalls, maxCallsPerCompany } = this.#d.config.live;
     if (this.#stopping) throw new VoxdexError('OVERLOADED', 'The service is stopping; start the call again in a moment', { retryAfterSec: 10 });
-    if (this.#sessions.size >= maxCalls) {
-      throw new VoxdexError('OVERLOADED', `This node already runs ${this.#sessions.size} live calls, its limit (VOXDEX_LIVE_MAX_CALLS=${maxCalls}); start the call again later or on another node`, { retryAfterSec: 5 });
+    const calls = this.#sessions.size + this.#opening.size;
+    if (calls >= maxCalls) {
+      throw new VoxdexError('OVERLOADED', `This node already runs ${calls} live calls, its limit (VOXDEX_LIVE_MAX_CALLS=${maxCalls}); start the call again later or on another node`, { retryAfterSec: 5 });
     }
-    const mine = [...this.#sessions.values()].filter((s) => s.destination.company === company).length;
+    const mine = [...this.#sessions.values()].filter((s) => s.destination.company === company).length + [...this.#opening.values()].filter((c) => c === company).length;
     if (maxCallsPerCompany > 0 && mine >= maxCallsPerCompany) {
       throw new VoxdexError('RATE_LIMITED', `Company ${company} already has ${mine} live calls on this node, its limit (VOXDEX_LIVE_MAX_CALLS_PER_COMPANY=${maxCallsPerCompany}); start this one when one has ended`, { retryAfterSec: 5 });
     }
+    this.#opening.set(id, company);
   }
 
   /** Opens a call (its manifest and recording, durably) after admission; the transport is attached with attach(). */
   async open(prepared: PreparedRequest, shape: { format: AudioFormat; partials: boolean }): Promise<LiveSession> {
-    this.admit(prepared.destination.company);
     const id = randomUUID();
-    const started = new Date();
-    const source = `live-${started.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.wav`;
-    const manifest: Manifest = { id, key: this.#d.intake.liveUploadKey(id, source), source, started: started.toISOString(), prepared };
-    await writeFileDurably(this.#manifestPath(id), JSON.stringify(manifest));
-    const recording = await CallRecording.create(this.#recordingPath(id), this.#d.seal);
-    const call = new LiveCall(
-      { requestid: id, source, destination: prepared.destination, options: prepared.options, model: prepared.model, format: shape.format, partials: shape.partials, recording },
-      { transcriber: this.#d.transcriber, log: this.#d.log.child({ requestid: id }), limits: this.#d.config.live, categorize: this.#d.categorize },
-      (m) => session.emit(m),
-    );
-    const session: LiveSession = new LiveSession(this, manifest, call, recording);
-    this.#sessions.set(id, session);
-    return session;
+    this.admit(id, prepared.destination.company);
+    try {
+      const started = new Date();
+      const source = `live-${started.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}.wav`;
+      const manifest: Manifest = { id, key: this.#d.intake.liveUploadKey(id, source), source, started: started.toISOString(), prepared };
+      await writeFileDurably(this.#manifestPath(id), JSON.stringify(manifest));
+      const recording = await CallRecording.create(this.#recordingPath(id), this.#d.seal);
+      const call = new LiveCall(
+        { requestid: id, source, destination: prepared.destination, options: prepared.options, model: prepared.model, format: shape.format, partials: shape.partials, recording },
+        { transcriber: this.#d.transcriber, log: this.#d.log.child({ requestid: id }), limits: this.#d.config.live, categorize: this.#d.categorize },
+        (m) => session.emit(m),
+      );
+      const session: LiveSession = new LiveSession(this, manifest, call, recording);
+      this.#sessions.set(id, session);
+      return session;
+    } catch (err) {
+      this.#remove(id);
+      throw err;
+    } finally {
+      this.#opening.delete(id);
+    }
   }
 
   /** The utterances a live call's job takes instead of transcribing its recording (src/pipeline/file-runner.ts). */
@@ -172,7 +189,7 @@ export class LiveCalls {
 
   // ------------------------------------------------------------ used by LiveSession
 
-  /** The finished call as a job: the recording stored as its upload, the job queued ahead of uploads. */
+  /** The finished call as a job: the recording stored as its upload, the job queued ahead of uploads (LIVE_PRIORITY). */
   async submit(session: LiveSession, recorded: TranscribeResult | undefined): Promise<Job> {
     const m = session.manifest;
     const upload = `${this.#recordingPath(m.id)}.upload`;
@@ -180,8 +197,8 @@ export class LiveCalls {
     const job = await this.#d.intake.submitLive(m.prepared, { id: m.id, key: m.key, file: upload, name: m.source, size: size ?? 0 });
     this.#remove(m.id);
     if (recorded) this.#recorded.set(m.id, recorded);
-    // Size 0: the runner's local queue takes it before waiting uploads (its ASR is done).
-    this.#d.runner.enqueue({ ...job, sizeBytes: recorded ? 0 : job.sizeBytes });
+    // Its client waits for the `result` message: taken before waiting uploads (docs/service.md, "Queue").
+    this.#d.runner.enqueue({ ...job, priority: LIVE_PRIORITY });
     return job;
   }
 
@@ -229,6 +246,16 @@ export class LiveCalls {
     return this.#d.config.live;
   }
 
+  /** The upload's size limit (VOXDEX_MAX_UPLOAD_MIB), which a call's audio may not pass either. */
+  get maxBytes(): number {
+    return this.#d.config.maxUploadBytes;
+  }
+
+  /** OVERLOADED when the data disk is short of space (as for an upload). */
+  checkDisk(): void {
+    this.#d.intake.checkDisk();
+  }
+
   #manifestPath(id: string): string {
     return path.join(this.#dir, `${id}.json`);
   }
@@ -256,13 +283,21 @@ export class LiveSession {
   #idle: NodeJS.Timeout | undefined;
   #utterances = 0;
   readonly #alerts: string[] = [];
-  #paused = false;
+  /** Why reading is paused: ASR backlog, or audio sent faster than the pace allows. */
+  readonly #paused = new Set<'backlog' | 'pace'>();
+  readonly #pace: IntakePace;
+  #paceTimer: NodeJS.Timeout | undefined;
+  #bytes = 0;
+  /** Messages read while paused for the pace (what the connection had buffered): taken in order on resume. */
+  readonly #held: Uint8Array[] = [];
+  #diskCheckedAt = 0;
 
   constructor(calls: LiveCalls, manifest: Manifest, call: LiveCall, recording: CallRecording) {
     this.#calls = calls;
     this.manifest = manifest;
     this.call = call;
     this.#recording = recording;
+    this.#pace = new IntakePace(calls.limits.maxSpeed);
   }
 
   get destination(): Destination {
@@ -273,37 +308,70 @@ export class LiveSession {
   attach(transport: LiveTransport): void {
     this.#transport = transport;
     this.call.onDrain = () => {
-      if (this.#paused && this.call.backlogSec < this.#calls.limits.maxBacklogSec / 2) {
-        this.#paused = false;
-        transport.resume();
-        this.#touch();
-      }
+      if (this.call.backlogSec < this.#calls.limits.maxBacklogSec / 2) this.#resume('backlog');
     };
     this.emit({ type: 'started', requestid: this.manifest.id });
     this.#touch();
   }
 
-  /** One binary message: audio (empty: the end of the call). */
+  /**
+   * One binary message: audio (empty: the end of the call). While reading is paused for the pace,
+   * what the connection had already read is held, in order, and taken as the pace allows.
+   */
   audio(data: Uint8Array): void {
     if (this.#finishing) return;
     this.#touch();
+    if (this.#held.length > 0 || this.#paused.has('pace')) this.#held.push(data);
+    else this.#accept(data);
+  }
+
+  #accept(data: Uint8Array): void {
     if (data.length === 0) {
       void this.finish();
       return;
     }
     try {
+      this.#take(data.length);
       this.call.audio(data);
     } catch (err) {
       void this.finish(toVoxdexError(err));
       return;
     }
-    if (!this.#paused && this.call.backlogSec > this.#calls.limits.maxBacklogSec) {
-      // Not reading is not the client's idleness: the idle timer waits until reading resumes.
-      this.#paused = true;
-      this.#transport?.pause();
-      clearTimeout(this.#idle);
-      this.#idle = undefined;
+    if (this.call.backlogSec > this.#calls.limits.maxBacklogSec) this.#pause('backlog');
+    const wait = this.#pace.waitMs(this.call.audioSec, performance.now());
+    if (wait > 0 && !this.#paused.has('pace')) {
+      this.#pause('pace');
+      this.#paceTimer = setTimeout(() => this.#resume('pace'), wait);
     }
+  }
+
+  /** The upload's limits on a call's audio: its size (TOO_LARGE) and the data disk's free space (OVERLOADED, checked every MiB). */
+  #take(bytes: number): void {
+    this.#bytes += bytes;
+    if (this.#bytes > this.#calls.maxBytes) {
+      throw voxdexError('TOO_LARGE', `The call's audio is larger than the upload limit of ${Math.round(this.#calls.maxBytes / 1048576)} MiB (VOXDEX_MAX_UPLOAD_MIB); it was ended and is kept as request ${this.manifest.id}`);
+    }
+    if (this.#bytes - this.#diskCheckedAt >= 1 << 20) {
+      this.#diskCheckedAt = this.#bytes;
+      this.#calls.checkDisk();
+    }
+  }
+
+  /** Stops reading the client's audio. Not reading is not the client's idleness: the idle timer waits until reading resumes. */
+  #pause(why: 'backlog' | 'pace'): void {
+    if (this.#paused.has(why)) return;
+    if (this.#paused.size === 0) this.#transport?.pause();
+    this.#paused.add(why);
+    clearTimeout(this.#idle);
+    this.#idle = undefined;
+  }
+
+  #resume(why: 'backlog' | 'pace'): void {
+    if (!this.#paused.delete(why)) return;
+    while (this.#held.length > 0 && !this.#paused.has('pace') && !this.#finishing) this.#accept(this.#held.shift()!);
+    if (this.#paused.size > 0) return;
+    this.#transport?.resume();
+    this.#touch();
   }
 
   /** A text message from the client: `{"type":"end"}` ends the call. */
@@ -316,7 +384,7 @@ export class LiveSession {
     } catch {
       type = undefined;
     }
-    if (type === 'end') void this.finish();
+    if (type === 'end') this.audio(new Uint8Array(0));
     else void this.finish(new VoxdexError('BAD_ARGUMENT', 'Expected binary audio messages, an empty binary message or the text message {"type":"end"} to end the call'));
   }
 
@@ -337,6 +405,7 @@ export class LiveSession {
 
   async #finish(error: VoxdexError | undefined, waitForResult: boolean): Promise<void> {
     clearTimeout(this.#idle);
+    clearTimeout(this.#paceTimer);
     this.#idle = undefined;
     const log = this.#calls.log.child({ requestid: this.manifest.id });
     try {
@@ -414,7 +483,7 @@ export class LiveSession {
 
   /** The idle timer: a call with no message for idleSec is ended. */
   #touch(): void {
-    if (this.#finishing || this.#paused) return;
+    if (this.#finishing || this.#paused.size > 0) return;
     if (this.#idle) {
       this.#idle.refresh();
       return;

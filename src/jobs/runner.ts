@@ -24,16 +24,17 @@ import type { Config } from '../config.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { Metrics } from '../metrics.js';
-import { CANCEL, SHUTDOWN, Scheduler } from '../scheduler.js';
+import { CANCEL, SHUTDOWN, Scheduler, type SchedulableJob } from '../scheduler.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
 import { resultMime } from '../render/output.js';
 import { hasLeases, type Job, type JobLeases, type JobStore, type Settlement } from '../store/job-store.js';
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 import type { JobPaths } from '../store/paths.js';
-import type { Tenancy } from '../tenancy/tenancy.js';
-import type { RequestOptions, StageContext } from '../types.js';
+import { settingsNow, type Tenancy } from '../tenancy/tenancy.js';
+import type { CompanySettings, RequestOptions, StageContext } from '../types.js';
 import { ClaimLoop, LEASE_LOST } from './claim-loop.js';
 import { clientTextOf } from '../redact/client-policy.js';
+import type { PolicyNow } from '../redact/at-write.js';
 import { defaultRequestOptions, policyFloor } from './request-options.js';
 import { shownJob } from './shown-job.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
@@ -115,7 +116,7 @@ export class JobRunner {
   }
 
   /** A job was accepted (by this node, or announced by another): queue it here, or look at the shared queue now. */
-  enqueue(job: Pick<Job, 'id' | 'sizeBytes'>): void {
+  enqueue(job: SchedulableJob): void {
     if (this.#scheduler) this.#scheduler.enqueue(job);
     else this.#claims?.wake();
   }
@@ -248,7 +249,7 @@ export class JobRunner {
       if (pipelineJob.source !== job.source || JSON.stringify(pipelineJob.metadata) !== JSON.stringify(job.metadata)) {
         await store.rewriteClientText(id, pipelineJob.source, pipelineJob.metadata);
       }
-      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript }, ctx);
+      const outcome = await runUpload(pipelineJob, { store, index, transcriber, blobs, seal, paths, metrics, categorize, liveTranscript, policy: this.#policyNow }, ctx);
       this.#d.metrics.filesProcessed.inc({ outcome: 'failed' }, outcome.files.filter((f) => f.error).length);
       if (signal.reason === LEASE_LOST) return;
       await this.#settle(job, { ...settlementOf(job, outcome), owner });
@@ -280,6 +281,19 @@ export class JobRunner {
     } finally {
       if (owner !== undefined || (await this.#d.store.get(id))?.state !== 'running') rmSync(this.#d.paths.workDir(id), { recursive: true, force: true });
     }
+  }
+
+  /** The company's policy as it is when a transcript is written (a policy set while the job ran applies to what it writes). */
+  readonly #policyNow: PolicyNow = {
+    optionsNow: (ran, company) => {
+      const settings = this.#settingsNow(company);
+      return settings ? policyFloor(ran, settings) : ran;
+    },
+    settings: (company) => this.#settingsNow(company),
+  };
+
+  #settingsNow(company: string): CompanySettings | undefined {
+    return settingsNow(this.#d.tenancy)(company);
   }
 
   /**

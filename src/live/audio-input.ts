@@ -55,6 +55,13 @@ export class AudioInput {
     if (this.#first) {
       this.#first = false;
       this.#format = this.#declared;
+      const riff = riffForm(message);
+      if (riff !== undefined && riff !== 'WAVE') {
+        throw voxdexError(
+          'UNSUPPORTED_AUDIO',
+          `The stream starts with a RIFF header of a ${JSON.stringify(riff)} file, not a WAV: send raw audio in the declared encoding, or a WAV header first (docs/live.md)`,
+        );
+      }
       if (isWavHeader(message)) {
         const header = streamWavHeader(message);
         this.#format = header.format;
@@ -74,6 +81,12 @@ export class AudioInput {
     if (frames > 0) decodeFrames(aligned, format, channels, 0, frames);
     return { bytes: aligned, channels };
   }
+}
+
+/** The form of a RIFF-family header (RIFF, RIFX, RF64) at the start of a message ("WAVE", "AVI ", …), if there is one. */
+function riffForm(b: Uint8Array): string | undefined {
+  if (b.length < 12 || !/^(RIFF|RIFX|RF64)$/.test(String.fromCharCode(b[0]!, b[1]!, b[2]!, b[3]!))) return undefined;
+  return String.fromCharCode(b[8]!, b[9]!, b[10]!, b[11]!);
 }
 
 function isWavHeader(b: Uint8Array): boolean {

@@ -29,9 +29,9 @@ export class StageView implements CallView {
     return this.#memo.value as T;
   }
 
-  /** The utterance at index i through the stage's per-utterance part. */
-  give(i: number): Utterance {
-    const out = this.#stage.utterance ? this.#stage.utterance(this.utterances[i]!, i, this) : this.utterances[i]!;
+  /** The utterance at index i through the stage's per-utterance part (or as `given`: the part's result found otherwise). */
+  give(i: number, given?: Utterance): Utterance {
+    const out = given ?? (this.#stage.utterance ? this.#stage.utterance(this.utterances[i]!, i, this) : this.utterances[i]!);
     this.#last.set(voiceOf(out), out);
     return out;
   }

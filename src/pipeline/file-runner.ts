@@ -21,6 +21,8 @@ import { playableWav } from '../redact/silence-audio.js';
 import type { DecodedAudio, PipelineStage, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
 import type { Categorize } from '../analytics/categories-stage.js';
 import { clientTextOf, uniqueNames, type ClientText } from '../redact/client-policy.js';
+import { redactAtWrite, refuseUnredacted, type PolicyNow } from '../redact/at-write.js';
+import { silenceAudio } from '../redact/silence-audio.js';
 import { processFile, type FileProgress } from './process-file.js';
 import { storeTranscript } from './store-transcript.js';
 
@@ -43,6 +45,11 @@ export interface FileRunnerDeps {
   liveTranscript?: (jobId: string) => TranscribeResult | undefined;
   /** The company's categories the document matches (src/analytics/categories.ts `categorizer`): the categories stage of the table, before anything is persisted. */
   categorize?: Categorize;
+  /**
+   * The company's redaction policy as it is when a transcript is written (src/redact/at-write.ts): one
+   * set while the job ran applies to what it writes. Absent: the job's options as it started.
+   */
+  policy?: PolicyNow;
 }
 
 /** A job as the pipeline runs it: its options resolved (the job runner fills them for jobs stored before options existed). */
@@ -124,14 +131,15 @@ async function runFile(job: PipelineJob, item: JobItem, member: AudioItem, at: {
       { ...deps, transcriber: transcriberFor(job.id, deps) },
       ctx,
     );
-    await persistFile(job, item, member, { document, audio: work.audio }, deps);
+    const written = await persistFile(job, item, member, { document, audio: work.audio }, deps, ctx);
     await deps.store.setProgress(job.id, (at.n + 1) / at.of);
-    observeFile(deps.metrics, document.audiosecs, (performance.now() - t0) / 1000);
-    return { member: item.member, document };
+    observeFile(deps.metrics, written.audiosecs, (performance.now() - t0) / 1000);
+    return { member: item.member, document: written };
   } catch (err) {
     if (ctx.signal.aborted) throw err;
     const e = toVoxdexError(err);
-    if (e.code === 'INDEX_UNAVAILABLE') throw e; // the index is down: retry the job later, do not fail the file
+    // The index is down, or a write was refused under a policy: retry the job later (under the policy), do not fail the file.
+    if (e.code === 'INDEX_UNAVAILABLE' || e.code === 'UNREDACTED_WRITE') throw e;
     const client = clientTextOf(job.options);
     const error: ErrorInfo = client.error({ code: e.code, message: e.message });
     if (e.code === 'INTERNAL') ctx.log.error({ err: client.active ? error : err, member: item.member }, 'file failed');
@@ -148,15 +156,27 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
 
 /**
  * The audio kept for playback (sealed), the transcript as a job stores it (store-transcript.ts: the
- * checkpoint blob and the index entry), then the item done with its tid. With scrubaudio the kept audio is the stages' silenced copy, for a single
+ * checkpoint blob and the index entry), then the item done with its tid. First, the company's policy
+ * as it is now: set while the job ran, it redacts the document (and the kept audio, and the job row's
+ * file name and metadata) before anything is written, and the write is refused if the document is
+ * still not redacted as the policy says (src/redact/at-write.ts). With scrubaudio the kept audio is the stages' silenced copy, for a single
  * file too (the upload is deleted once the job ends, src/pipeline/upload.ts), and the extracted member
  * is removed at once; otherwise an archive member's sealed file itself is kept. A transcoded file
- * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves.
+ * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves. Returns the document as written.
  */
-async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps): Promise<void> {
-  const { document } = out;
-  if (job.options.scrubaudio || out.audio.format.transcodedFrom) {
-    await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(out.audio)));
+async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, out: { document: TranscriptDocument; audio: DecodedAudio }, deps: FileRunnerDeps, ctx: StageContext): Promise<TranscriptDocument> {
+  const company = job.destination.company;
+  const now = deps.policy ? redactAtWrite(out.document, job.options, deps.policy.optionsNow(job.options, company)) : { document: out.document, options: job.options, spans: [] };
+  const { document, options } = now;
+  if (options !== job.options) {
+    ctx.log.info({ scrubtext: options.scrubtext, scrubaudio: options.scrubaudio, redact: options.redact, spans: now.spans.length }, 'the company policy set while this request ran applies to its transcript');
+    const client = clientTextOf(options);
+    await deps.store.rewriteClientText(job.id, client.text(job.source), client.metadata(job.metadata));
+  }
+  refuseUnredacted(company, document, deps.policy?.settings(company));
+  if (options.scrubaudio || out.audio.format.transcodedFrom) {
+    const audio = options.scrubaudio && now.spans.length > 0 ? silenceAudio(out.audio, now.spans) : out.audio;
+    await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(audio)));
     if (member.sealedPath) rmSync(member.sealedPath, { force: true });
   } else if (member.sealedPath) {
     // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
@@ -164,6 +184,7 @@ async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, o
   }
   const { tid, transcriptPath } = await storeTranscript(deps, job, { idx: item.idx, member: member.name }, document);
   await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
+  return document;
 }
 
 /** The job's progress while file n of `of` is transcribed, written at most every PROGRESS_MS. */

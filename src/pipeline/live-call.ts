@@ -19,11 +19,10 @@ import { toVoxdexError, voxdexError, type ErrorInfo } from '../errors.js';
 import { AudioInput } from '../live/audio-input.js';
 import type { CallRecording } from '../live/call-recording.js';
 import type { Endpointed, Endpointer, LiveSegment } from '../asr/endpointer.js';
-import { decidedUtterances } from '../live/redaction-hold.js';
 import { LocalAgreement, partialText } from '../live/partials.js';
-import { maskedPartialWords } from '../live/word-kinds-hold.js';
 import type { Logger } from '../log.js';
-import { marksText, redactionKinds } from '../redact/stage.js';
+import { LiveRedaction } from '../redact/engine.js';
+import { marksText, redactionKinds, redactMode } from '../redact/stage.js';
 import { categoryDocument, type Categorize } from '../analytics/categories-stage.js';
 import { documentUtterance } from '../stages/document.js';
 import type { AudioFormat, Destination, PipelineStage, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../types.js';
@@ -111,9 +110,12 @@ export class LiveCall {
   #notes: string[] = [];
   /** Called when the backlog shrinks (the transport resumes reading). */
   onDrain: (() => void) | undefined;
+  /** Under scrubtext or scrubtext=tag: the call's redaction as it goes (which utterances are settled, and how they read). */
+  readonly #redaction: LiveRedaction | undefined;
 
   constructor(input: LiveCallInput, deps: LiveCallDeps, emit: (m: LiveMessage) => void) {
     this.input = input;
+    this.#redaction = marksText(input.options) ? new LiveRedaction(redactionKinds(input.options), redactMode(input.options)) : undefined;
     this.#deps = deps;
     this.#emit = emit;
     this.#audio = new AudioInput(input.format);
@@ -270,13 +272,13 @@ export class LiveCall {
   /** Sends the utterances whose redaction is decided (all of them when redaction leaves the words as they are). */
   #release(): void {
     if (this.#held.length === 0) return;
-    const o = this.input.options;
     const stages = this.#stages!;
     let ready = this.#held;
-    if (marksText(o)) {
+    let settled: Map<number, Utterance> | undefined;
+    if (this.#redaction) {
       const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
-      const decided = decidedUtterances(stages.call, now, redactionKinds(o), this.#held);
-      ready = this.#held.filter((i) => decided.has(i));
+      settled = this.#redaction.settle(stages.call, this.#held, now);
+      ready = this.#held.filter((i) => settled!.has(i));
       if (ready.length === 0) return;
     }
     ready = this.#inTimeOrder(ready);
@@ -284,7 +286,8 @@ export class LiveCall {
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));
     for (const i of ready) {
-      const u = documentUtterance(stages.released(i), this.input.source, this.#model!.spec.name);
+      // The engine's redaction of the settled utterance is the redaction line's part, live (docs/pipeline.md).
+      const u = documentUtterance(stages.released(i, settled?.get(i)), this.input.source, this.#model!.spec.name);
       this.#sent.push(u);
       this.#emit({ type: 'utterance', ...u });
     }
@@ -357,8 +360,7 @@ export class LiveCall {
 
   /** Under scrubtext with personal-data kinds: what the partial shows instead of its words that are, or may become, redacted. */
   #masked(channel: number, partial: readonly WordEvent[]): Map<number, string> | undefined {
-    const o = this.input.options;
-    return o.scrubtext ? maskedPartialWords(this.#stages!.call, partial, channel, o.redact) : undefined;
+    return this.input.options.scrubtext ? this.#redaction?.maskPartial(this.#stages!.call, partial, channel) : undefined;
   }
 
   #result(model: LiveModel): TranscribeResult {

@@ -37,9 +37,13 @@ export class LiveStages {
     return this.#held.utterances.push(out) - 1;
   }
 
-  /** The utterance at index i of `call` is released: through the held part and those after it, as it is sent. */
-  released(i: number): Utterance {
-    return this.#after.reduce((x, view) => through(view, x), this.#held.give(i));
+  /**
+   * The utterance at index i of `call` is released: through the held part and those after it, as it is
+   * sent. `held`: the held part's result as the live driver already has it (the redaction engine's
+   * settled utterance, src/redact/engine.ts: the same recognizers and anonymizer, over the open tail only).
+   */
+  released(i: number, held?: Utterance): Utterance {
+    return this.#after.reduce((x, view) => through(view, x), this.#held.give(i, held));
   }
 }
 

@@ -17,6 +17,8 @@ import type { JobStore } from '../store/job-store.js';
 import type { SubmissionLedger } from '../store/ledger.js';
 import type { CallbackOutbox } from '../store/outbox.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
+import { settingsNow } from '../tenancy/tenancy.js';
+import { policyGuardedIndex } from './guarded-index.js';
 import { openDistributed, openDistributedTenancy } from './open-distributed.js';
 import { openEmbedded, openEmbeddedTenancy } from './open-embedded.js';
 
@@ -75,6 +77,8 @@ export async function openPorts(config: Readonly<Config>, o: OpenOptions): Promi
     // Callback secrets live sealed in tenancy only; rows written by earlier versions carried a copy.
     const dropped = await ports.outbox.dropSecrets();
     if (dropped > 0) o.log.info({ rows: dropped }, 'removed callback secrets copied into the callback outbox by an earlier version');
+    // Every write of a transcript to the index is checked against its company's text policy as it is then.
+    ports.index = policyGuardedIndex(ports.index, settingsNow(ports.tenancy));
   } catch (err) {
     await ports.close();
     throw err;

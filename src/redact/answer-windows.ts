@@ -71,16 +71,17 @@ const generic = (t: Topic) => t.key === 'number';
  * Each topic's window: open from the topic word for ANSWER_WINDOW_SEC, then for each stream as long
  * as that stream's digit groups keep coming within ANSWER_CONTINUE_SEC of each other; closed by the
  * next other (non-generic) topic on any channel; on the channels bearsOn names (the agent's "the offer
- * ends in 1999" after asking for the card is no answer).
+ * ends in 1999" after asking for the card is no answer). `channels`: how many the call has spoken on
+ * (more than `streams` holds when they are part of a call: the live engine's context).
  */
-export function answerWindows(list: readonly Topic[], streams: readonly Stream[]): AnswerWindow[] {
+export function answerWindows(list: readonly Topic[], streams: readonly Stream[], channels = streams.length): AnswerWindow[] {
   const groups = new Map(streams.map((s) => [s.speaker, digitGroups(s).map((g) => ({ start: s.tokens[g.first]!.start, end: s.tokens[g.last]!.end }))]));
   return list.map((t, i) => {
     const next = list.slice(i + 1).find((o) => o.tag !== t.tag && !generic(o) && o.time > t.time + TOPIC_OVERLAP_SEC);
     const cap = next?.time ?? Infinity;
     const ends = new Map<string, number>();
     for (const [stream, gs] of groups) {
-      if (!bearsOn(t, stream, streams.length)) continue;
+      if (!bearsOn(t, stream, channels)) continue;
       let end = Math.min(t.time + ANSWER_WINDOW_SEC, cap);
       for (const g of gs) {
         if (g.start < t.time) continue;

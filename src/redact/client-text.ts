@@ -15,7 +15,7 @@ import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.
 import { ANSWER_CONTINUE_SEC, ANSWER_WINDOW_SEC } from './answer-windows.js';
 import { RUN_WINDOW_SEC } from './digit-runs.js';
 import { findPersonalText } from './pii/client-text.js';
-import { findSensitive } from './redact.js';
+import { findSensitive } from './run-recognizer.js';
 
 /** A span of the text (UTF-16 offsets, end exclusive) and what it is. */
 export interface TextSpan {

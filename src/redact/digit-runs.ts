@@ -52,6 +52,11 @@ export interface DigitRun {
   end: number;
   /** How many utterances (breaths, as the ASR split them) its digits were said in. */
   pieces: number;
+  /**
+   * Set when the run is one of a speaker's numbers that together have a card's or an SSN's length
+   * (joinByLength): that kind, cue or not. Each keeps its own tokens: the words between stay.
+   */
+  byLength?: 'card' | 'ssn';
 }
 
 const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
@@ -184,7 +189,6 @@ function inWords(t: readonly StreamToken[], i: number, dir: 1 | -1): boolean {
   return o !== undefined && o.u === t[i]!.u && o.kind === 'word' && !FILLERS.has(o.key);
 }
 
-/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow. */
 /** What the caller of digitRuns knows about context: where a topic word separates numbers, and the answer windows. */
 export interface RunHints {
   /** A topic word said between `from` and `to` that separates this speaker's numbers. */
@@ -218,43 +222,140 @@ export function digitGroups(stream: Stream): DigitGroup[] {
   return groups;
 }
 
-export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
-  const runs: DigitRun[] = [];
-  for (const stream of streams) {
-    const t = stream.tokens;
-    const groups = digitGroups(stream);
-    let cur: DigitGroup | undefined;
-    const flush = () => {
-      if (!cur) return;
-      const pieces = new Set(t.slice(cur.first, cur.last + 1).filter((x) => x.kind === 'digit').map((x) => x.u)).size;
-      runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end, pieces });
-    };
-    for (const g of groups) {
-      if (cur) {
-        const between = t.slice(cur.last + 1, g.first);
-        const gap = t[g.first]!.start - t[cur.last]!.end;
-        const from = t[cur.last]!.end;
-        const to = t[g.first]!.start;
-        // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
-        // channel in between ("security code", "expiry") starts a new number.
-        const wordUse = (g.digits.length < 2 && inWords(t, g.last, 1)) || (cur.digits.length < 2 && inWords(t, cur.first, -1));
-        // Inside the answer to "what's the card number?" (or after "my card number is") digits join
-        // across long pauses, chatter and misheard words, as long as the window stays open.
-        const w = hints.window(stream.speaker, t[cur.first]!.start);
-        const answer = w !== undefined && w === hints.window(stream.speaker, to);
-        const joins = (gap <= RUN_WINDOW_SEC || answer) && !wordUse &&
-          !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
-          !hints.breaks(stream.speaker, from, to) &&
-          (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && g.digits.length >= 2 && between.length <= 4));
-        if (joins) {
-          cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
-          continue;
-        }
-        flush();
-      }
-      cur = { ...g };
-    }
-    flush();
+/** A group after a run, as groupJoins reads it: a group already said, or one still to come (what can be known of it). */
+export interface NextGroup {
+  /** Its first token's index in the stream (the stream's length for a group still to come). */
+  first: number;
+  start: number;
+  /** How many digits it holds (a group still to come: 2, the most that lets it join). */
+  digits: number;
+  /** A lone digit followed by an ordinary word in its utterance ("one of them"): a word, not a group. */
+  wordUse: boolean;
+}
+
+/**
+ * Whether group `next` joins the run `cur` (its groups so far) of `stream`: within RUN_WINDOW_SEC, or
+ * inside one answer window (`answer`; default: `hints` says both lie in the same window), with no
+ * quantity, month or topic word between, and only fillers between — or, both groups having 2+ digits,
+ * at most 4 words. The one statement of the rule: digitRuns joins by it, and the run recognizer's
+ * reach (run-recognizer.ts) asks it of a group still to come.
+ */
+export function groupJoins(stream: Stream, cur: DigitGroup, next: NextGroup, hints: RunHints, answer?: boolean): boolean {
+  const t = stream.tokens;
+  const between = t.slice(cur.last + 1, next.first);
+  const from = t[cur.last]!.end;
+  const to = next.start;
+  // A lone digit inside ordinary words ("one of them") is a word; a topic word said on any
+  // channel in between ("security code", "expiry") starts a new number.
+  const wordUse = next.wordUse || (cur.digits.length < 2 && inWords(t, cur.first, -1));
+  // Inside the answer to "what's the card number?" (or after "my card number is") digits join
+  // across long pauses, chatter and misheard words, as long as the window stays open.
+  if (answer === undefined) {
+    const w = hints.window(stream.speaker, t[cur.first]!.start);
+    answer = w !== undefined && w === hints.window(stream.speaker, to);
   }
+  return (to - from <= RUN_WINDOW_SEC || answer) && !wordUse &&
+    !between.some((b) => b.kind === 'quantity' || MONTH_SET.has(b.key)) &&
+    !hints.breaks(stream.speaker, from, to) &&
+    (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && next.digits >= 2 && between.length <= 4));
+}
+
+/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (joinByLength). */
+export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
+  return streams.flatMap((stream) => joinByLength(streamRuns(stream, hints), hints));
+}
+
+/** One stream's runs: its groups joined across pauses, fillers, chatter and answer windows. */
+function streamRuns(stream: Stream, hints: RunHints): DigitRun[] {
+  const runs: DigitRun[] = [];
+  const t = stream.tokens;
+  const groups = digitGroups(stream);
+  let cur: DigitGroup | undefined;
+  const flush = () => {
+    if (!cur) return;
+    const pieces = new Set(t.slice(cur.first, cur.last + 1).filter((x) => x.kind === 'digit').map((x) => x.u)).size;
+    runs.push({ stream, first: cur.first, last: cur.last, digits: cur.digits, start: t[cur.first]!.start, end: t[cur.last]!.end, pieces });
+  };
+  for (const g of groups) {
+    if (cur) {
+      const next = { first: g.first, start: t[g.first]!.start, digits: g.digits.length, wordUse: g.digits.length < 2 && inWords(t, g.last, 1) };
+      if (groupJoins(stream, cur, next, hints)) {
+        cur = { first: cur.first, last: g.last, digits: cur.digits + g.digits };
+        continue;
+      }
+      flush();
+    }
+    cur = { ...g };
+  }
+  flush();
   return runs;
+}
+
+/** Digit counts a card number is said with (American Express 15, the rest 16); an SSN's. */
+export const CARD_LENGTHS: ReadonlySet<number> = new Set([15, 16]);
+export const SSN_LENGTH = 9;
+/** The longest stretch (first digit to last, seconds) whose numbers add up to a card or an SSN: an answer read in groups with chatter between. */
+export const LENGTH_STRETCH_SEC = 60;
+
+/** A run that counts toward a card's or an SSN's length: not a lone digit inside ordinary words ("I have 2 kids"). */
+const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (inWords(r.stream.tokens, r.first, 1) || inWords(r.stream.tokens, r.first, -1)));
+
+/**
+ * Failing closed without a cue (the ASR heard "car number", or nothing was asked): consecutive runs of
+ * one speaker, each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word said
+ * between, whose digits add up to a card's length (15, 16) or an SSN's (9) are each of that kind
+ * (docs/redaction.md, "How runs are found"); the words between them keep their words. The longest such card stretch from each run wins, then the
+ * longest SSN one; a lone digit inside ordinary words ("I have 2 kids") neither counts nor breaks.
+ */
+export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
+  const out: DigitRun[] = [];
+  for (let i = 0; i < runs.length; ) {
+    let card = -1;
+    let ssn = -1;
+    let total = 0;
+    for (let j = i; j < runs.length; j++) {
+      const r = runs[j]!;
+      if (j > i) {
+        const p = runs[j - 1]!;
+        if (r.start - p.end > RUN_WINDOW_SEC || r.end - runs[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
+      }
+      if (j === i && !counts(r)) break;
+      if (counts(r)) total += r.digits.length;
+      if (total > Math.max(...CARD_LENGTHS)) break;
+      if (j > i && CARD_LENGTHS.has(total)) card = j;
+      if (j > i && total === SSN_LENGTH) ssn = j;
+    }
+    const last = card >= 0 ? card : ssn;
+    if (last < 0) {
+      out.push(runs[i]!);
+      i++;
+      continue;
+    }
+    const byLength = card >= 0 ? 'card' : 'ssn';
+    for (const r of runs.slice(i, last + 1)) out.push(counts(r) ? { ...r, byLength } : r);
+    i = last + 1;
+  }
+  return out;
+}
+
+/**
+ * The earliest of one stream's runs (in order) that digits said from `at` on could still make part of a
+ * card or an SSN by length (joinByLength's links, read back from the last run): what a live call must
+ * hold until no digit can follow (docs/redaction.md, "The engine"). Undefined when no digit said at
+ * `at` could link to the last run, or the runs already hold a card's length.
+ */
+export function lengthChainFirst(runs: readonly DigitRun[], at: number, hints: RunHints): DigitRun | undefined {
+  const last = runs[runs.length - 1];
+  if (!last || !counts(last) || at - last.end > RUN_WINDOW_SEC || hints.breaks(last.stream.speaker, last.end, at)) return undefined;
+  let first = runs.length - 1;
+  let total = last.digits.length;
+  for (let j = runs.length - 2; j >= 0; j--) {
+    const r = runs[j]!;
+    const n = runs[j + 1]!;
+    if (n.start - r.end > RUN_WINDOW_SEC || at - r.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, r.end, n.start)) break;
+    if (counts(r)) total += r.digits.length;
+    if (total >= Math.max(...CARD_LENGTHS)) break;
+    first = j;
+  }
+  return at - runs[first]!.start > LENGTH_STRETCH_SEC || total >= Math.max(...CARD_LENGTHS) && first === runs.length - 1 ? undefined : runs[first];
 }

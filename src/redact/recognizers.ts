@@ -94,11 +94,11 @@ function luhnInside(d: string): boolean {
 
 export const cardRecognizer: Recognizer = {
   kind: 'card',
-  matches: (run, ctx) => (run.digits.length >= 12 && (luhnInside(run.digits) || has(ctx, 'card'))) || (ctx.answers === 'card' && run.digits.length >= 2),
+  matches: (run, ctx) => run.byLength === 'card' || (run.digits.length >= 12 && (luhnInside(run.digits) || has(ctx, 'card'))) || (ctx.answers === 'card' && run.digits.length >= 2),
 };
 export const ssnRecognizer: Recognizer = {
   kind: 'ssn',
-  matches: (run, ctx) => (run.digits.length >= 8 && run.digits.length <= 10 && has(ctx, 'ssn')) || (ctx.answers === 'ssn' && run.digits.length >= 2),
+  matches: (run, ctx) => run.byLength === 'ssn' || (run.digits.length >= 8 && run.digits.length <= 10 && has(ctx, 'ssn')) || (ctx.answers === 'ssn' && run.digits.length >= 2),
 };
 export const expiryRecognizer: Recognizer = {
   kind: 'expiry',

@@ -4,7 +4,7 @@
  * the work's audio with a copy silent over the spans, plus the margin, which is what the runner keeps for
  * playback; it reads the words before they are replaced), then the text (per-utterance part: scrubtext
  * replaces the sensitive events, scrubtext=tag marks them, both over the call so far — a live call sends an
- * utterance only once its redaction is decided, src/live/redaction-hold.ts). With scrubaudio alone the
+ * utterance only once its redaction is settled, src/redact/engine.ts). With scrubaudio alone the
  * text is kept. Only counts and kinds are logged, never words.
  */
 import type { FileWork, Stage, TranscriptDocument, Utterance, UtterancePart } from '../types.js';
@@ -26,10 +26,13 @@ export const marksText = (o: Pick<RedactOptions, 'scrubtext' | 'tag'>): boolean 
 /** The kinds redacted: those asked for, else the default ones. */
 export const redactionKinds = (o: Pick<RedactOptions, 'redact'>): readonly RedactionKind[] => (o.redact?.length ? o.redact : DEFAULT_KINDS);
 
+/** How the spans are applied: marked (scrubtext=tag, without scrubtext) or replaced. */
+export const redactMode = (o: Pick<RedactOptions, 'scrubtext' | 'tag'>): { tag: boolean } => ({ tag: !o.scrubtext && o.tag === true });
+
 /** The utterances as the options want them (replaced, marked or as they are) and the spans for scrubaudio. */
 function apply(utterances: readonly Utterance[], o: RedactOptions): { utterances: readonly Utterance[]; spans: RedactionSpan[] } {
   if (!o.scrubtext && !o.scrubaudio && !o.tag) return { utterances, spans: [] };
-  const tag = !o.scrubtext && o.tag === true;
+  const { tag } = redactMode(o);
   const r = redactUtterances(utterances, redactionKinds(o), { tag });
   return { utterances: o.scrubtext || tag ? r.utterances : utterances, spans: r.spans };
 }

@@ -5,7 +5,8 @@
  * MAX_CUE_SEC (the usual subtitle guidance: 42 characters a line, 2 lines, ~7 s). An utterance is cut
  * where it pauses for PAUSE_BREAK_SEC or more, and a cue that would be too long is cut at the best
  * place that leaves it at least half full: after a sentence, else at a pause or a comma, else before
- * the word that does not fit. A cue's lines break at punctuation when that keeps them balanced. The
+ * the word that does not fit; a single token longer than that (a long numeral read slowly) is shown for
+ * MAX_CUE_SEC from its start. A cue's lines break at punctuation when that keeps them balanced. The
  * first cue of each utterance starts with its speaker (`Agent: `, `S1: `, `C0: `) when there is one.
  */
 import { timeTokens, type TimedToken } from '../readable/text-timing.js';
@@ -66,7 +67,9 @@ function utteranceCues(tokens: readonly TimedToken[], prefix: string): Cue[] {
   const fits = (ts: readonly TimedToken[]) => ts.length <= 1 || (ts[ts.length - 1]!.end - ts[0]!.start <= MAX_CUE_SEC && layout(words(ts)) !== null);
   const emit = (ts: readonly TimedToken[]) => {
     const ws = words(ts);
-    out.push({ start: ts[0]!.start, end: Math.max(ts[ts.length - 1]!.end, ts[0]!.start), lines: layout(ws) ?? [ws.join(' ')] });
+    // One token can outlast a cue (a card number read slowly is one numeral): its text cannot be cut, so it stays up MAX_CUE_SEC.
+    const end = Math.min(Math.max(ts[ts.length - 1]!.end, ts[0]!.start), ts[0]!.start + MAX_CUE_SEC);
+    out.push({ start: ts[0]!.start, end, lines: layout(ws) ?? [ws.join(' ')] });
   };
   let cur: TimedToken[] = [];
   for (const t of tokens) {

@@ -13,12 +13,16 @@ export const NEGATIVE_LABELS = ['Negative', 'Mostly Negative'] as const;
 
 const DAY_MS = 86_400_000;
 
+/**
+ * The count maps (labels, categories) are keyed by names a company chooses: they have no prototype
+ * while they are filled, so that a category named `constructor` or `__proto__` is a key like any other.
+ */
 export function emptyFigures(): Figures {
   return {
     calls: 0,
-    sentiment: { analysed: 0, negative: 0, labels: {} },
+    sentiment: { analysed: 0, negative: 0, labels: Object.create(null) as Record<string, number> },
     metrics: { analysed: 0, overtalkCalls: 0, overtalkSecs: 0, silenceSecs: 0 },
-    categories: {},
+    categories: Object.create(null) as Record<string, number>,
   };
 }
 

@@ -4,7 +4,8 @@
  * members are streamed out of the 7z CLI (`-so`) straight into sealed files in `workDir`
  * (src/audio/sealed-file.ts), each sniffed by content. 7z never writes a member to disk and no
  * member's plaintext is ever on disk; `.json` sidecars are read into memory. Problems with single
- * members are per-file errors; the request fails only when no audio member is left.
+ * members are per-file errors; the request fails only when no audio member is left, or when the
+ * members' audio together is more than one request may hold (src/audio/request-audio.ts).
  */
 import { rmSync } from 'node:fs';
 import path from 'node:path';
@@ -19,6 +20,7 @@ import { mediaOfFile } from '../audio/media.js';
 import { extractMembers, listArchive, type ArchiveEntry } from '../audio/seven-zip.js';
 import { checkDiskSpace, checkEntries, classifyMembers, sidecarFor } from '../audio/archive-policy.js';
 import { placeEntries } from '../audio/duplicate-members.js';
+import { checkMembersAudio } from '../audio/request-audio.js';
 import type { AudioSeal } from '../audio/sealed-file.js';
 import { noAudio } from './probe.js';
 
@@ -84,6 +86,8 @@ export const unpack: Stage<UnpackInput, UnpackOutput> = async (input, ctx) => {
     const reasons = items.slice(0, 3).map((i) => `${i.name}: ${isFailedItem(i) ? i.error.message : 'audio'}`);
     throw voxdexError('NO_AUDIO_MEMBERS', `The archive holds no audio files this service accepts (${reasons.join(' | ')}).`);
   }
+  // The sum of the members' real lengths, before any is transcribed (the listing only bounded it by sizes).
+  await checkMembersAudio(items.filter((i): i is AudioItem => !isFailedItem(i)), ctx.config, ctx.signal);
   ctx.log.debug({ jobId: ctx.jobId, kind: s.kind, members: items.length }, 'unpacked archive');
   return { kind: s.kind, items };
 };

@@ -149,3 +149,8 @@ export function ensureRootToken(file: string): { token: string; created: boolean
   chmodSync(file, 0o600);
   return { token, created: true };
 }
+
+/** A company's settings as they are now, or undefined for one that does not exist (any more): what a write of its transcript is checked against. */
+export function settingsNow(tenancy: Pick<TenancyReads, 'hasCompany' | 'companySettings'>): (company: string) => CompanySettings | undefined {
+  return (company) => (tenancy.hasCompany(company) ? tenancy.companySettings(company) : undefined);
+}

@@ -527,6 +527,27 @@ export function runTranscriptIndexConformance(name: string, factory: () => Promi
     }
   });
 
+  agg('categories named like Object members (constructor, __proto__, toString) are counted like any other', async () => {
+    const index = await factory();
+    await index.init();
+    try {
+      const names = [['constructor'], ['constructor', '__proto__'], ['toString', 'billing']];
+      await index.index(names.map((categories, i) => {
+        const d = structuredClone(CORPUS[0]!);
+        d.tid = `p${i}`;
+        d.document.categories = categories;
+        return d;
+      }));
+      const a = await index.aggregate(F1, query({}), { tzOffsetMin: 0, by: { kind: 'org' } });
+      const expected = JSON.parse('{"__proto__":1,"billing":1,"constructor":2,"toString":1}');
+      assert.equal(JSON.parse(JSON.stringify(a.total.categories)), expected);
+      assert.equal(JSON.parse(JSON.stringify(a.groups![0]!.categories)), expected);
+      assert.equal(a.days.reduce((n, d) => n + (Object.hasOwn(d.categories, 'constructor') ? d.categories.constructor as unknown as number : 0), 0), 2);
+    } finally {
+      await index.close();
+    }
+  });
+
   agg.run();
 
   // Redaction (issue 25): a redacted name is never findable; `[NAME]` and `redacted=name` find the calls where one was redacted.

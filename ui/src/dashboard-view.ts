@@ -146,6 +146,11 @@ function dashForm(s: DashState, account: Account): HTMLFormElement {
   return form;
 }
 
+/** A category's count; names are the company's own (`constructor` is a category, not Object's member). */
+function countOf(counts: Record<string, number>, name: string): number {
+  return Object.hasOwn(counts, name) ? counts[name]! : 0;
+}
+
 function daysOf(from: string, to: string): string[] {
   const out: string[] = [];
   for (let d = from; d <= to && out.length < MAX_DAYS; d = addDays(d, 1)) out.push(d);
@@ -203,9 +208,9 @@ function categorySection(s: DashState, a: Analytics): HTMLElement {
     unit: 'calls',
     bars: names.map((name) => ({
       label: name,
-      value: a.total.categories[name] ?? 0,
-      ...(a.previous ? { before: a.previous.total.categories[name] ?? 0 } : {}),
-      note: `${Math.round((100 * (a.total.categories[name] ?? 0)) / (a.total.calls || 1))} %`,
+      value: countOf(a.total.categories, name),
+      ...(a.previous ? { before: countOf(a.previous.total.categories, name) } : {}),
+      note: `${Math.round((100 * (countOf(a.total.categories, name))) / (a.total.calls || 1))} %`,
       href: figureLink(s, { category: name }),
     })),
   }));
@@ -228,8 +233,8 @@ function daySection(s: DashState, a: Analytics, days: string[]): HTMLElement {
     columnChart({ label: 'Calls per day', unit: 'calls', columns: column((f) => f.calls, () => ({})) }),
     names.length ? h('h3', {}, 'Each category per day (one scale)') : null,
     names.map((name) => h('figure', { class: 'dash-cat' },
-      h('figcaption', {}, h('span', { class: 'chip' }, name), ` ${a.total.categories[name]} in range`),
-      columnChart({ label: `${name}: calls per day`, unit: 'calls', max, small: true, columns: column((f) => f.categories[name] ?? 0, () => ({ category: name })) }))),
+      h('figcaption', {}, h('span', { class: 'chip' }, name), ` ${countOf(a.total.categories, name)} in range`),
+      columnChart({ label: `${name}: calls per day`, unit: 'calls', max, small: true, columns: column((f) => countOf(f.categories, name), () => ({ category: name })) }))),
   );
 }
 
@@ -258,7 +263,7 @@ function breakdownSection(s: DashState, a: Analytics): HTMLElement | null {
       cell(String(g.calls), groupLink(g.key)),
       cell(share(g.sentiment.negative, g.sentiment.analysed), groupLink(g.key, { sentiment: 'Negative,Mostly Negative' })),
       cell(share(g.metrics.overtalkCalls, g.metrics.analysed), groupLink(g.key, { omin: '0.01' })),
-      catNames.map((c) => cell(String(g.categories[c] ?? 0), groupLink(g.key, { category: c }))),
+      catNames.map((c) => cell(String(countOf(g.categories, c)), groupLink(g.key, { category: c }))),
     );
   });
   return h(

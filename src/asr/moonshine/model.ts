@@ -111,6 +111,12 @@ function cacheNames(kind: 'past_key_values' | 'present'): string[] {
 }
 const PAST = cacheNames('past_key_values');
 const PRESENT = cacheNames('present');
+/**
+ * What a cached step (step ≥ 1) fetches: the logits and the decoder's self-attention caches. The
+ * encoder's cross-attention caches are computed once at step 0; fetching them again on every later step
+ * would copy them out of ONNX Runtime each time (8 layers × 2 × [rows, 8, frames, 52] floats).
+ */
+const STEP_FETCHES = ['logits', ...PRESENT.filter((_, i) => i % 4 < 2)];
 
 /** The largest logit of a row (other than `exclude`), its log-softmax, and end-of-sequence's log-softmax. */
 function pick(logits: Float32Array, offset: number, size: number, exclude: number): { id: number; logprob: number; eosLogprob: number } {
@@ -221,7 +227,7 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
       if (aborted()) throw cancelled();
       feeds.input_ids = new ort.Tensor('int64', BigInt64Array.from(active, (r) => BigInt(r.last)), [active.length, 1]);
       feeds.use_cache_branch = step === 0 ? cacheOff : cacheOn;
-      const out = await decoder.run(feeds);
+      const out = step === 0 ? await decoder.run(feeds) : await decoder.run(feeds, STEP_FETCHES);
       const logits = out.logits!;
       const size = logits.dims[2]!;
       const data = logits.data as Float32Array;
@@ -276,7 +282,7 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
     const stepper: Stepper<State> = {
       async step(s, token) {
         const input = { ...s.feeds, input_ids: new ort.Tensor('int64', BigInt64Array.of(BigInt(token)), [1, 1]), use_cache_branch: s.step === 0 ? cacheOff : cacheOn };
-        const out = await decoder.run(input);
+        const out = s.step === 0 ? await decoder.run(input) : await decoder.run(input, STEP_FETCHES);
         const next: Record<string, ort.Tensor> = { ...input };
         for (let i = 0; i < PAST.length; i++) if (s.step === 0 || i % 4 < 2) next[PAST[i]!] = out[PRESENT[i]!]!;
         const data = out.logits!.data as Float32Array;

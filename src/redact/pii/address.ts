@@ -10,7 +10,8 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { DIRECTIONS, NOT_A_NAME, REPLIES, STATE_PAIRS, STATES, STREET_TYPES, UNIT_WORDS } from './lexicon.js';
-import { answerSpan, continues, gap, isLetter, isNumber, nameLike, type PiiSpan, type PiiView } from './spans.js';
+import { answerSpan, continues, gap, isLetter, isNumber, nameLike, openAnswerReach, piiRecognizer, type PiiSpan, type PiiView } from './spans.js';
+import type { Recognizer } from '../recognizer.js';
 
 const ADDRESS_PAUSE_SEC = 1.5;
 /** Most tokens of one address (number, street, unit, city, state, ZIP said digit by digit). */
@@ -63,7 +64,7 @@ export function recognizeAddresses(view: PiiView): PiiSpan[] {
       let last = end;
       while (last + 1 < t.length && last - end < 12 && t[last + 1]!.u === t[end]!.u) last++;
       end = extend(t, end, inWindow(view, stream, i) ? t.length - 1 : last);
-      out.push({ kind: 'address', stream, from: street[0], to: end, score: 0.9 });
+      out.push({ kind: 'address', stream, from: street[0], to: end });
       i = end;
     }
   }
@@ -79,7 +80,7 @@ export function recognizeAddresses(view: PiiView): PiiSpan[] {
       if (digits.length < 5) continue;
       const city = pair ? i - 2 : i - 1;
       const from = city >= 0 && nameLike(t[city]) && t[city]!.u === t[i]!.u ? city : i - (pair ? 1 : 0);
-      out.push({ kind: 'address', stream, from, to: z - 1, score: 0.8 });
+      out.push({ kind: 'address', stream, from, to: z - 1 });
     }
   }
   // The answer to an address question, misheard words and all ("for seventeen april wey austin texas").
@@ -88,7 +89,34 @@ export function recognizeAddresses(view: PiiView): PiiSpan[] {
     const t = w.stream.tokens;
     const a = answerSpan(t, w.first, w.last);
     if (!a || !t.slice(a[0], a[1] + 1).some((_, k) => addressWord(t, a[0] + k) && !NOT_A_NAME.has(t[a[0] + k]!.key))) continue;
-    out.push({ kind: 'address', stream: w.stream, from: a[0], to: Math.max(a[1], extend(t, a[0], w.last)), score: 0.9 });
+    out.push({ kind: 'address', stream: w.stream, from: a[0], to: Math.max(a[1], extend(t, a[0], w.last)) });
   }
   return out;
 }
+
+/**
+ * How far back an address completed by words said from `now` on reaches: a street type said within
+ * ADDRESS_PAUSE_SEC makes the house number and up to four words before it a street ("42 maple" +
+ * "street"); ZIP digits make the city and state before them an address ("portland oregon" + "nine
+ * seven two oh one"); in an open address window the answer so far becomes one.
+ */
+function addressReach(view: PiiView, stream: Stream, now: number): number {
+  const t = stream.tokens;
+  if (t.length === 0) return 0;
+  let open = openAnswerReach(view, stream, ['address'], now);
+  if (now - t[t.length - 1]!.end >= ADDRESS_PAUSE_SEC) return open;
+  const close = (i: number) => i === t.length - 1 || gap(t[i]!, t[i + 1]!) < ADDRESS_PAUSE_SEC;
+  let k = t.length - 1;
+  while (k >= 0 && t.length - 1 - k < 5 && !isNumber(t[k]) && (nameLike(t[k]) || DIRECTIONS.has(t[k]!.key)) && close(k)) k--;
+  if (k >= 0 && isNumber(t[k]) && close(k)) {
+    while (k > 0 && isNumber(t[k - 1]) && gap(t[k - 1]!, t[k]!) < 1) k--;
+    open = Math.min(open, k);
+  }
+  // A state, maybe with some of its ZIP's digits, at the end: its city before it.
+  let z = t.length - 1;
+  while (z > 0 && isNumber(t[z])) z--;
+  if (STATES.has(t[z]!.key) || STATE_PAIRS.has(`${t[z - 1]?.key}_${t[z]!.key}`)) open = Math.min(open, Math.max(0, z - 2));
+  return open;
+}
+
+export const addressRecognizer: Recognizer = piiRecognizer('addresses', ['address'], recognizeAddresses, addressReach, ['address']);

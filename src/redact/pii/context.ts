@@ -143,10 +143,10 @@ function tokensIn(stream: Stream, from: number, to: number, after = -1): [number
   return [first, last];
 }
 
-/** The windows the cues open: on the other speakers (answers) and, for first-person cues, on the speaker's own words. */
-export function findWindows(streams: readonly Stream[], cues: readonly Cue[]): Window[] {
+/** The windows the cues open: on the other speakers (answers) and, for first-person cues, on the speaker's own words (`channels`: as answer-windows.ts reads it). */
+export function findWindows(streams: readonly Stream[], cues: readonly Cue[], channels = streams.length): Window[] {
   const windows: Window[] = [];
-  const oneStream = streams.length === 1;
+  const oneStream = channels === 1;
   cues.forEach((cue, k) => {
     const next = cues.slice(k + 1).find((o) => o.topic !== cue.topic && o.time > cue.time);
     const nextOwn = cues.slice(k + 1).find((o) => o.stream === cue.stream && o.time > cue.time);
@@ -164,4 +164,21 @@ export function findWindows(streams: readonly Stream[], cues: readonly Cue[]): W
     }
   });
   return windows;
+}
+
+/**
+ * Whether a window can still take words said from `now` on: within ANSWER_WINDOW_SEC of its cue (the
+ * longer of the two windows) and before the next cue of another topic. The reach of the personal-data
+ * recognizers reads it (recognizer.ts).
+ */
+export function windowOpen(cues: readonly Cue[], w: Window, now: number): boolean {
+  const next = cues.find((o) => o.topic !== w.cue.topic && o.time > w.cue.time);
+  return Math.min(w.cue.time + ANSWER_WINDOW_SEC, next?.time ?? Infinity) > now;
+}
+
+/** The earliest cue of an open window of `topics` on `stream` (Infinity: none): what a recognizer reading windows still needs. */
+export function openWindowsSince(cues: readonly Cue[], windows: readonly Window[], stream: Stream, topics: readonly PiiKind[], now: number): number {
+  let since = Infinity;
+  for (const w of windows) if (w.stream === stream && topics.includes(w.topic) && windowOpen(cues, w, now)) since = Math.min(since, w.cue.time);
+  return since;
 }

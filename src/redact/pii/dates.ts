@@ -5,8 +5,9 @@
  * date, an appointment) are ordinary talk and kept.
  */
 import { MONTHS, ORDINALS } from '../../numbers/lexicon.js';
-import type { StreamToken } from '../digit-runs.js';
-import { answerSpan, gap, isNumber, type PiiSpan, type PiiView } from './spans.js';
+import type { Stream, StreamToken } from '../digit-runs.js';
+import { answerSpan, gap, isNumber, openAnswerReach, piiRecognizer, type PiiSpan, type PiiView } from './spans.js';
+import type { Recognizer } from '../recognizer.js';
 
 const MONTH_SET = new Set<string>([...MONTHS, 'jan', 'feb', 'mar', 'apr', 'jun', 'jul', 'aug', 'sep', 'sept', 'oct', 'nov', 'dec']);
 const JOINERS = new Set(['of', 'the', 'slash', 'dash', 'and']);
@@ -54,7 +55,7 @@ export function recognizeDatesOfBirth(view: PiiView): PiiSpan[] {
   for (const stream of view.streams) {
     for (let i = 0; i < stream.tokens.length; i++) {
       const d = fullDateAt(stream.tokens, i);
-      if (d) out.push({ kind: 'dob', stream, from: d[0], to: d[1], score: 0.7 });
+      if (d) out.push({ kind: 'dob', stream, from: d[0], to: d[1] });
     }
   }
   for (const w of view.windows) {
@@ -73,7 +74,7 @@ export function recognizeDatesOfBirth(view: PiiView): PiiSpan[] {
         // The answer's words before the date in its utterance are the date misheard ("i can not do i 1985").
         const a = answerSpan(t, w.first, w.last);
         const from = a && a[0] < k && t[a[0]]!.u === t[k]!.u ? a[0] : k;
-        out.push({ kind: 'dob', stream: w.stream, from, to: end, score: 0.9 });
+        out.push({ kind: 'dob', stream: w.stream, from, to: end });
         break;
       }
       k = end;
@@ -81,3 +82,23 @@ export function recognizeDatesOfBirth(view: PiiView): PiiSpan[] {
   }
   return out;
 }
+
+/**
+ * How far back a date of birth completed by words said from `now` on reaches: a year said within
+ * DATE_PAUSE_SEC after a month and a day makes them a full date ("january eleventh" + "nineteen
+ * fifty"); in an open birth-date window the answer so far becomes one.
+ */
+function dateReach(view: PiiView, stream: Stream, now: number): number {
+  const t = stream.tokens;
+  if (t.length === 0) return 0;
+  let open = openAnswerReach(view, stream, ['dob'], now);
+  if (now - t[t.length - 1]!.end > DATE_PAUSE_SEC) return open;
+  // "the seventh of april" or "january the eleventh": a month among the last four words with only a
+  // date's words after it (fullDateAt), and the day and "the" before it.
+  for (let i = Math.max(0, t.length - 4); i < t.length; i++) {
+    if (MONTH_SET.has(t[i]!.key) && t.slice(i + 1).every((x) => x.key === 'the' || dateWord(x))) return Math.min(open, Math.max(0, i - 3));
+  }
+  return open;
+}
+
+export const dobRecognizer: Recognizer = piiRecognizer('dates of birth', ['dob'], recognizeDatesOfBirth, dateReach, ['dob']);

@@ -9,7 +9,8 @@
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { EMAIL_SYMBOLS, FILLERS, LETTER_WORDS, MAIL_DOMAINS, NOT_A_NAME, TLDS } from './lexicon.js';
 import type { Window } from './context.js';
-import { answerSpan, gap, isLetter, isNumber, rawWord, type PiiSpan, type PiiView } from './spans.js';
+import { answerSpan, gap, isLetter, isNumber, openAnswerReach, piiRecognizer, rawWord, type PiiSpan, type PiiView } from './spans.js';
+import type { Recognizer } from '../recognizer.js';
 
 /** How the ASR hears "dot com" said fast: "not come", "dot calm", "dot's come". */
 const DOT_HEARD = new Set(['not', 'dog', 'dart', 'dock', "dot's", 'dots']);
@@ -66,6 +67,13 @@ function cueBefore(view: PiiView, stream: Stream, i: number): number {
   return c;
 }
 
+/** Whether tokens [from, end] hold what makes them an email: spelled letters, two dots, "at", a mail provider. */
+function evidence(t: readonly StreamToken[], from: number, end: number): boolean {
+  const words = t.slice(from, end + 1).map((x) => x.key);
+  const spelled = t.slice(from, end + 1).filter((x) => isLetter(x)).length >= 3;
+  return spelled || words.filter((k) => k === 'dot').length >= 2 || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k));
+}
+
 export function recognizeEmails(view: PiiView): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const stream of view.streams) {
@@ -84,12 +92,8 @@ export function recognizeEmails(view: PiiView): PiiSpan[] {
       const answer = w ? answerSpan(t, w.first, w.last) : undefined;
       const walked = written && !w ? i : startOf(t, i, cueBefore(view, stream, i));
       const from = answer && answer[0] < walked ? answer[0] : walked;
-      const words = t.slice(from, end + 1).map((x) => x.key);
-      const spelled = t.slice(from, end + 1).filter((x) => isLetter(x)).length >= 3;
-      const dots = words.filter((k) => k === 'dot').length >= 2;
-      const evidence = written || spelled || dots || words.includes('at') || words.some((k) => MAIL_DOMAINS.has(k) || /mail$/.test(k)) || w !== undefined;
-      if (!evidence) continue;
-      out.push({ kind: 'email', stream, from, to: end, score: written ? 1 : 0.9 });
+      if (!written && !w && !evidence(t, from, end)) continue;
+      out.push({ kind: 'email', stream, from, to: end });
       i = end;
     }
   }
@@ -97,7 +101,32 @@ export function recognizeEmails(view: PiiView): PiiSpan[] {
   for (const w of view.windows) {
     if (w.topic !== 'email' || !w.cue.asks || out.some((s) => s.stream === w.stream && s.to >= w.first && s.from <= w.last)) continue;
     const a = answerSpan(w.stream.tokens, w.first, w.last);
-    if (a) out.push({ kind: 'email', stream: w.stream, from: a[0], to: a[1], score: 0.8 });
+    if (a) out.push({ kind: 'email', stream: w.stream, from: a[0], to: a[1] });
   }
   return out;
 }
+
+/** Words after which a top-level domain ends an email, however long after ("john smith at gmail dot" … "com"). */
+const ENDS_BEFORE_TLD = (t: StreamToken) => t.key === 'dot' || t.key === 'period' || DOT_HEARD.has(t.key) || MAIL_DOMAINS.has(t.key);
+
+/**
+ * How far back an email ended by words said from `now` on reaches: an end said within EMAIL_PAUSE_SEC
+ * walks back over the words before it (startOf, from a word at `now`); a "dot" or a provider among the
+ * last words waits for its domain; in an open email window the answer so far is the email's start.
+ */
+function emailReach(view: PiiView, stream: Stream, now: number): number {
+  const t = stream.tokens;
+  if (t.length === 0) return 0;
+  const last = t[t.length - 1]!;
+  const stop = cueBefore(view, stream, t.length);
+  let open = t.length;
+  if (now - last.end <= EMAIL_PAUSE_SEC) open = startOf([...t, { ...last, start: now, end: now, key: 'dot' }], t.length, stop);
+  for (let i = Math.max(1, t.length - 3); i < t.length; i++) {
+    if (!ENDS_BEFORE_TLD(t[i]!) || !t.slice(i + 1).every((x) => isLetter(x))) continue;
+    const from = startOf(t, i, stop);
+    if (evidence(t, from, t.length - 1) || t[i]!.key === 'dot') open = Math.min(open, from);
+  }
+  return Math.min(open, openAnswerReach(view, stream, ['email'], now));
+}
+
+export const emailRecognizer: Recognizer = piiRecognizer('emails', ['email'], recognizeEmails, emailReach, ['email']);

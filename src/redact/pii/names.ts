@@ -10,7 +10,8 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { FILLERS, NOT_A_NAME, RELATIONS, REPLIES, TITLES } from './lexicon.js';
-import { continues, gap, isLetter, isSingleLetter, nameLike, spelledRun, type PiiSpan, type PiiView } from './spans.js';
+import { continues, gap, isLetter, isSingleLetter, nameLike, piiRecognizer, spelledRun, type PiiSpan, type PiiView } from './spans.js';
+import type { Recognizer } from '../recognizer.js';
 
 /** Most words of one name (first, middle, last, a second surname), spelled letters not counted. */
 const MAX_NAME_WORDS = 4;
@@ -89,8 +90,8 @@ export function ownUtterance(t: readonly StreamToken[], first: number, last: num
   return [nameLike(t[from]) ? from : k, end];
 }
 
-function span(stream: Stream, [from, to]: [number, number], score: number): PiiSpan {
-  return { kind: 'name', stream, from, to, score };
+function span(stream: Stream, [from, to]: [number, number]): PiiSpan {
+  return { kind: 'name', stream, from, to };
 }
 
 /** Names answering a name question or following a name cue. */
@@ -104,17 +105,17 @@ function fromWindows(view: PiiView): PiiSpan[] {
     // A weak cue needs a word the tagger calls a name (or does not know) right after it.
     const first = tags ? (k: number) => k <= w.cue.index + 3 && (tags.has(k) || unknown!.has(k) || isSingleLetter(t[k])) : undefined;
     const found = nameAfter(t, w.first, w.last, first);
-    if (found) out.push(span(w.stream, found, w.cue.weak ? 0.7 : 0.9));
+    if (found) out.push(span(w.stream, found));
     const own = w.cue.weak ? undefined : ownUtterance(t, w.first, w.last);
-    if (own) out.push(span(w.stream, own, 0.9));
+    if (own) out.push(span(w.stream, own));
     // Later in an answer window, spelled letters are the name spelled out, and a correction
     // ("no sorry, maria reed") gives the name again.
     for (let j = (found?.[1] ?? w.first - 1) + 1; j <= w.last; j++) {
       const e = spelledRun(t, j);
-      if (e > j) out.push(span(w.stream, [j, (j = e)], 0.9));
+      if (e > j) out.push(span(w.stream, [j, (j = e)]));
       else if (!w.cue.weak && CORRECTIONS.has(t[j]!.key)) {
         const again = nameAfter(t, j + 1, Math.min(w.last, j + 8));
-        if (again) out.push(span(w.stream, again, 0.9));
+        if (again) out.push(span(w.stream, again));
         if (again) j = again[1];
       }
     }
@@ -138,7 +139,7 @@ function afterCueUtterance(view: PiiView): PiiSpan[] {
       if (!cue || t[i + 1]!.u === t[i]!.u || gap(t[i]!, t[i + 1]!) > NAME_PAUSE_SEC || REPLIES.has(t[i + 1]!.key)) continue;
       let end = i + 1;
       while (end + 1 < t.length && t[end + 1]!.u === t[i + 1]!.u) end++;
-      if (end - i <= OWN_UTTERANCE_MAX - 1) out.push(span(stream, [i + 1, end], 0.7));
+      if (end - i <= OWN_UTTERANCE_MAX - 1) out.push(span(stream, [i + 1, end]));
     }
   }
   return out;
@@ -152,7 +153,7 @@ function spelled(view: PiiView): PiiSpan[] {
     for (let i = 0; i < t.length; i++) {
       const e = spelledRun(t, i);
       if (e >= i + 2) {
-        out.push(span(stream, [i, e], 0.8));
+        out.push(span(stream, [i, e]));
         i = e;
       }
     }
@@ -173,13 +174,13 @@ function fromTags(view: PiiView): PiiSpan[] {
       const known = (k: number) => persons.has(k) || unknown.has(k);
       if ((TITLES.has(key) && nameLike(next)) || (RELATIONS.has(key) && next && known(i + 1) && next.u === t[i]!.u)) {
         const to = nameLike(t[i + 2]) && known(i + 2) && t[i + 2]!.u === t[i]!.u ? i + 2 : i + 1;
-        out.push(span(stream, [i + 1, to], 0.7));
+        out.push(span(stream, [i + 1, to]));
         continue;
       }
       if (!persons.has(i) || NOT_A_NAME.has(key)) continue;
       let to = i;
       while (to + 1 < t.length && t[to + 1]!.u === t[i]!.u && nameLike(t[to + 1]) && known(to + 1) && to - i < MAX_NAME_WORDS - 1) to++;
-      out.push(span(stream, [i, to], 0.6));
+      out.push(span(stream, [i, to]));
       i = to;
     }
   }
@@ -189,3 +190,26 @@ function fromTags(view: PiiView): PiiSpan[] {
 export function recognizeNames(view: PiiView): PiiSpan[] {
   return [...fromWindows(view), ...spelled(view), ...fromTags(view), ...afterCueUtterance(view)];
 }
+
+/** Words of a spelling besides letters: "double" (u), "as in" / "as for" and the word after them. */
+const SPELLING = new Set(['double', 'as', 'in', 'for']);
+/** A pause this long (seconds) ends a spelling (spans.ts `spelledRun`). */
+const SPELL_PAUSE_SEC = 1.5;
+
+/**
+ * How far back a name said from `now` on reaches: a letter said within a spelling's pause makes the
+ * letters just before it a spelled run ("s m" + "i t h"). Everything else a name claims lies at or
+ * after the word that makes it one (a name after its cue, a title, a relation), so a later word
+ * changes nothing before it.
+ */
+function nameReach(stream: Stream, now: number): number {
+  const t = stream.tokens;
+  if (t.length === 0) return 0;
+  if (now - t[t.length - 1]!.end > SPELL_PAUSE_SEC) return t.length;
+  let k = t.length;
+  const spelling = (i: number) => isLetter(t[i]) || SPELLING.has(t[i]!.key) || (t[i - 1]?.key === 'in' || t[i - 1]?.key === 'for') && t[i - 2]?.key === 'as';
+  while (k > 0 && spelling(k - 1) && (k === t.length || gap(t[k - 1]!, t[k]!) <= SPELL_PAUSE_SEC)) k--;
+  return k;
+}
+
+export const nameRecognizer: Recognizer = piiRecognizer('names', ['name'], recognizeNames, (_view: PiiView, stream: Stream, now: number) => nameReach(stream, now), []);

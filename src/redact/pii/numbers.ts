@@ -8,10 +8,11 @@
  * - In those windows, letters and digits said together ("a b one two three", "g b eight two w e s t")
  *   are an ID or an IBAN: the answer from its first letter or digit to its last, misheard words between.
  */
-import type { DigitRun } from '../digit-runs.js';
+import type { DigitRun, Stream } from '../digit-runs.js';
 import type { PiiKind } from './context.js';
+import type { Recognizer } from '../recognizer.js';
 import { REPLIES } from './lexicon.js';
-import { gap, isLetter, isNumber, isSingleLetter, type PiiSpan, type PiiView } from './spans.js';
+import { gap, isLetter, isNumber, isSingleLetter, openAnswerReach, piiRecognizer, type PiiSpan, type PiiView } from './spans.js';
 
 /** What a digit-run recognizer knows of personal-data context: the topic whose window the run starts in. */
 export interface PiiRunContext {
@@ -84,8 +85,21 @@ export function recognizeAlphanumerics(view: PiiView): PiiSpan[] {
       to = k;
     }
     if (from >= 0 && t.slice(from, to + 1).filter((_, k) => part(from + k)).length >= 3) {
-      out.push({ kind: w.topic, stream: w.stream, from, to, score: 0.9 });
+      out.push({ kind: w.topic, stream: w.stream, from, to });
     }
   }
   return out;
 }
+
+/**
+ * How far back letters and digits said from `now` on reach: in an open ID, bank or phone window, the
+ * answer so far (fewer than three of its letters and digits may yet become three), while the next part
+ * can still follow within ALNUM_PAUSE_SEC.
+ */
+function alphanumericReach(view: PiiView, stream: Stream, now: number): number {
+  const t = stream.tokens;
+  if (t.length === 0) return 0;
+  return now - t[t.length - 1]!.end > ALNUM_PAUSE_SEC ? t.length : openAnswerReach(view, stream, [...ALNUM_TOPICS], now);
+}
+
+export const alphanumericRecognizer: Recognizer = piiRecognizer('letters and digits', ['id', 'bank', 'phone'], recognizeAlphanumerics, alphanumericReach, [...ALNUM_TOPICS]);

@@ -1,11 +1,12 @@
 /**
  * What every personal-data recognizer receives (the call's streams, cues and windows, the words as
- * written, the person tags) and returns (spans of stream tokens with a kind and a score), and the
+ * written, the person tags) and returns (spans of stream tokens with a kind), and the
  * token tests they share.
  */
 import type { Utterance } from '../../types.js';
 import type { Stream, StreamToken } from '../digit-runs.js';
-import type { Cue, PiiKind, Window } from './context.js';
+import { ANSWER_WINDOW_SEC, openWindowsSince, windowOpen, type Cue, type PiiKind, type Window } from './context.js';
+import type { Recognizer } from '../recognizer.js';
 import { FILLERS, LETTER_WORDS, NOT_A_NAME, REPLIES } from './lexicon.js';
 
 export interface PiiSpan {
@@ -14,8 +15,6 @@ export interface PiiSpan {
   /** Token indexes [from, to] of the stream, inclusive. */
   from: number;
   to: number;
-  /** Presidio's confidence: 1 for a validated or answered span, lower for a hint alone. */
-  score: number;
 }
 
 export interface PiiView {
@@ -125,4 +124,35 @@ export function answerSpan(t: readonly StreamToken[], first: number, last: numbe
   // Trailing function words are the next sentence starting, not the answer ("… maple street and i").
   while (end > k && NOT_A_NAME.has(t[end]!.key) && !isNumber(t[end]) && !isLetter(t[end])) end--;
   return [k, end];
+}
+
+/**
+ * The first token of `stream` an answer in an open window of `topics` starts at (the stream's
+ * length: none): a word said in the window may still make the answer so far one of those kinds.
+ */
+export function openAnswerReach(view: PiiView, stream: Stream, topics: readonly PiiKind[], now: number): number {
+  let open = stream.tokens.length;
+  for (const w of view.windows) {
+    if (w.stream !== stream || !topics.includes(w.topic) || !windowOpen(view.cues, w, now)) continue;
+    const a = answerSpan(stream.tokens, w.first, w.last);
+    if (a) open = Math.min(open, a[0]);
+  }
+  return open;
+}
+
+/**
+ * A personal-data recognizer of the registry (recognizer.ts) from its rules: its spans, its reach (over
+ * the view), and the topics of the windows it reads (their cues are the context it still needs while
+ * they are open; a cue lies at most ANSWER_WINDOW_SEC before the words it opens a window on).
+ */
+export function piiRecognizer(name: string, kinds: readonly PiiKind[], recognize: Recognize, reach: (view: PiiView, stream: Stream, now: number) => number, topics: readonly PiiKind[]): Recognizer {
+  return {
+    name,
+    kinds,
+    analyze: (a) => recognize(a.view),
+    reach: (a, stream, now) => reach(a.view, stream, now),
+    holdsClaims: false,
+    context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, topics, now),
+    contextSec: ANSWER_WINDOW_SEC,
+  };
 }

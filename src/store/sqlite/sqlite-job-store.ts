@@ -152,8 +152,17 @@ export class SqliteJobStore implements JobStore {
     return r.changes === 1;
   }
 
+  /**
+   * The new text replaces the old in the row, and the old bytes leave the disk at once
+   * (docs/redaction.md, "At rest"): secure_delete zeroes them in the page the UPDATE writes to the WAL,
+   * but the WAL's earlier frames and the database file hold the old page until a checkpoint copies the
+   * new one over it, so the WAL is checkpointed into the file and truncated to nothing here.
+   */
   async rewriteClientText(id: string, source: string, metadata: Record<string, unknown> | undefined): Promise<void> {
     this.#sql('UPDATE jobs SET source = ?, metadata = ? WHERE id = ?').run(source, metadata === undefined ? null : JSON.stringify(metadata), id);
+    const [r] = this.db.pragma('wal_checkpoint(TRUNCATE)') as Array<{ busy: number }>;
+    // Another connection reading an older snapshot past the busy timeout: the old frames would stay; fail so the job is retried.
+    if (r?.busy) throw new Error('jobs.sqlite: the WAL could not be truncated after a redaction rewrite (another connection was reading it); retry');
   }
 
   /**

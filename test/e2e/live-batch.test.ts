@@ -75,9 +75,15 @@ async function compare(file: string, query: Record<string, string>, o: { roles: 
   const what = JSON.stringify(query);
   // Line by line first (a readable difference), then every field.
   assert.equal(lines(sent), lines(stored.body.utterances), `${what}: messages = stored document`);
-  // The uploaded file is cut by the batch segmenter, the live call by its endpointer: the same utterances
-  // and words, the same stages' decisions; the ASR's times and punctuation of a cut may differ (docs/pipeline.md).
-  assert.equal(decisions(stored.body.utterances), decisions(batch.utterances), `${what}: stored live document = batch document`);
+  // The uploaded file is cut by the batch segmenter and decoded in batches, the live call by its
+  // endpointer one utterance at a time: the same utterances; the ASR's times, punctuation and now and
+  // then a word may differ (docs/pipeline.md). Where the ASR gave the same words, the stages decided the same.
+  const [mine, theirs] = [decisions(stored.body.utterances), decisions(batch.utterances)];
+  assert.is(mine.length, theirs.length, `${what}: as many utterances live as in batch`);
+  const asr = (d: string) => d.split(' | ')[3]!.replace(/\/\w+/g, '');
+  const same = mine.flatMap((d, i) => (asr(d) === asr(theirs[i]!) ? [i] : []));
+  assert.ok(same.length >= mine.length - 2, `${what}: the ASR's words differ in more than 2 utterances: ${JSON.stringify(mine.filter((_, i) => !same.includes(i)))}`);
+  assert.equal(same.map((i) => mine[i]), same.map((i) => theirs[i]), `${what}: stored live document = batch document`);
   for (const k of ['categories', 'sentiment'] as const) assert.equal(stored.body[k], batch[k], `${what}: ${k}`);
   if (o.roles) {
     assert.ok(sent.every((u) => u.metadata.role === (u.metadata.channel === 0 ? 'agent' : 'customer')), `${what}: roles on every message`);

@@ -32,7 +32,8 @@ import { normalizeNumbers } from '../src/numbers/normalize.js';
 import { redactUtterances } from '../src/redact/redact.js';
 import { decodeWav } from '../src/stages/decode.js';
 import { REDACT_KINDS, type Utterance } from '../src/types.js';
-import { BLANKET_RULE, HOLD_RULE, replayLive, type HoldRule } from './lib/live-hold-replay.js';
+import { BLANKET_RULE, HOLD_RULE, replayLive, withoutReach, type HoldRule } from './lib/live-hold-replay.js';
+import { RECOGNIZER_REGISTRY } from '../src/redact/registry.js';
 import { ALLISON, callScript, type EntityKind, type Part, type SyntheticVoice } from './lib/pii-calls.js';
 import { emptyTally, tallyMisses, type MissTally } from './lib/pii-misses.js';
 
@@ -214,6 +215,21 @@ function liveReport(results: readonly CallResult[], audioSecs: number): void {
     const leaked = Object.values(leaks).reduce((a, b) => a + b, 0);
     const byKind = Object.entries(leaks).map(([k, n]) => `${k} ${n}`).join(', ');
     console.log(`| ${name} | ${waits.length} | ${leaked}${byKind ? ` (${byKind})` : ''} | ${differences} | ${q(0.5)} / ${q(0.95)} / ${waits.at(-1)!.toFixed(1)} s | ${((c.user + c.system) / 1e6 / audioSecs).toExponential(2)} s |`);
+  }
+  // What the hold owes to each recognizer: the same replays with its reach switched off.
+  for (const r of RECOGNIZER_REGISTRY) {
+    const waits: number[] = [];
+    let leaked = 0;
+    withoutReach(r, () => {
+      for (const call of results) {
+        const x = replayLive(call.words.map((u) => ({ ...u, events: normalizeNumbers(u.events) })), REDACT_KINDS, HOLD_RULE);
+        waits.push(...x.waits);
+        leaked += x.leaks.length;
+      }
+    });
+    waits.sort((a, b) => a - b);
+    const q = (p: number) => waits[Math.min(waits.length - 1, Math.floor(p * waits.length))]!.toFixed(1);
+    console.log(`| without the reach of ${r.name} | ${waits.length} | ${leaked} | — | ${q(0.5)} / ${q(0.95)} / ${waits.at(-1)!.toFixed(1)} s | — |`);
   }
 }
 

@@ -11,11 +11,16 @@
  * joined by 0.2 s of silence, under the segmenter's 0.4 s pause: several sentences in one utterance, as
  * a fluent caller's turn has them), ast-al (a–l:
  * where the rules were chosen), synthetic (the m–z texts read by espeak-ng and flite through
- * a phone line, 8 kHz mu-law: other voices, synthetic, never alone). Only prompts whose reference is
+ * a phone line, 8 kHz mu-law: other voices, synthetic, never alone), wideband (LibriVox readers and
+ * the other 16 kHz recordings: other real voices; their references are lower case without
+ * punctuation, so only the defects below are counted there), meetings (the ten real 30 s meeting
+ * excerpts of ../shared/audio/meetings, 2–4 speakers talking freely: no text reference, defects only). Only prompts whose reference is
  * punctuated count (". , ? !": "niner", "minutes" carry no punctuation to score); entries that are not
  * speech ("[tones]", "(silence)") are left out. Scores: bench/lib/readability-score.ts. Contenders:
  *   text      the `text` voxdex writes (Moonshine's written form, numbers, redaction rules);
  *   peer      today's output (the events' words) in sentence case with a final full stop.
+ * Defects, with no reference (bench/lib/readability-score.ts countDefects): sentences that start in
+ * lower case, a lower-case "i", double commas, unbalanced quotes, "to-day" forms.
  * CPU: process.cpuUsage() of the whole run (ASR threads included) and of the readable stage alone.
  */
 import { execFileSync } from 'node:child_process';
@@ -33,7 +38,8 @@ import { utteranceText } from '../src/readable/utterance-text.js';
 import { decodeWav } from '../src/stages/decode.js';
 import type { FileWork, StageContext, Utterance } from '../src/types.js';
 import { ASTERISK, loadSet, type Item } from './lib/datasets.js';
-import { f1, score, scoredWords, type Counts, type Scores } from './lib/readability-score.js';
+import { MEETING_IDS, meetingWav } from '../test/fixtures/meetings.js';
+import { countDefects, f1, noDefects, score, scoredWords, type Counts, type Defects, type Scores } from './lib/readability-score.js';
 import { normalizeWords, wordDistance } from './lib/wer.js';
 
 const arg = (name: string) => {
@@ -45,9 +51,9 @@ process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
 
 const CONTENDERS = ['text', 'peer'] as const;
 type Contender = (typeof CONTENDERS)[number];
-type Tally = Scores & { errors: number; words: number };
+type Tally = Scores & { errors: number; words: number; defects: Defects };
 const zero = (): Counts => ({ tp: 0, fp: 0, fn: 0 });
-const tally = (): Tally => ({ start: zero(), capital: zero(), stop: zero(), question: zero(), comma: zero(), marks: zero(), errors: 0, words: 0 });
+const tally = (): Tally => ({ start: zero(), capital: zero(), stop: zero(), question: zero(), comma: zero(), marks: zero(), errors: 0, words: 0, defects: noDefects() });
 
 /** Written, punctuated prompts only: not "[tones]" nor "(10 seconds of silence)", nor a bare "niner". */
 const scorable = (item: Item) => !/^[([]/.test(item.ref.trim()) && /[.,?!]/.test(item.ref);
@@ -138,6 +144,8 @@ async function main() {
     const items =
       set === 'synthetic' ? syntheticItems(limit)
       : set === 'ast-mz-joined' ? joinedItems(limit)
+      : set === 'meetings' ? MEETING_IDS.map((id) => ({ id, ref: '', load: () => decodeWav(meetingWav(id)) })).filter((_, i) => !limit || i < limit)
+      : set === 'wideband' ? loadSet(set, tmp, 0).items.filter((_, i, all) => !limit || i % Math.ceil(all.length / limit) === 0)
       : loadSet(set, tmp, 0).items.filter(scorable).filter((_, i, all) => !limit || i % Math.ceil(all.length / limit) === 0);
     const tallies = Object.fromEntries(CONTENDERS.map((c) => [c, tally()])) as Record<Contender, Tally>;
     const events = { errors: 0, words: 0 };
@@ -158,16 +166,18 @@ async function main() {
       const refNorm = normalizeWords(item.ref);
       const lines = contenderLines(readable.result.utterances, numbered.result.utterances);
       for (const c of CONTENDERS) {
-        score(refWords, scoredWords(lines[c]), tallies[c]);
+        countDefects(lines[c], tallies[c].defects);
         tallies[c].errors += wordDistance(refNorm, normalizeWords(lines[c].join(' ')));
         tallies[c].words += refNorm.length;
+        // wideband's references are lower case without punctuation, meetings have none: defects only
+        if (scorable(item)) score(refWords, scoredWords(lines[c]), tallies[c]);
       }
       events.errors += wordDistance(refNorm, normalizeWords(numbered.result.utterances.flatMap((u) => u.events.map((e) => e.word)).join(' ')));
       events.words += refNorm.length;
       if (process.argv.includes('--show')) console.log(`  ${item.id}\n    ref:  ${item.ref}\n    text: ${lines.text.join(' | ')}\n    peer: ${lines.peer.join(' | ')}`);
     }
     const c = process.cpuUsage(c0);
-    const pct = (x: number) => `${(100 * x).toFixed(1)}`;
+    const pct = (x: number) => (Number.isFinite(x) ? `${(100 * x).toFixed(1)}` : '—');
     const counts = (t: Counts) => `${t.tp}/${t.fp}/${t.fn}`;
     console.log(`set ${set}: ${items.length} recordings, ${events.words} reference words, ${audioSec.toFixed(0)} s of audio; CPU ${((c.user + c.system) / 1e6 / audioSec).toFixed(3)} s per audio s (ASR included), readable stage ${(1000 * stageCpu).toFixed(1)} ms in all`);
     console.log(`  WER of the events (today's words, what search indexes): ${pct(events.errors / events.words)} %`);
@@ -178,6 +188,11 @@ async function main() {
       console.log([`  ${k}`, cell(t.start), cell(t.capital), cell(t.stop), cell(t.question), cell(t.marks), cell(t.comma), pct(t.errors / t.words)].join('\t'));
     }
     console.log('  (F1 %, with true positives / false positives / misses)');
+    console.log(['  defects', 'sentences', 'starting lower case', 'lower-case "i"', 'double commas', 'unbalanced quotes', 'to-day forms'].join('\t'));
+    for (const k of CONTENDERS) {
+      const d = tallies[k].defects;
+      console.log([`  ${k}`, d.sentences, `${d.lowerStarts} (${pct(d.lowerStarts / Math.max(1, d.sentences))} %)`, d.strayI, d.doubleCommas, d.unbalancedQuotes, d.archaic].join('\t'));
+    }
     console.log('');
   }
   await transcriber.close();

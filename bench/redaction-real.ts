@@ -21,8 +21,8 @@ import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { DIGITS, wordKey } from '../src/numbers/lexicon.js';
 import { normalizeNumbers } from '../src/numbers/normalize.js';
-import { redactUtterances, type RedactedWordEvent } from '../src/redact/redact.js';
-import { REDACT_KINDS, type Utterance } from '../src/types.js';
+import { redactUtterances } from '../src/redact/redact.js';
+import { REDACT_KINDS, type Utterance, type WordEvent } from '../src/types.js';
 import { loadSet } from './lib/datasets.js';
 import { closeMeetingAsr, loadMeetings } from './lib/meetings.js';
 
@@ -48,7 +48,7 @@ function naiveRedact(utts: readonly Utterance[]): Utterance[] {
       let j = i;
       let d = 0;
       while (j < events.length && digits(events[j]!.word) > 0) d += digits(events[j++]!.word);
-      if (d >= 6) for (let x = i; x < j; x++) events[x] = { ...events[x]!, word: '#', redacted: 'digits' } as RedactedWordEvent;
+      if (d >= 6) for (let x = i; x < j; x++) events[x] = { ...events[x]!, word: '#', redacted: 'digits' } as WordEvent;
       i = Math.max(j, i + 1);
     }
     return { ...u, events };
@@ -91,7 +91,7 @@ async function main() {
   if (arg('save')) writeFileSync(arg('save')!, JSON.stringify(calls));
   // Correctness first: a card in the middle of real speech is still redacted.
   const probe = redactUtterances([{ start: 0, end: 9, confidence: 1, metadata: { channel: 0, uttid: 0 }, events: normalizeNumbers('my card is 4111 1111 1111 1111'.split(' ').map((word, i) => ({ word, start: i * 0.4, end: i * 0.4 + 0.3, confidence: 1 }))) }]);
-  if (!probe.utterances[0]!.events.some((e) => (e as RedactedWordEvent).redacted === 'card')) throw new Error('self-check failed: the probe card was kept');
+  if (!probe.utterances[0]!.events.some((e) => e.redacted === 'card')) throw new Error('self-check failed: the probe card was kept');
   // Warm-up (a service's first call loads the name tagger once): not timed.
   redactUtterances(probe.utterances, REDACT_KINDS);
 
@@ -117,7 +117,7 @@ async function main() {
     const c2 = process.cpuUsage();
     cpu += (c1.user - c0.user + c1.system - c0.system) / 1e6;
     cpuAll += (c2.user - c0.user + c2.system - c0.system) / 1e6;
-    const redacted = (utts: readonly Utterance[]) => utts.flatMap((u) => u.events).filter((e) => (e as RedactedWordEvent).redacted);
+    const redacted = (utts: readonly Utterance[]) => utts.flatMap((u) => u.events).filter((e) => e.redacted);
     const original = numerals.flatMap((u) => u.events);
     for (const [name, utts] of [...Object.entries(ours), ['peer', naiveRedact(numerals)]] as Array<[string, Utterance[]]>) {
       const gone = redacted(utts);
@@ -125,7 +125,7 @@ async function main() {
       row.lost[name] = (row.lost[name] ?? 0) + gone.length;
       if (name !== 'peer' && gone.length) {
         const said = original.filter((e) => gone.some((g) => g.start === e.start && g.end === e.end)).map((e) => e.word);
-        lostWords.push(`${call.set} ${call.id} (${name}): ${said.join(' ')} → ${gone.map((g) => `${g.word}:${(g as RedactedWordEvent).redacted}`).join(' ')}`);
+        lostWords.push(`${call.set} ${call.id} (${name}): ${said.join(' ')} → ${gone.map((g) => `${g.word}:${g.redacted}`).join(' ')}`);
       }
     }
   }

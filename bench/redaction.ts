@@ -38,10 +38,10 @@ import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
 import { DIGITS, HOMOPHONES, luhn, TEENS, TENS, wordKey } from '../src/numbers/lexicon.js';
 import { normalizeNumbers } from '../src/numbers/normalize.js';
-import { redactUtterances, type RedactedWordEvent } from '../src/redact/redact.js';
+import { redactUtterances } from '../src/redact/redact.js';
 import { silenceRanges } from '../src/redact/silence-audio.js';
 import { decodeWav } from '../src/stages/decode.js';
-import type { DecodedAudio, Utterance } from '../src/types.js';
+import type { DecodedAudio, Utterance, WordEvent } from '../src/types.js';
 
 const arg = (name: string) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -345,7 +345,7 @@ function naiveRedact(utts: readonly Utterance[]): Utterance[] {
       let j = i;
       let d = 0;
       while (j < events.length && (/^\d+$/.test(events[j]!.word) || wordKey(events[j]!.word) in DIGITS || wordKey(events[j]!.word) === 'oh')) d += shownDigits(events[j++]!.word);
-      if (d >= 6) for (let x = i; x < j; x++) events[x] = { ...events[x]!, word: '#', redacted: 'digits' } as RedactedWordEvent;
+      if (d >= 6) for (let x = i; x < j; x++) events[x] = { ...events[x]!, word: '#', redacted: 'digits' } as WordEvent;
       i = Math.max(j, i + 1);
     }
     return { ...u, events };
@@ -378,7 +378,7 @@ function splitLabels(utts: readonly Utterance[]): Utterance[] {
 }
 
 function tally(s: Score, call: Call, utts: readonly Utterance[], spans: ReadonlyArray<{ start: number; end: number }> | undefined) {
-  const events = utts.flatMap((u) => u.events.map((e) => ({ e: e as RedactedWordEvent, ch: u.metadata.channel })));
+  const events = utts.flatMap((u) => u.events.map((e) => ({ e, ch: u.metadata.channel })));
   for (const sp of call.sensitive) {
     s.digits += sp.digits;
     let leaked = 0;
@@ -505,7 +505,7 @@ async function main() {
     for (let k = 0; k < REPEAT; k++) naive = naiveRedact(numerals);
     const p = process.cpuUsage(p0);
     peerCpu += (p.user + p.system) / 1e6 / REPEAT;
-    tally(peer, call, naive, naive.flatMap((u) => u.events.filter((e) => (e as RedactedWordEvent).redacted)));
+    tally(peer, call, naive, naive.flatMap((u) => u.events.filter((e) => e.redacted)));
 
     for (const item of call.numbers) {
       numItems++;

@@ -12,7 +12,14 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { plainVader, scoreWords } from '../src/analytics/sentiment.js';
+import vader from 'vader-sentiment';
+import { labelFor, scoreWords, type Sentiment } from '../src/analytics/sentiment.js';
+
+/** Plain VADER on the raw text, without the rules of src/analytics/sentiment.ts: the peer. */
+function plainVader(text: string): Sentiment {
+  const score = vader.SentimentIntensityAnalyzer.polarity_scores(text).compound;
+  return { label: labelFor(score), score: Math.round(score * 1000) / 1000 };
+}
 import { createTranscriber } from '../src/asr/transcriber.js';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';

@@ -18,22 +18,9 @@ FILES=(
   "tokenizer.bin 04670d78994d030185c3dd843c60591788fed0a56cc6750747bd326825f13ca9"
 )
 
+INPUTS=(encoder_model.ort decoder_model_merged.ort)
+REQS=(models/fold-requirements.txt)
+PY=models/fold-moonshine.py PREV=models/fetch-moonshine.sh WHAT=folded DOING=folding SIZE="about 300 MB of float32 weights"
+
 . models/model-tools.sh
-verify() { verify_files "$1" "${FILES[@]}"; }
-
-if verify "$OUT" 2>/dev/null; then exit 0; fi
-for f in encoder_model.ort decoder_model_merged.ort tokenizer.bin; do
-  [ -f "$SRC/$f" ] || { echo "voxdex: $SRC/$f is missing; run bash models/fetch-moonshine.sh first" >&2; exit 1; }
-done
-
-model_tools_venv "$VENV" models/fold-requirements.txt || { echo "voxdex: the folded Moonshine model was not made" >&2; exit 1; }
-
-mkdir -p "$(dirname "$OUT")"
-tmp=$(mktemp -d "$(dirname "$OUT")/.fold.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-echo "voxdex: folding the Moonshine model ($SRC -> $OUT; about 300 MB of float32 weights)"
-"$VENV/bin/python" models/fold-moonshine.py "$SRC" "$tmp" || { echo "voxdex: folding the Moonshine model failed; nothing was installed" >&2; exit 1; }
-cp "$SRC/tokenizer.bin" "$SRC/LICENSE" "$tmp/"
-verify "$tmp" || { echo "voxdex: the folded Moonshine files differ from the checksums recorded in models/fold-moonshine.sh (different tool versions?); nothing was installed" >&2; exit 1; }
-install_dir "$tmp" "$OUT"
-echo "voxdex: folded Moonshine model installed in $OUT"
+derive_moonshine

@@ -19,22 +19,9 @@ FILES=(
   "tokenizer.bin 04670d78994d030185c3dd843c60591788fed0a56cc6750747bd326825f13ca9"
 )
 
+INPUTS=(encoder_model.onnx decoder_model_merged.onnx)
+REQS=(models/fold-requirements.txt models/quantize-requirements.txt)
+PY=models/quantize-moonshine.py PREV=models/fold-moonshine.sh WHAT=int8 DOING=quantizing SIZE="8-bit MatMul weights, about 135 MB"
+
 . models/model-tools.sh
-verify() { verify_files "$1" "${FILES[@]}"; }
-
-if verify "$OUT" 2>/dev/null; then exit 0; fi
-for f in encoder_model.onnx decoder_model_merged.onnx tokenizer.bin LICENSE; do
-  [ -f "$SRC/$f" ] || { echo "voxdex: $SRC/$f is missing; run bash models/fold-moonshine.sh first" >&2; exit 1; }
-done
-
-model_tools_venv "$VENV" models/fold-requirements.txt models/quantize-requirements.txt || { echo "voxdex: the int8 Moonshine model was not made" >&2; exit 1; }
-
-mkdir -p "$(dirname "$OUT")"
-tmp=$(mktemp -d "$(dirname "$OUT")/.int8.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-echo "voxdex: quantizing the Moonshine model ($SRC -> $OUT; 8-bit MatMul weights, about 135 MB)"
-"$VENV/bin/python" models/quantize-moonshine.py "$SRC" "$tmp" || { echo "voxdex: quantizing the Moonshine model failed; nothing was installed" >&2; exit 1; }
-cp "$SRC/tokenizer.bin" "$SRC/LICENSE" "$tmp/"
-verify "$tmp" || { echo "voxdex: the int8 Moonshine files differ from the checksums recorded in models/quantize-moonshine.sh (different tool versions?); nothing was installed" >&2; exit 1; }
-install_dir "$tmp" "$OUT"
-echo "voxdex: int8 Moonshine model installed in $OUT"
+derive_moonshine

@@ -9,6 +9,7 @@ RUNTIME=(
   libpocketsphinx-dev libsphinxbase-dev pocketsphinx-en-us   # the ASR engine and its wideband model
   p7zip-full                               # zip (ZipCrypto/AES) and 7z (AES, encrypted headers) archives
   ffmpeg                                   # transcoding MP3, FLAC, Ogg, M4A, AMR, GSM WAV, WebM (src/audio/transcode.ts; also encodes the test fixtures)
+  bubblewrap                               # the sandbox ffmpeg runs in (src/audio/sandbox.ts): without it nothing is transcoded
   sphinxtrain sphinxbase-utils sox pocketsphinx  # building the telephony model (pocketsphinx: mdef_convert)
   asterisk-core-sounds-en-wav asterisk-core-sounds-en  # real 8 kHz speech for telephony adaptation (a-l)
   festival festvox-kallpc8k flite espeak-ng            # synthetic telephone speech for adaptation; flite: the vocabulary's letter-to-sound rules (src/asr/pronounce.ts)

@@ -33,6 +33,8 @@ export const ERRORS = {
   UNKNOWN_CATEGORY: { status: 400, retryable: false },
   METHOD_NOT_ALLOWED: { status: 405, retryable: false },
   ALREADY_FINISHED: { status: 409, retryable: false },
+  /** A callback resend for a request with none to send (no URL, not finished yet, or being sent right now). */
+  NO_CALLBACK: { status: 409, retryable: false },
   TOO_LARGE: { status: 413, retryable: false },
   UNSUPPORTED_AUDIO: { status: 415, retryable: false },
   UNSUPPORTED_MEDIA_TYPE: { status: 415, retryable: false },
@@ -65,7 +67,7 @@ export interface ErrorInfo {
 }
 
 /** How an error is answered over HTTP beyond its status; set where the error is made, rendered by the one onError. */
-export interface HttpHints {
+interface HttpHints {
   /** Retry-After seconds of a 429 or 503 (default 30). */
   retryAfterSec?: number;
   /** The Allow header of a 405. */
@@ -82,7 +84,7 @@ export interface HttpHints {
   status?: 409;
 }
 
-export interface VoxdexErrorOptions extends HttpHints {
+interface VoxdexErrorOptions extends HttpHints {
   cause?: unknown;
 }
 
@@ -116,15 +118,26 @@ export function voxdexError(code: ErrorCode, message: string, cause?: unknown): 
   return new VoxdexError(code, message, cause === undefined ? {} : { cause });
 }
 
-export function isErrorCode(value: unknown): value is ErrorCode {
+function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && Object.hasOwn(ERRORS, value);
 }
+
+/** How long a voxdex SQLite connection waits for another's write lock before SQLITE_BUSY (src/store/sqlite/sqlite.ts). */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000;
 
 /** Turns anything thrown (also a structured-cloned error from a worker) into a VoxdexError. */
 export function toVoxdexError(err: unknown): VoxdexError {
   if (err instanceof VoxdexError) return err;
   const e = err as { code?: unknown; message?: unknown } | null;
   if (e && isErrorCode(e.code)) return new VoxdexError(e.code, String(e.message ?? e.code));
+  if (e && typeof e.code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(e.code)) {
+    // Another process (the running service, another admin command) held the write lock past the busy timeout.
+    return new VoxdexError(
+      'STORAGE_UNAVAILABLE',
+      `The database was locked by another voxdex process (the running service or another command) for longer than ${SQLITE_BUSY_TIMEOUT_MS / 1000} s; nothing was changed. Try again.`,
+      { cause: err },
+    );
+  }
   const message = e && typeof e.message === 'string' ? e.message : String(err);
   // The message reaches clients (HTTP bodies, per-file errors): file names stay, server folders do not.
   return new VoxdexError('INTERNAL', `internal error: ${withoutFolders(message)}`, { cause: err });

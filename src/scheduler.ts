@@ -20,7 +20,7 @@ export interface SchedulableJob {
 /** A live call's job: its client waits on the connection for the `result` message. */
 export const LIVE_PRIORITY = 10;
 
-export interface SchedulerOptions {
+interface SchedulerOptions {
   concurrency: number;
   /** Jobs up to this size may use the extra short-job slot. */
   shortBytes: number;

@@ -25,7 +25,9 @@ import type { Submitter } from './drop/submitter.js';
 import { voxdexError } from './errors.js';
 import { mountAccountRoutes } from './http/account-routes.js';
 import { mountAudioRoutes } from './http/audio-routes.js';
+import { mountAuditRoutes } from './http/audit-routes.js';
 import { AudioSeal } from './audio/sealed-file.js';
+import { auditTrail, type AuditTrail } from './http/audit-trail.js';
 import { tenancyAccess } from './http/auth.js';
 import { COMPAT_PARAMS } from './http/upload-form.js';
 import { mountSearchRoutes } from './http/search-routes.js';
@@ -85,7 +87,7 @@ export interface Service {
   close(): Promise<void>;
 }
 
-export interface ServiceOptions {
+interface ServiceOptions {
   log?: Logger;
   /** Start the HTTP listener (default true). */
   listen?: boolean;
@@ -150,9 +152,10 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   if (intake && transcriber) live = new LiveCalls({ config, log: log.child({ live: true }), intake, runner, store, blobs, transcriber, categorize, seal });
   const disconnect = ports.work.connect(runner);
   const dispatcher = runsJobs ? callbackDispatcher(config, log, ports, metrics) : undefined;
-  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, live, paths, urlSecret, backfill }));
+  const trail = auditTrail(ports.audit, ports.tenancy);
+  const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, live, paths, urlSecret, backfill, trail }), trail);
   const server = httpServer(config, app.handler, metrics);
-  if (intake) server.on('upgrade', liveUpgrade(liveRouteDeps({ log, ports, intake, live, config })));
+  if (intake) server.on('upgrade', liveUpgrade(liveRouteDeps({ log, ports, intake, live, config, trail })));
 
   await live?.recover();
   if (runsJobs) await runner.start();
@@ -273,12 +276,13 @@ interface RouteDeps {
   paths: JobPaths;
   urlSecret: string;
   backfill: CategoryBackfill;
+  trail: AuditTrail;
 }
 
 /** What the live-call routes need (the WebSocket upgrade, realtime=true, the web page's API). */
-function liveRouteDeps(d: { log: Logger; ports: Ports; intake: JobIntake; live: LiveCalls | undefined; config: Readonly<Config> }): LiveRouteDeps {
+function liveRouteDeps(d: { log: Logger; ports: Ports; intake: JobIntake; live: LiveCalls | undefined; config: Readonly<Config>; trail: AuditTrail }): LiveRouteDeps {
   const { tenancy } = d.ports;
-  return { access: tenancyAccess(tenancy), tenancy, live: d.live, intake: d.intake, rateLimit: d.ports.rateLimiter('POST /transcribe'), log: d.log };
+  return { access: tenancyAccess(tenancy, d.trail), tenancy, live: d.live, intake: d.intake, rateLimit: d.ports.rateLimiter('POST /transcribe'), log: d.log };
 }
 
 /** Every node: /status, /health, /openapi.json, /metrics; a node that accepts jobs: the API and the web UI. */
@@ -302,12 +306,14 @@ function mountRoutes(routes: RouteTable, d: RouteDeps): void {
 function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): void {
   const { config, ports, paths, urlSecret } = d;
   const { jobs: store, outbox, tenancy, blobs, index } = ports;
-  const access = tenancyAccess(tenancy);
+  const access = tenancyAccess(tenancy, d.trail);
   const status = (job: Job) => requestStatus(job, { config, store, outbox, metrics: d.metrics });
   mountTranscribeRoutes(routes, {
     intake,
     runner: d.runner,
     status,
+    outbox,
+    log: d.log,
     store,
     blobs,
     access,
@@ -320,15 +326,16 @@ function mountApiRoutes(routes: RouteTable, d: RouteDeps, intake: JobIntake): vo
     seal: AudioSeal.of(tenancy),
     rateLimit: ports.rateLimiter('POST /transcribe'),
     uploadSlots: new UploadSlots(config.maxConcurrentUploads),
-    realtime: realtimePost(liveRouteDeps({ log: d.log, ports, intake, live: d.live, config })),
+    realtime: realtimePost(liveRouteDeps({ log: d.log, ports, intake, live: d.live, config, trail: d.trail })),
   });
-  mountLiveRoutes(routes, liveRouteDeps({ log: d.log, ports, intake, live: d.live, config }));
+  mountLiveRoutes(routes, liveRouteDeps({ log: d.log, ports, intake, live: d.live, config, trail: d.trail }));
   mountSearchRoutes(routes, { index, access, rateLimit: ports.rateLimiter('/search'), log: d.log, categories: ports.categories, budgetMs: config.search.budgetMs });
   // The web UI and what it needs beyond the contract (docs/ui.md).
   mountAccountRoutes(routes, { access, tenancy, store, status, installedModels: () => d.registry.list() });
-  mountAudioRoutes(routes, { access, store, blobs, seal: AudioSeal.of(ports.tenancy), tenancy: ports.tenancy, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
+  mountAudioRoutes(routes, { access, trail: d.trail, store, blobs, seal: AudioSeal.of(ports.tenancy), tenancy: ports.tenancy, scratchDir: paths.incoming, urlSecret, linkTtlSec: config.resultUrlTtlSec, publicUrl: config.publicUrl });
   mountUiRoutes(routes);
   mountCategoryRoutes(routes, { access, store: ports.categories, index, onChange: () => d.backfill.kick() });
+  mountAuditRoutes(routes, { access, log: ports.audit });
   mountAnalyticsRoutes(routes, { index, access, categories: ports.categories, rateLimit: ports.rateLimiter('/search'), log: d.log });
 }
 

@@ -114,11 +114,22 @@ export interface CompanySettings {
 
 // ---------------------------------------------------------------- transcript document (docs/service.md, "Results")
 
+/**
+ * What an event is (docs/service.md, "Results"): a spoken `word`, a `filler` (an engine's non-speech
+ * token: `<sil>`, `[noise]`, `++breath++`) or a `redacted` word (its `word` the replacement). Set once
+ * where it is decided — the ASR (src/asr/transcriber.ts), redaction (src/redact/redact.ts) — and read
+ * through src/text/event-kind.ts, which derives it for documents stored before events carried it.
+ */
+export const EVENT_KINDS = ['word', 'filler', 'redacted'] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
 export interface WordEvent {
   word: string;
   start: number;
   end: number;
   confidence: number;
+  /** What the event is; absent on documents stored before events carried it (read it through eventKind()). */
+  kind?: EventKind;
   /** Set on a replaced event: its `word` is `#` per digit (`###` otherwise, `[NAME]`… for the personal-data kinds). */
   redacted?: RedactKind;
   /** `scrubtext=tag`: the event lies in a span of this kind; its word is kept. */

@@ -1,6 +1,6 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { applySentiment, labelFor, scoreWords, sentimentText } from '../src/analytics/sentiment.js';
+import { applySentiment, labelFor, scoreWords, sentimentText, sentimentWords } from '../src/analytics/sentiment.js';
 
 const test = suite('analytics-sentiment');
 const words = (s: string) => s.split(' ');
@@ -14,7 +14,10 @@ test('the five labels by compound score', () => {
 });
 
 test('ASR words: fillers, redacted events and numerals are dropped before VADER', () => {
-  assert.is(sentimentText(['<sil>', 'My', 'card', 'is', '####', '4', '5', '[noise]', 'thanks']), 'my card is thanks');
+  // Each event as the ASR and redaction mark it (src/text/event-kind.ts); an old document's events carry no kind.
+  const events = [['<sil>', 'filler'], ['My', 'word'], ['card', 'word'], ['is', 'word'], ['####', 'redacted'], ['4', 'word'], ['5', 'word'], ['[noise]', undefined], ['[NAME]', 'redacted'], ['thanks', 'word']] as const;
+  const spoken = sentimentWords(events.map(([word, kind], i) => ({ word, start: i, end: i + 0.5, ...(kind ? { kind } : {}) })));
+  assert.is(sentimentText(spoken), 'my card is thanks');
   assert.is(scoreWords(words('my account number is 4 5 6')).label, 'Neutral');
 });
 

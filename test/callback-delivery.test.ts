@@ -182,6 +182,45 @@ d('a 400 stops after one attempt and is recorded as failed', async () => {
   }
 });
 
+d("README's receiver: a 401 (signature not accepted yet) is retried and delivered once the receiver accepts it", async () => {
+  const rx = await receiver([401, 401, 200]);
+  const { stores, outbox, events, dispatcher } = setup();
+  try {
+    await outbox.enqueue({ requestid: 'req-401', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    dispatcher.start();
+    await waitFor(events, (e) => e.some((x) => x.state === 'delivered'));
+    const [s] = await outbox.deliveries('req-401');
+    assert.is(s!.state, 'delivered');
+    assert.equal(s!.attempts.map((a) => a.status), [401, 401, 200]);
+  } finally {
+    await dispatcher.stop();
+    await stores.close();
+    await rx.close();
+  }
+});
+
+d('a callback refused for good (400) is sent again by resend: same delivery id, the next attempt number, delivered', async () => {
+  const rx = await receiver([400, 200]);
+  const { stores, outbox, events, dispatcher } = setup();
+  try {
+    await outbox.enqueue({ requestid: 'req-again', company: 'acme', url: rx.url, kind: 'result', body: RESULT, contentType: 'application/json', filename: 'r.json', secret: SECRET });
+    dispatcher.start();
+    await waitFor(events, (e) => e.length === 1);
+    assert.is((await outbox.deliveries('req-again'))[0]!.state, 'failed');
+    assert.is(await outbox.resend('req-again'), 1);
+    await waitFor(events, (e) => e.length === 2);
+    const [s] = await outbox.deliveries('req-again');
+    assert.is(s!.state, 'delivered');
+    assert.equal(s!.attempts.map((a) => a.status), [400, 200]);
+    assert.equal(rx.got.map((g) => [g.headers['x-voxdex-delivery'], g.headers['x-voxdex-attempt'], g.signed]), [[s!.delivery, '1', true], [s!.delivery, '2', true]]);
+    assert.is(await outbox.resend('nothing-here'), 0);
+  } finally {
+    await dispatcher.stop();
+    await stores.close();
+    await rx.close();
+  }
+});
+
 d('429 and 408 are retried and a Retry-After lengthens the wait', async () => {
   const rx = await receiver([{ status: 429, headers: { 'retry-after': '1' } }, 408, 204]);
   const { stores, outbox, events, dispatcher } = setup();

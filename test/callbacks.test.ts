@@ -28,10 +28,10 @@ policy('backoff grows exponentially, is capped, and jitter only shortens the wai
   }
 });
 
-policy('one function decides: 5xx, 408, 429 and network errors retry; other 4xx and refused targets stop', () => {
+policy('one function decides: 5xx, 401, 403, 404, 408, 409, 425, 429 and network errors retry; other 4xx and refused targets stop', () => {
   const r = (status: number) => shouldRetry({ type: 'response', status });
-  assert.equal([500, 502, 503, 301, 408, 429].map(r), [true, true, true, true, true, true]);
-  assert.equal([400, 401, 403, 404, 410, 413, 422].map(r), [false, false, false, false, false, false, false]);
+  assert.equal([500, 502, 503, 301, 401, 403, 404, 408, 409, 425, 429].map(r), [true, true, true, true, true, true, true, true, true, true, true]);
+  assert.equal([400, 405, 410, 413, 415, 422].map(r), [false, false, false, false, false, false]);
   assert.is(r(200), false);
   assert.is(shouldRetry({ type: 'network', code: 'RESPONSE_TIMEOUT', message: 'x' }), true);
   assert.is(shouldRetry({ type: 'refused', message: 'metadata' }), false);

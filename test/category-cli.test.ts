@@ -56,6 +56,20 @@ test('add, list (with counts and progress), replace, remove', async () => {
   assert.is(r.stdout.split('\n').length, 2);
 });
 
+test('a rule that starts with a NOT (-) is taken as TERMS without --; --help says so', async () => {
+  let r = await voxdex('category', 'add', 'acme', 'no-thanks', '-"thank you"', '--role', 'agent');
+  assert.is(r.code, 0, r.error);
+  assert.match(r.stdout, /^created category acme\/no-thanks /);
+  r = await voxdex('category', 'list', 'acme');
+  assert.ok(r.stdout.split('\n').some((l) => l.startsWith('no-thanks\t') && l.endsWith('\trole=agent\t-"thank you"')), r.stdout);
+  r = await voxdex('category', 'add', 'acme', 'x', 'x', '--colour', 'red');
+  assert.match(r.error ?? '', /^BAD_ARGUMENT: Unknown option --colour/);
+  r = await voxdex('category', 'add', '--help');
+  assert.match(r.stdout, /TERMS may start with a NOT as it is/);
+  r = await voxdex('category', 'remove', 'acme', 'no-thanks');
+  assert.is(r.code, 0, r.error);
+});
+
 test('errors: a bad rule names the position, unknown company or org, unknown category', async () => {
   let r = await voxdex('category', 'add', 'acme', 'bad', 'refund "cancel');
   assert.is(r.error, 'BAD_QUERY: Invalid terms: the quote at position 7 is not closed. See docs/search.md for the syntax.');

@@ -68,6 +68,29 @@ cli('company add prints only the new token; --show-secret adds the callback secr
   assert.is(list.stdout, 'acme\tsales/calls\ten-us\t\tdefaults\nglobex\tops/inbound\t*\t\tdefaults\n');
 });
 
+cli('company secret prints the callback secret alone; --rotate replaces it; neither issues a token nor moves the default folder', () => {
+  const add = voxdex('company', 'add', 'initech', '--org', 'it', '--folder', 'calls', '--show-secret');
+  const [token, secret] = add.stdout.trim().split('\n');
+  assert.is(voxdex('folder', 'add', 'initech', 'it', 'other').code, 0);
+  const shown = voxdex('company', 'secret', 'initech');
+  assert.is(shown.code, 0, shown.stderr);
+  assert.is(shown.stdout, `${secret}\n`);
+  const rotated = voxdex('company', 'secret', 'initech', '--rotate');
+  assert.is(rotated.code, 0, rotated.stderr);
+  assert.match(rotated.stdout, /^[0-9a-f]{64}\n$/);
+  assert.is.not(rotated.stdout, shown.stdout);
+  assert.is(voxdex('company', 'secret', 'initech').stdout, rotated.stdout);
+  const t = new SqliteTenancy(tenancyDbPath(path.join(dir, 'data')));
+  try {
+    assert.equal(t.authenticate(token), { kind: 'company', company: 'initech' });
+    assert.equal(t.defaultDestination('initech'), { company: 'initech', org: 'it', folder: 'calls' });
+    assert.is(t.db.prepare("SELECT count(*) FROM tokens WHERE company = 'initech'").pluck().get(), 1);
+  } finally {
+    t.close();
+  }
+  assert.match(voxdex('company', 'secret', 'nobody').stderr, /^voxdex: .*nobody/);
+});
+
 cli('models lists installed names one per line, the default first', () => {
   const r = voxdex('models');
   assert.is(r.code, 0, r.stderr);

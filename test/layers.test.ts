@@ -24,7 +24,7 @@ const LAYERS: string[][] = [
   ['asr', 'search', 'tenancy', 'callbacks', 'metrics', 'redact', 'speakers'],
   ['audio', 'render', 'store', 'blobs', 'scheduler', 'text', 'numbers', 'vad'],
   ['addon'],
-  ['readable'],
+  ['readable', 'audit'],
   ['config', 'errors', 'is', 'log', 'types'],
 ];
 /** Within the bottom layer these go one way only. */

@@ -44,7 +44,7 @@ t('hold-back: an utterance with digits waits until 30 s passed without more digi
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'is', 'for'])], 5)], [0]);
   assert.equal([...decidedUtterances([utt(0, 0, ['for', 'the', 'holder'])], 5)], [0]);
   // With name, email… redaction an utterance waits while a word still to come could redact it
-  // ("… zubair" + "at gmail dot com"): until its channel has paused 2 s (src/live/word-kinds-hold.ts).
+  // ("… zubair" + "at gmail dot com"): until its channel has paused 2 s (the email recognizer's reach, src/redact/pii/email.ts).
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'goes', 'to', 'zubair'])], 4.5, ['card', 'email'])], []);
   assert.equal([...decidedUtterances([utt(0, 0, ['it', 'goes', 'to', 'zubair'])], 6, ['card', 'email'])], [0]);
   // A month word may start an expiry date.

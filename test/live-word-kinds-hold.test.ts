@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { partialText } from '../src/live/partials.js';
 import { LiveRedaction, settledUtterances as decidedUtterances } from '../src/redact/engine.js';
+import { redactUtterances } from '../src/redact/redact.js';
 import { REDACT_KINDS, type RedactKind, type Utterance, type WordEvent } from '../src/types.js';
 import { BLANKET_RULE, HOLD_RULE, replayLive } from '../bench/lib/live-hold-replay.js';
 
@@ -38,6 +39,25 @@ test('an email in pieces: its local part is held until "dot com" can no longer f
   const before = replayLive([LOCAL, MID, OKAY, DOMAIN], all, BLANKET_RULE);
   const call = [LOCAL, MID, OKAY, DOMAIN];
   assert.equal(before.leaks.map((l) => `${call[l.utterance]!.events[l.event]!.word}<${l.kind}>`), ['goes<email>', 'to<email>', 'zubair<email>', 'dot<email>', 'okafor<email>']);
+});
+
+test('an email split by the agent\'s "okay" with a 2.6 s pause before "at": the local part is redacted and never sent before it is (issue 33)', () => {
+  const call = [utt(1, 0, 'it is chidi dot okonkwo'), utt(0, 3.0, 'okay'), utt(1, 5.0, 'at yahoo dot com')];
+  const whole = redactUtterances(call, all).utterances;
+  assert.equal(whole[0]!.events.map((e) => e.word), ['it', 'is', '[EMAIL]', '[EMAIL]', '[EMAIL]']);
+  assert.ok([...decidedUtterances(call.slice(0, 2), 4.9, all)].every((i) => i !== 0), 'the local part waits for an "at" that may still come');
+  assert.equal(replayLive(call, all, HOLD_RULE).leaks, []);
+});
+
+test('slow spelling and a phone number with "near a" for "zero", replayed live: nothing is sent otherwise than stored (issue 33)', () => {
+  // Letters 2 s apart after "spell your surname", each an utterance of its own.
+  const spelled = [utt(0, 0, 'and can you spell your surname for me'), ...['o', 'k', 'oh', 'n', 'k', 'w', 'oh'].map((l, i) => utt(1, 5 + i * 2.4, l))];
+  assert.ok(redactUtterances(spelled, ['name']).utterances.slice(1).every((u) => u.events[0]!.word === '[NAME]'));
+  assert.equal(replayLive(spelled, ['name'], HOLD_RULE).leaks, []);
+  assert.equal(replayLive(spelled, all, HOLD_RULE).leaks, []);
+  const phone = [utt(1, 0, 'five five five eight six seven five three near a'), utt(1, 5.6, 'nine'), utt(0, 8, 'thank you')];
+  assert.equal(redactUtterances(phone, ['phone']).utterances[1]!.events[0]!.word, '#');
+  assert.equal(replayLive(phone, ['name', 'address', 'email', 'phone', 'dob'], HOLD_RULE).leaks, []);
 });
 
 test('letters spelled on in the next utterance: the first letters are held with them', () => {

@@ -113,7 +113,7 @@ p('scrubtext=tag marks the spans with pii and keeps every word; scrubaudio gets 
   assert.equal(tagged.spans.map((s) => [s.kind, s.channel, s.start, s.end]), [['name', 1, 7.5, 8.4]]);
   // A tagged transcript redacted later (voxdex redact) loses the mark with the word.
   const later = redactUtterances(tagged.document.utterances, ['name']).utterances[1]!.events[3]!;
-  assert.equal(later, { word: '[NAME]', start: 7.5, end: 7.9, confidence: 0.9, redacted: 'name' });
+  assert.equal(later, { word: '[NAME]', start: 7.5, end: 7.9, confidence: 0.9, kind: 'redacted', redacted: 'name' });
 });
 
 p('as the ASR writes real answers: a misheard cue, a correction, an email without its dot, an answer with no readable email (its "dot com" heard as "not come"), an address before a new sentence', () => {
@@ -252,4 +252,67 @@ p('a call so far gives the spans found so far (live calls run it again as words 
   const partial = redact(INTAKE.slice(0, 7));
   assert.equal(partial, redact(INTAKE).slice(0, 7));
 });
+/** Turns as [channel, text, pause before (s), seconds from word to word]: a call's own timing (issue 33). */
+function timed(turns: Array<[number, string, number?, number?]>): Utterance[] {
+  let t = 0;
+  return turns.map(([channel, text, pause = 1, step = 0.5], uttid) => {
+    t += pause;
+    const events = text.split(' ').map((word, i) => ({ word, start: +(t + i * step).toFixed(2), end: +(t + i * step + 0.4).toFixed(2), confidence: 0.9 }));
+    t = events[events.length - 1]!.end;
+    return { start: events[0]!.start, end: t, confidence: 0.9, metadata: { channel, uttid }, events: normalizeNumbers(events) };
+  });
+}
+const redactTimed = (turns: Array<[number, string, number?, number?]>, kinds: readonly RedactKind[] = REDACT_KINDS) => shown(redactUtterances(timed(turns), kinds).utterances);
+
+p('slow spelling after "spell your surname": letters 1.5-2.2 s apart, each an utterance, "oh" for o, are all redacted', () => {
+  const lines = redactTimed([[0, 'and can you spell your surname for me'], [1, 'o'], [1, 'k', 1.8], [1, 'oh', 2.0], [1, 'n', 1.6], [1, 'k', 2.2], [1, 'w', 1.9], [1, 'oh', 2.1]], ['name']);
+  assert.equal(lines, ['0: and can you spell your surname for me', ...Array(7).fill('1: [NAME]<name>')]);
+  // In one utterance too, 2.4 s from letter to letter.
+  assert.equal(redactTimed([[0, 'and can you spell your surname for me'], [1, 'o k oh n k w oh', 1, 2.4]], ['name']), [
+    '0: and can you spell your surname for me',
+    `1: ${Array(7).fill('[NAME]<name>').join(' ')}`,
+  ]);
+});
+
+p('an email split by the agent\'s "okay" and a pause before "at": the local part goes with it, no question asked', () => {
+  assert.equal(redactTimed([[1, 'it is chidi dot okonkwo'], [0, 'okay', 0.5], [1, 'at yahoo dot com', 2.5]], ['email']), [
+    '1: it is [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
+    '0: okay',
+    '1: [EMAIL]<email> [EMAIL]<email> [EMAIL]<email> [EMAIL]<email>',
+  ]);
+  // A pause before "at" after ordinary words is no local part: "we met at yahoo dot com's office" keeps "we met".
+  assert.equal(redactTimed([[1, 'that is where we met'], [1, 'at yahoo dot com', 3]], ['email'])[0], '1: that is where we met');
+});
+
+p('"i was born on" stays around a date of birth (the answer preamble is no misheard date)', () => {
+  assert.equal(redactTimed([[0, 'what is your date of birth'], [1, 'i was born on march third nineteen eighty five']], ['name', 'address', 'email', 'phone', 'dob']), [
+    '0: what is your date of birth',
+    '1: i was born on [DOB]<dob> #<dob> ####<dob>',
+  ]);
+});
+
+p('a one-channel call: the question a cue is asked in is no answer ("which address should we use", "what phone number should we use")', () => {
+  const kinds: RedactKind[] = ['name', 'address', 'email', 'phone', 'dob'];
+  assert.equal(redactTimed([[0, 'which address should we use for the delivery'], [0, 'forty two maple street springfield']], kinds), [
+    '0: which address should we use for the delivery',
+    '0: ##<address> [ADDRESS]<address> [ADDRESS]<address> [ADDRESS]<address>',
+  ]);
+  assert.equal(redactTimed([[0, 'what phone number should we use'], [0, 'five five five eight six seven five three oh nine']], kinds), [
+    '0: what phone number should we use',
+    '0: ##########<phone>',
+  ]);
+  // The answer in the next utterance still is one.
+  assert.equal(redactTimed([[0, 'can i have your name please'], [0, 'maria lopez']], kinds), ['0: can i have your name please', '0: [NAME]<name> [NAME]<name>']);
+});
+
+p('a phone number whose "zero" was heard as "near a": every digit and the misheard words are redacted, cue or not', () => {
+  const kinds: RedactKind[] = ['name', 'address', 'email', 'phone', 'dob'];
+  const said = 'five five five eight six seven five three near a nine';
+  const whole = '1: ########<phone> [PHONE]<phone> [PHONE]<phone> #<phone>';
+  assert.equal(redactTimed([[1, said]], kinds), [whole]);
+  assert.equal(redactTimed([[0, 'can i get a callback number'], [1, said]], kinds), ['0: can i get a callback number', whole]);
+  // Amounts and counts around ordinary words are no phone number.
+  assert.equal(redactTimed([[1, 'i paid twelve thirty four for the car and fifty six']], kinds), ['1: i paid 1234 for the car and 56']);
+});
+
 p.run();

@@ -10,7 +10,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../src/config.js';
 import { silentLogger } from '../src/log.js';
-import { openPorts, openTenancy } from '../src/ports/ports.js';
+import { openPorts, openTenancy, type Ports } from '../src/ports/ports.js';
+import { parseSearchOptions } from '../src/search/search-options.js';
+import type { Tenancy } from '../src/tenancy/tenancy.js';
+import { cardDocument } from './fixtures/redaction-call.js';
 import { freshSchema } from './fixtures/pg.js';
 
 const ports = suite('ports');
@@ -21,6 +24,20 @@ ports.before.each(() => {
 ports.after.each(() => rmSync(dir, { recursive: true, force: true }));
 
 const root = { kind: 'root' } as const;
+
+/**
+ * The index a node writes through refuses an unredacted transcript of a company under a text policy
+ * (src/ports/guarded-index.ts), with nothing written; the policy set through `admin` (maybe another node's tenancy).
+ */
+async function refusesUnredacted(p: Ports, admin: Tenancy): Promise<void> {
+  await admin.change((t) => t.setCompanySettings('acme', { scrub: ['text'] }));
+  for (let i = 0; i < 100 && !p.tenancy.companySettings('acme').scrub; i++) await new Promise((r) => setTimeout(r, 20));
+  await p.index.init();
+  const entry = { tid: 'a'.repeat(32), company: 'acme', org: 'sales', folder: 'calls', datetime: '2026-01-01T00:00:00Z', document: cardDocument('r1') };
+  const refused = await p.index.index([entry]).then(() => undefined, (e: { code?: string }) => e.code);
+  assert.is(refused, 'UNREDACTED_WRITE');
+  assert.is(await p.index.count({ company: 'acme', org: 'sales', folder: 'calls' }, parseSearchOptions({ terms: 'card' }).query), 0);
+}
 
 ports('embedded: SQLite in the data dir, in-memory rate limits, the runner’s own scheduler; the root token is a file of the data dir', async () => {
   const config = loadConfig({ VOXDEX_DATA_DIR: dir, VOXDEX_RATE_LIMIT_PER_MIN: '1' });
@@ -42,6 +59,7 @@ ports('embedded: SQLite in the data dir, in-memory rate limits, the runner’s o
     await limit.take(root);
     assert.throws(() => limit.take(root), /Too many \/search requests for the root token/);
     assert.ok(existsSync(path.join(dir, 'jobs.sqlite')) && existsSync(path.join(dir, 'tenancy.sqlite')));
+    await refusesUnredacted(p, p.tenancy);
   } finally {
     await p.close();
   }
@@ -78,9 +96,9 @@ ports('distributed: PostgreSQL, S3 and Elasticsearch shared by every node; the r
     assert.match(refused, /^Too many \/search requests for the root token/);
     const admin = await openTenancy(loadConfig(env));
     await admin.change((t) => t.addCompany('acme', { org: 'sales', folder: 'calls' }));
-    await admin.close();
     for (let i = 0; i < 100 && !b.tenancy.hasCompany('acme'); i++) await new Promise((r) => setTimeout(r, 20));
     assert.ok(b.tenancy.hasCompany('acme'), 'node b sees a company the admin CLI added');
+    await refusesUnredacted(b, admin).finally(() => admin.close());
   } finally {
     await a.close();
     await b.close();

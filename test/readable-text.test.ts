@@ -28,6 +28,24 @@ t('Moonshine\'s words are written as the model wrote them: case, punctuation, nu
   assert.is(utteranceText(e, { numtrans: true }), 'Hello, this is Mr. Smith. How can I help?');
 });
 
+t('tidy text (issue 33 item 11): a sentence the model began in lower case gets its capital, not after e.g.', () => {
+  const e = events([['diverd', 'Diverd.'], ['were', "we're"], ['done', 'done.'], ['say', '"say'], ['it', 'it"'], ['e', 'e.g.'], ['one', 'one.']]);
+  assert.is(utteranceText(e, { numtrans: true }), 'Diverd. We\'re done. "Say it" e.g. one.');
+});
+
+t('tidy text: "i" as a word is "I", "to-day" is "today", a doubled comma is one, an unpaired quote goes', () => {
+  // PocketSphinx's words (no written form) and a redacted neighbour: the events' "i" and "i'm".
+  assert.is(utteranceText(events([['i'], ['think'], ["i'm"], ['right']]), { numtrans: true }), "I think I'm right.");
+  assert.is(utteranceText(events([['so', 'So'], ['i', 'i'], ['will', 'will.']]), { numtrans: true }), 'So I will.');
+  assert.is(utteranceText(events([['see', 'See'], ['you', 'you'], ['today', 'to-day,'], ['or', 'or'], ['tomorrow', 'To-morrow.']]), { numtrans: true }), 'See you today, or Tomorrow.');
+  assert.is(utteranceText(events([['to', 'To-night'], ['then', 'then.']]), { numtrans: true }), 'Tonight then.');
+  assert.is(utteranceText(events([['yes', 'Yes,'], ['', ','], ['well', 'well,,'], ['ok', 'OK.']]), { numtrans: true }), 'Yes, well, OK.');
+  assert.is(utteranceText(events([['he', 'He'], ['said', 'said'], ['stop', '"Stop.']]), { numtrans: true }), 'He said Stop.');
+  assert.is(utteranceText(events([['he', 'He'], ['said', 'said'], ['go', '“go”'], ['and', 'and'], ['left', 'left”.']]), { numtrans: true }), 'He said “go” and left.');
+  // Words that only look alike stay: "i.e.", "iPhone", "to-do".
+  assert.is(utteranceText(events([['that', 'That'], ['is', 'i.e.'], ['my', 'my'], ['iphone', 'iPhone'], ['to', 'to-do.']]), { numtrans: true }), 'That i.e. my iPhone to-do.');
+});
+
 t('a numeral the model wrote stays written with numtrans; without numtrans it is the events\' spoken words', () => {
   const raw = events([['that', 'That'], ['is', 'is'], ['twenty', '$25.'], ['five', ''], ['dollars', '']]);
   assert.is(utteranceText(normalizeNumbers(raw), { numtrans: true }), 'That is $25.');

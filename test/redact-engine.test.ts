@@ -41,6 +41,15 @@ test('a number goes as soon as it can no longer grow, not 30 s after every digit
   assert.equal(settled([utt(1, 0, 'i have three dogs and a cat')], 2.5), [0]);
 });
 
+test('words after a number that may still grow are held even when redacted: a group said next makes them its own', () => {
+  const call = [utt(0, 0, 'can i have the card number please'), utt(1, 3, 'four five three nine one four eight eight'), utt(1, 6.5, 'john smith')];
+  assert.equal(settled(call, 7.5, REDACT_KINDS), [0]);
+  // The next group joins: "john smith" lies inside the card's span, redacted as the card, not as a name.
+  const whole = [...call, utt(1, 9, 'zero three four three six four six seven')];
+  assert.equal(settled(whole, 50, REDACT_KINDS), [0, 1, 2, 3]);
+  assert.equal(replayLive(whole, REDACT_KINDS, HOLD_RULE).differences, 0);
+});
+
 test('replayed live, scripted calls are sent as the stored document reads them, each recognizer of the registry alone and all together', () => {
   const calls = Array.from({ length: 12 }, (_, n) => textCall(n));
   for (const kinds of [DEFAULT_REDACT_KINDS, REDACT_KINDS, ...RECOGNIZER_REGISTRY.map((r) => r.kinds)]) {

@@ -184,6 +184,25 @@ for (const numtrans of [true, false]) {
       { ch: 1, text: 'two one eight eight four six', pause: 3 },
     ], numtrans, ['ssn']);
     assert.not.ok(apart.some((l) => l.includes('<ssn>')), apart.join(' | '));
+    // An IVR menu: numbers inside sentences are no pieces of one number (bench/redaction-real.ts, vm-options).
+    const menu = redacted([
+      { ch: 0, text: 'press one to record your unavailable message press two to record your busy message press three to record your name press four to record your temporary greeting press five to change your password press five to return to the main menu' },
+    ], numtrans);
+    assert.not.ok(menu.some((l) => l.includes('<')), menu.join(' | '));
+  });
+
+  test(`no cue and digits misheard as words ("my car um where is", "the vero", "sakes"): the stretch is a card, the misheard words with it (numtrans=${numtrans})`, () => {
+    // bench/redaction.ts call 3 as the ASR wrote it: 14 digits heard, "zero" and "six" heard as words.
+    const lines = redacted([
+      { ch: 1, text: 'my car um where is' },
+      { ch: 1, text: 'five' }, { ch: 1, text: 'four two five' }, { ch: 1, text: 'two three' }, { ch: 1, text: 'three four' }, { ch: 1, text: 'three zero' },
+      { ch: 1, text: 'the vero' }, { ch: 1, text: 'nine' }, { ch: 1, text: 'sakes' }, { ch: 1, text: 'nine' }, { ch: 1, text: 'zero' }, { ch: 1, text: 'three' },
+      { ch: 1, text: 'okay sounds good', pause: 2.5 },
+    ], numtrans);
+    assert.is(lines[0], 'my car um where is');
+    assert.is(digitsLeft(lines), '', lines.join(' | '));
+    assert.ok(lines.slice(1, 12).every((l) => l.split(' ').every((w) => w.endsWith('<card>'))), lines.join(' | '));
+    assert.is(lines[12], 'okay sounds good');
   });
 }
 

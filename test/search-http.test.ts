@@ -235,7 +235,7 @@ test('errors: JSON body with Accept: application/json', async ({ base, acme }) =
 });
 
 /** An auth edge that lets everyone in as the root (for the handler's own checks). */
-const anyone: Access = { authenticate: () => ({ kind: 'root' }), check: async () => ({ kind: 'root' }) };
+const anyone: Access = { authenticate: () => ({ kind: 'root' }), check: async () => ({ kind: 'root' }), record: async () => undefined };
 
 test('errors: a method other than GET, POST, DELETE is 405 with Allow', async ({ base }) => {
   const handler = createSearchHandler({ index: {} as never, access: anyone, log: pino({ level: 'silent' }) });

@@ -11,7 +11,7 @@ import { loadSpeakerEncoder } from '../src/speakers/encoder.js';
 import { speakersOfRecording } from '../src/speakers/recording.js';
 import type { Utterance } from '../src/types.js';
 import { loadSileroVad } from '../src/vad/silero.js';
-import { buildChannelCall, channelsOf, voicesAvailable, type ChannelCall } from './fixtures/speaker-calls.js';
+import { buildChannelCall, channelsOf, requireVoices, type ChannelCall } from './fixtures/speaker-calls.js';
 
 const rule = suite('crosstalk: the rule');
 
@@ -94,7 +94,7 @@ function own(c: ChannelCall, voice: string, w: { start: number; end: number }): 
 }
 
 real('bleed at -20 dB (8 kHz mu-law): the other voice\'s words are dropped, the speaker\'s own stay (≤ 0.5 % lost)', async () => {
-  if (!voicesAvailable()) return;
+  requireVoices();
   const voices = ['allison', 'carlo'];
   const c = buildChannelCall({ voices, seconds: 30, seed: 41, telephone: true, bleedDb: -20 });
   const input = channels(c);
@@ -117,7 +117,7 @@ real('bleed at -20 dB (8 kHz mu-law): the other voice\'s words are dropped, the 
 });
 
 real('without crosstalk nothing is dropped, also when one line is 12 dB quieter and the two talk over each other', async () => {
-  if (!voicesAvailable()) return;
+  requireVoices();
   const c = buildChannelCall({ voices: ['june', 'librivox'], seconds: 40, seed: 42, telephone: true, bleedDb: -Infinity, overlap: 0.5 });
   c.channels[1] = c.channels[1]!.map((x) => x * 10 ** (-12 / 20));
   const input = channels(c);
@@ -135,7 +135,7 @@ real('without crosstalk nothing is dropped, also when one line is 12 dB quieter 
 });
 
 real('diarized, a channel with bleed stays one speaker (C0, C1); crosstalk=keep shows the bleed marked, uttids in order', async () => {
-  if (!voicesAvailable()) return;
+  requireVoices();
   const c = buildChannelCall({ voices: ['allison', 'carlo'], seconds: 30, seed: 43, telephone: true, bleedDb: -20 });
   const r = await speakersOfRecording(async () => models, channels(c), { diarize: true, gender: false });
   assert.equal([...new Set(r.utterances.map((u) => `${u.metadata.channel}:${u.metadata.speaker}`))].sort(), ['0:C0', '1:C1']);

@@ -19,7 +19,7 @@ import { defaultRequestOptions } from '../src/jobs/request-options.js';
 import { silentLogger } from '../src/log.js';
 import { createSpeakersPool } from '../src/speakers/pool.js';
 import { speakersStage } from '../src/speakers/stage.js';
-import { buildCall, utterancesOf, voicesAvailable, type Call } from './fixtures/speaker-calls.js';
+import { buildCall, requireVoices, utterancesOf, type Call } from './fixtures/speaker-calls.js';
 import { meetingBytes, meetingTurns } from './fixtures/meetings.js';
 import { speechRegions as vadRegions } from '../src/vad/regions.js';
 import { der } from '../bench/lib/diarization-score.js';
@@ -204,7 +204,7 @@ async function diarized(call: Call, opts: { speakers?: number } = {}) {
 // 93 % here: the call's turns overlap, and a hand-over inside one stretch of speech (no pause) is found a
 // window late (1.5 s windows, bench/diarization.ts measures it across calls)
 real('a two-voice mono call (Allison and Carlo, 8 kHz mu-law) gets two speakers with ≥ 90 % of the words in the right place, and genders', async () => {
-  if (!voicesAvailable()) return console.log('  (skipped: asterisk-core-sounds-it-wav etc. not installed)');
+  requireVoices();
   const call = buildCall({ voices: ['allison', 'carlo'], seconds: 40, seed: 11, telephone: true });
   const { r, right, labels } = await diarized(call);
   assert.equal(labels, ['S1', 'S2']);
@@ -217,13 +217,13 @@ real('a two-voice mono call (Allison and Carlo, 8 kHz mu-law) gets two speakers 
 });
 
 real('one voice gets one speaker', async () => {
-  if (!voicesAvailable()) return;
+  requireVoices();
   const { labels } = await diarized(buildCall({ voices: ['june'], seconds: 40, seed: 12, telephone: true }));
   assert.equal(labels, ['S1']);
 });
 
 real('speakers=2 on a 16 kHz call of two voices (LibriVox reader and June)', async () => {
-  if (!voicesAvailable()) return;
+  requireVoices();
   const { labels, right } = await diarized(buildCall({ voices: ['librivox', 'june'], seconds: 30, seed: 13 }), { speakers: 2 });
   assert.equal(labels, ['S1', 'S2']);
   assert.ok(right >= 0.95, `${(right * 100).toFixed(1)} %`);
@@ -245,7 +245,7 @@ real('a real meeting excerpt in the telephone band (trn00: three men, overlap): 
 });
 
 real('stereo keeps its channels as speakers C0 and C1', async () => {
-  if (!voicesAvailable()) return;
+  requireVoices();
   const a = buildCall({ voices: ['allison'], seconds: 20, seed: 14, telephone: true });
   const b = buildCall({ voices: ['carlo'], seconds: 20, seed: 15, telephone: true });
   const r = await diarizeRecording(
@@ -261,7 +261,7 @@ real('stereo keeps its channels as speakers C0 and C1', async () => {
 });
 
 real('the pipeline stage diarizes in its worker thread and leaves the work alone when diarize and gender are off', async () => {
-  if (!voicesAvailable()) return;
+  requireVoices();
   const call = buildCall({ voices: ['allison', 'carlo'], seconds: 30, seed: 21, telephone: true });
   const audio = { format: { encoding: 'mulaw' as const, sampleRate: 8000, channels: 1, bitsPerSample: 8 }, channels: [call.samples], durationSec: call.seconds, warnings: [] };
   const work: FileWork = {

@@ -3,12 +3,14 @@
  * arrive in the order they end (each one decoded the moment it ends), and at each arrival the rule
  * says which of those not sent yet may go and how they read, `now` being the time up to which every
  * channel has been decoded (the start of an utterance still being spoken on another channel, else the
- * arrival); at the end everything left goes. Then what was sent is held against the redaction of the
+ * arrival), and again every TICK_SEC between arrivals as the live driver asks at each endpointer answer;
+ * at the end everything left goes. Then what was sent is held against the redaction of the
  * whole call (the stored document's): a word the document redacts that was sent unredacted is a LEAK;
  * a word sent otherwise than the document reads it (a kind renamed, a redaction the whole call does not
  * make) is a DIFFERENCE. Also how long each utterance waited past its end.
  */
 import { LiveRedaction, settledUtterances } from '../../src/redact/engine.js';
+import type { Recognizer } from '../../src/redact/recognizer.js';
 import { redactUtterances } from '../../src/redact/redact.js';
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../../src/types.js';
 
@@ -29,6 +31,22 @@ export const BLANKET_RULE: HoldRule = (kinds) => (call, pending, now) => {
   return new Map([...digits].filter((i) => now >= call[i]!.end + 5).map((i) => [i, redacted[i]!]));
 };
 
+/**
+ * `f` run with recognizer `r`'s reach and renames switched off (it still redacts): what the hold owes to
+ * that recognizer, and what it would leak without it.
+ */
+export function withoutReach<T>(r: Recognizer, f: () => T): T {
+  const { reach, renames } = r;
+  r.reach = (_a, stream) => stream.tokens.length;
+  r.renames = () => undefined;
+  try {
+    return f();
+  } finally {
+    r.reach = reach;
+    r.renames = renames;
+  }
+}
+
 export interface Leak {
   /** Index of the utterance in the call (by end time) and of the word. */
   utterance: number;
@@ -44,6 +62,11 @@ export interface Replay {
   /** Seconds each utterance waited past its end before it was sent. */
   waits: number[];
 }
+
+/** How often the replay asks again between two arrivals (the live driver: at each endpointer answer, about every 0.1 s). */
+const TICK_SEC = 0.25;
+/** Seconds of silence after the last utterance before the call ends. */
+const TAIL_SEC = 5;
 
 /** Replays `utterances` (any order) live under `rule`. */
 export function replayLive(utterances: readonly Utterance[], kinds: readonly RedactKind[], rule: HoldRule): Replay {
@@ -61,10 +84,14 @@ export function replayLive(utterances: readonly Utterance[], kinds: readonly Red
       waits[i] = now === Infinity ? Math.max(0, call.at(-1)!.end - call[i]!.end) : now - call[i]!.end;
     }
   };
+  // The time decoded on every channel at `at`, `n` utterances having arrived: no later than the start of one still being spoken.
+  const decoded = (n: number, at: number) => Math.min(at, ...call.slice(n).filter((u) => u.start < at).map((u) => u.start));
   for (let n = 1; n <= call.length; n++) {
     const at = call[n - 1]!.end;
-    const speaking = call.slice(n).filter((u) => u.start < at).map((u) => u.start);
-    step(n, Math.min(at, ...speaking));
+    step(n, decoded(n, at));
+    // Between arrivals the live driver asks again as audio is endpointed (every push): here every TICK_SEC.
+    const next = call[n]?.end ?? at + TAIL_SEC;
+    for (let t = at + TICK_SEC; t < next; t += TICK_SEC) step(n, decoded(n, t));
   }
   step(call.length, Infinity);
   const leaks: Leak[] = [];

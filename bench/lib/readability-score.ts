@@ -4,6 +4,7 @@
  * marks go, as F1 over the words of both sides aligned by edit distance on their normalised forms
  * (bench/lib/wer.ts). An ellipsis ("successfully...") ends nothing; "!" counts as a full stop.
  */
+import { ARCHAIC_SPELLINGS } from '../../src/readable/tidy.js';
 import { normalizeWords } from './wer.js';
 
 export type Mark = '.' | '?' | ',' | '';
@@ -102,4 +103,45 @@ function count(c: Counts, truth: boolean, said: boolean): void {
   if (truth && said) c.tp++;
   else if (said) c.fp++;
   else if (truth) c.fn++;
+}
+
+/**
+ * What a reader stumbles on, counted without a reference (issue 33 item 11): sentences (each line's
+ * first word, unless the line before left its sentence open with a comma, colon or dash, and every
+ * word after ". ? !") and of those the ones that start in lower case ("Diverd.
+ * we're"), a lower-case "i" as a word ("i", "i'm"), double commas, lines with an unbalanced double
+ * quote, and the archaic hyphenated forms of the model's written text (src/readable/tidy.ts ARCHAIC_SPELLINGS).
+ */
+export interface Defects {
+  sentences: number;
+  lowerStarts: number;
+  strayI: number;
+  doubleCommas: number;
+  unbalancedQuotes: number;
+  archaic: number;
+}
+
+export const noDefects = (): Defects => ({ sentences: 0, lowerStarts: 0, strayI: 0, doubleCommas: 0, unbalancedQuotes: 0, archaic: 0 });
+
+export function countDefects(lines: readonly string[], into: Defects): void {
+  let open = false; // the previous line left its sentence open (",", ";", ":", a dash): this one goes on with it
+  for (const line of lines) {
+    const tokens = line.split(/\s+/).filter(Boolean);
+    tokens.forEach((token, i) => {
+      const starts = i === 0 ? !open : /[.?!]["'”’)\]]*$/.test(tokens[i - 1]!);
+      const letter = /\p{L}/u.exec(token)?.[0];
+      if (starts && letter !== undefined) {
+        into.sentences++;
+        if (letter !== letter.toUpperCase()) into.lowerStarts++;
+      }
+      if (/^["'“‘(]*i(['’][a-z]+)?["'”’),.?!;:]*$/.test(token)) into.strayI++;
+      if (Object.keys(ARCHAIC_SPELLINGS).some((old) => token.replace(/^["'“‘(]+/, '').toLowerCase().startsWith(old))) into.archaic++;
+    });
+    into.doubleCommas += (line.match(/,\s*,/g) ?? []).length;
+    const straight = (line.match(/"/g) ?? []).length;
+    const opening = (line.match(/“/g) ?? []).length;
+    const close = (line.match(/”/g) ?? []).length;
+    if (straight % 2 === 1 || opening !== close) into.unbalancedQuotes++;
+    open = /[,;:\-–—]["'”’)\]]*$/.test(line);
+  }
 }

@@ -137,8 +137,9 @@ export class CategoryBackfill {
       const pace = pacer();
       const score = { budgetMs: this.#o.budgetMs, onOverBudget: (c: CompiledCategory) => log.warn({ company, category: c.name }, 'category rule over its CPU budget on a call: counted as not matching') };
       for (const item of page.items) {
+        // No restart here: reading the document is no wait for I/O (SQLite reads it in place), and a
+        // restart before every call would keep the slice from ever reaching SLICE_MS (the stall of issue 33.5).
         const document = withDoc && item.document ? await item.document() : undefined;
-        pace.restart();
         const matched = await scoreCallPaced(rules, { org: item.org, words: item.words, document }, score, pace);
         const next = [...new Set([...item.categories.filter((n) => !names.has(n)), ...matched])].sort();
         if (next.join('\u0000') !== item.categories.join('\u0000')) updates.push({ tid: item.tid, categories: next });

@@ -1,5 +1,5 @@
 /**
- * Categories (API.md §10): named rules in the `terms` language, per company, optionally limited to
+ * Categories (docs/analytics.md, "Categories"): named rules in the `terms` language, per company, optionally limited to
  * an organization, a channel or a speaker. A call is in a category exactly when the search with the
  * same terms (and `channel=`, in that org) finds it: the rule is parsed by the search parser
  * (src/search/query.ts) and evaluated by the search matcher (src/search/match.ts `evaluate`), the

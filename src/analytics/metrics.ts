@@ -1,5 +1,5 @@
 /**
- * Call metrics (API.md §10, always on) from word times: talk time per channel or speaker, overtalk
+ * Call metrics (docs/analytics.md, "Metrics"; always on) from word times: talk time per channel or speaker, overtalk
  * (two or more parties speaking at once), silence (nobody speaking), the longest silence, and words
  * per minute of talk.
  *
@@ -14,7 +14,8 @@
  * (`<sil>`, `[noise]`, `++breath++`) are not speech. An utterance without word events counts as one
  * interval over its span.
  */
-import type { CallMetrics } from '../types.js';
+import { isSpoken } from '../text/event-kind.js';
+import type { CallMetrics, WordEvent } from '../types.js';
 import { partyKey } from './sentiment.js';
 
 
@@ -25,15 +26,13 @@ export const MIN_SILENCE_SEC = 1.0;
 /** A party that starts talking while another talks interrupts it when it goes on this long (shorter: a back-channel). */
 export const MIN_INTERRUPTION_SEC = 1.0;
 
-const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
-
 export type Interval = [number, number];
 
 interface MetricsUtterance {
   start: number;
   end: number;
   metadata: { channel: number; speaker?: string; crosstalk?: boolean };
-  events: ReadonlyArray<{ word: string; start: number; end: number }>;
+  events: ReadonlyArray<Pick<WordEvent, 'word' | 'start' | 'end' | 'kind' | 'redacted'>>;
 }
 
 /** Sorted, merged intervals (pauses under `gap` closed). */
@@ -56,7 +55,7 @@ export function partySpeech(utterances: readonly MetricsUtterance[]): Map<string
     const key = partyKey(u);
     let p = raw.get(key);
     if (!p) raw.set(key, (p = { intervals: [], words: 0 }));
-    const words = u.events.filter((e) => typeof e.word === 'string' && !FILLER.test(e.word));
+    const words = u.events.filter((e) => typeof e.word === 'string' && isSpoken(e));
     if (words.length === 0 && u.events.length === 0) p.intervals.push([u.start, u.end]);
     for (const w of words) p.intervals.push([w.start, w.end]);
     p.words += words.length;

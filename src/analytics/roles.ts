@@ -3,11 +3,11 @@
  * its talk time and words per minute (its utterances together, pauses under MERGE_GAP_SEC closed), the
  * interruptions its parties made, and, with sentiment, the word-weighted mean of its utterances' scores.
  */
+import { isSpoken } from '../text/event-kind.js';
 import type { RoleSummary, TranscriptDocument, Utterance } from '../types.js';
 import { interruptions, partySpeech } from './metrics.js';
 import { labelFor, partyKey } from './sentiment.js';
 
-const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -34,7 +34,7 @@ export function roleSummary(utterances: readonly Utterance[]): TranscriptDocumen
     let words = 0;
     for (const u of mine) {
       if (u.metadata.sentimentscore === undefined) continue;
-      const n = u.events.filter((e) => !FILLER.test(e.word)).length;
+      const n = u.events.filter(isSpoken).length;
       weighted += u.metadata.sentimentscore * n;
       words += n;
     }

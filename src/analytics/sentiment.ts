@@ -1,11 +1,11 @@
 /**
- * Sentiment per utterance (API.md §10): VADER (Hutto & Gilbert 2014; npm `vader-sentiment`, the
+ * Sentiment per utterance (docs/analytics.md, "Sentiment"): VADER (Hutto & Gilbert 2014; npm `vader-sentiment`, the
  * lexicon and rules) on the utterance's words, after a small layer of rules for what ASR output and
  * customer-service talk look like:
  *
  * - ASR output has no punctuation or capitals, so VADER's "!" and ALL-CAPS boosts never fire; the
- *   words are passed lower-cased, fillers (`<sil>`, `[noise]`, `++breath++`) and redacted events
- *   (`####`) dropped, and numerals dropped (VADER's lexicon holds tokens such as `4q`, and a numeral
+ *   words are passed lower-cased, fillers and redacted events dropped (their kind, src/text/event-kind.ts),
+ *   and numerals dropped (VADER's lexicon holds tokens such as `4q`, and a numeral
  *   carries no sentiment).
  * - Domain phrases VADER reads wrong: "would like to" / "like to" / "sounds like" (request or
  *   comparison, not liking), "no problem" / "no worries" / "not a problem" (courtesy, not a problem),
@@ -18,7 +18,8 @@
  * thresholds measured on bench/lib/sentiment-set.ts (docs/analytics.md).
  */
 import vader from 'vader-sentiment';
-import type { SentimentLabel } from '../types.js';
+import { eventKind, isSpoken } from '../text/event-kind.js';
+import type { SentimentLabel, WordEvent } from '../types.js';
 
 
 /** Compound score thresholds: ≥ STRONG Positive, ≥ MILD Mostly Positive, ≤ -MILD Mostly Negative, ≤ -STRONG Negative. */
@@ -30,8 +31,6 @@ export interface Sentiment {
   /** VADER's compound score after the rules, rounded to 3 decimals, in [-1, 1]. */
   score: number;
 }
-
-const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 
 /** Phrase rewrites, applied in order on the lower-cased, space-separated words. */
 const REWRITES: ReadonlyArray<[RegExp, string]> = [
@@ -67,7 +66,6 @@ const REWRITES: ReadonlyArray<[RegExp, string]> = [
 /** The words VADER sees for an utterance's words (see the module comment). */
 export function sentimentText(words: readonly string[]): string {
   const kept = words
-    .filter((w) => !FILLER.test(w) && !/^#+$/.test(w))
     .map((w) => w.toLowerCase().replace(/[^\p{L}\p{N}']+/gu, ' ').trim())
     .filter((w) => w !== '' && !/\d/.test(w));
   let text = ` ${kept.join(' ')} `;
@@ -94,17 +92,16 @@ export function scoreWords(words: readonly string[]): Sentiment {
   return { label: labelFor(score), score: round(score) };
 }
 
-/** Plain VADER on the raw text, without the rules: the peer in bench/sentiment.ts. */
-export function plainVader(text: string): Sentiment {
-  const score = vader.SentimentIntensityAnalyzer.polarity_scores(text).compound;
-  return { label: labelFor(score), score: round(score) };
-}
-
 interface SentimentUtterance {
   start: number;
   end: number;
   metadata: { channel: number; speaker?: string; sentiment?: SentimentLabel; sentimentscore?: number };
-  events: ReadonlyArray<{ word: string; start: number; end: number }>;
+  events: ReadonlyArray<Pick<WordEvent, 'word' | 'start' | 'end' | 'kind' | 'redacted'>>;
+}
+
+/** The words of an utterance VADER is given: its spoken words, neither fillers nor redacted words (eventKind). */
+export function sentimentWords(events: SentimentUtterance['events']): string[] {
+  return events.filter((e) => eventKind(e) === 'word').map((e) => e.word);
 }
 
 /** The key a channel or speaker is summarised under: the speaker when diarized, else the channel number. */
@@ -114,7 +111,7 @@ export function partyKey(u: { metadata: { channel: number; speaker?: string } })
 
 /** Sets one utterance's `metadata.sentiment` and `metadata.sentimentscore` (in place; a live call's as it is decoded). */
 export function scoreUtterance(u: SentimentUtterance): Sentiment {
-  const s = scoreWords(u.events.map((e) => e.word));
+  const s = scoreWords(sentimentWords(u.events));
   u.metadata.sentiment = s.label;
   u.metadata.sentimentscore = s.score;
   return s;
@@ -136,7 +133,7 @@ export function applySentiment(utterances: SentimentUtterance[]): Record<string,
 export function sentimentByParty(utterances: readonly SentimentUtterance[]): Record<string, Sentiment> {
   const sums = new Map<string, { weighted: number; words: number }>();
   for (const u of utterances) {
-    const n = u.events.filter((e) => !FILLER.test(e.word)).length;
+    const n = u.events.filter(isSpoken).length;
     if (n === 0) continue;
     const key = partyKey(u);
     const acc = sums.get(key) ?? { weighted: 0, words: 0 };

@@ -10,6 +10,7 @@ import { voxdexError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { toChannelPcm } from '../audio/resample.js';
 import type { Segment } from '../audio/segment.js';
+import { tokenKind } from '../text/event-kind.js';
 import type { ChannelInfo, DecodedAudio, TranscribeResult, Utterance, WordEvent } from '../types.js';
 import type { NativeWord } from './binding.js';
 import { createAsrPool, type AsrPool } from './pool.js';
@@ -224,6 +225,7 @@ function timedWords(words: readonly NativeWord[], offsetSec: number): WordEvent[
     start: round3(offsetSec + w.start / 1000),
     end: round3(offsetSec + w.end / 1000),
     confidence: round3(w.confidence),
+    kind: tokenKind(w.word),
     ...(w.written !== undefined ? { written: w.written } : {}),
   }));
 }

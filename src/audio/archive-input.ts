@@ -22,7 +22,7 @@ export interface ArchiveInput {
   close(): void;
 }
 
-export async function openArchiveInput(src: ByteSource): Promise<ArchiveInput> {
+async function openArchiveInput(src: ByteSource): Promise<ArchiveInput> {
   if (src.plainPath !== undefined) return descriptor(openSync(src.plainPath, 'r'));
   const fd = memoryFile('voxdex-archive');
   try {

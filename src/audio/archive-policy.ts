@@ -12,14 +12,14 @@ import type { ArchiveEntry } from './seven-zip.js';
 export type ArchiveLimits = Config['archive'];
 
 /** The ratio limit applies to members (or solid blocks) larger than this; tiny files compress absurdly well. */
-export const RATIO_MIN_BYTES = 1 << 20;
+const RATIO_MIN_BYTES = 1 << 20;
 
 /**
  * The fewest bytes one second of one channel takes in any accepted WAV format (8000 Hz, 8 bits:
  * G.711 or unsigned PCM). Before extraction only sizes are known, so `bytes / MIN_BYTES_PER_SEC`
  * is the most audio (counted per channel) the members can hold.
  */
-export const MIN_BYTES_PER_SEC = 8000;
+const MIN_BYTES_PER_SEC = 8000;
 
 const fmtBytes = (n: number) => n.toLocaleString('en-US');
 /** 86400 → "24 h", 5400 → "1.5 h", 90 → "1.5 min", 12 → "12 s". */
@@ -57,7 +57,7 @@ export function checkDiskSpace(needed: number, dir: string, reserveBytes: number
   );
 }
 
-export function isUnsafeName(name: string): boolean {
+function isUnsafeName(name: string): boolean {
   if (name === '' || name.startsWith('/') || name.startsWith('\\') || /^[A-Za-z]:/.test(name)) return true;
   return name.split(/[\\/]/).some((part) => part === '..');
 }
@@ -130,7 +130,7 @@ function stem(name: string): string {
   return dot > slash + 1 ? name.slice(0, dot) : name;
 }
 
-export function isJsonName(name: string): boolean {
+function isJsonName(name: string): boolean {
   return /\.json$/i.test(name);
 }
 

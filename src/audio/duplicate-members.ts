@@ -21,7 +21,7 @@ function firstFree(name: string, taken: Set<string>): string {
   return free;
 }
 
-export interface PlacedEntry {
+interface PlacedEntry {
   entry: ArchiveEntry;
   /** The name reported for it (the stored name, or a numbered one for a later copy). */
   name: string;

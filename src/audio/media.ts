@@ -26,7 +26,7 @@ function fileWavCodec(input: string | ByteSource): ReturnType<typeof wavCodec> {
  * The media of a sniffed file (`codec` reads a WAV's compressed codec) in transcoding state `state`;
  * throws UNSUPPORTED_AUDIO for what is not accepted.
  */
-export function mediaOf(s: Sniffed, codec: () => ReturnType<typeof wavCodec>, state: TranscodeState): Media {
+function mediaOf(s: Sniffed, codec: () => ReturnType<typeof wavCodec>, state: TranscodeState): Media {
   if (s.kind === 'wav') {
     const c = codec();
     if (!c) return s;

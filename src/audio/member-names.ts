@@ -19,7 +19,7 @@ function isUtf8(bytes: Uint8Array): boolean {
 }
 
 /** One name (or path component): UTF-8 when its bytes are valid UTF-8, else CP437. */
-export function decodeName(bytes: Uint8Array): string {
+function decodeName(bytes: Uint8Array): string {
   if (isUtf8(bytes)) return UTF8.decode(bytes);
   return Array.from(bytes, (b) => (b < 128 ? String.fromCharCode(b) : CP437_HIGH[b - 128]!)).join('');
 }
@@ -37,7 +37,7 @@ function components(bytes: Buffer): Buffer[] {
   return out;
 }
 
-export interface DecodedOutput {
+interface DecodedOutput {
   text: string;
   /** Decoded member name → the 7z wildcard pattern its raw bytes match, for names that were not UTF-8. */
   patterns: Map<string, string>;

@@ -223,7 +223,7 @@ export function toChannelPcm(audio: DecodedAudio, sampleRate: number): ChannelPc
 }
 
 /** Resampling as audio arrives (a live call): the same samples `resample` gives for the whole channel. */
-export interface StreamResampler {
+interface StreamResampler {
   /** The next input samples; the output samples they complete. */
   push(samples: Float32Array): Float32Array;
   /** The input has ended: the rest of the output (the end padded with zeros, as `resample` pads it). */

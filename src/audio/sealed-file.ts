@@ -21,7 +21,7 @@ import { pipeline } from 'node:stream/promises';
 import { fileHead, fileSource, streamOf, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 
-export const SEAL_MAGIC = Buffer.from('VXSEAL01', 'ascii');
+const SEAL_MAGIC = Buffer.from('VXSEAL01', 'ascii');
 const SALT_BYTES = 24;
 export const SEAL_HEADER_BYTES = SEAL_MAGIC.length + SALT_BYTES;
 /** Plaintext bytes per chunk. */

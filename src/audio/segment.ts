@@ -6,7 +6,7 @@
  */
 import type { ChannelPcm, Stage } from '../types.js';
 
-export interface SegmentOptions {
+interface SegmentOptions {
   /** Longest utterance, seconds (config.segment.maxUtteranceSec). */
   maxUtteranceSec: number;
   /** Pauses shorter than this stay inside an utterance, seconds. */
@@ -40,7 +40,7 @@ export interface Segment {
   speechEnd: number;
 }
 
-export interface ChannelSegments {
+interface ChannelSegments {
   channel: number;
   sampleRate: number;
   samples: Int16Array;

@@ -195,7 +195,7 @@ function streamOut(
 }
 
 /** Where the bytes of one member go: a stream that takes them, or undefined to skip the member. */
-export type MemberSink = (entry: ArchiveEntry, index: number) => Writable | undefined;
+type MemberSink = (entry: ArchiveEntry, index: number) => Writable | undefined;
 
 /**
  * Streams the file members `files` (the listing's file entries, in its order: the order of 7z's

@@ -82,16 +82,16 @@ export function sniffFile(input: string | ByteSource): Sniffed {
 }
 
 /** Whether this installation transcodes (src/audio/transcode.ts `transcoding`), and if not, why. */
-export type TranscodeState = 'on' | 'off' | 'missing';
+export type TranscodeState = 'on' | 'off' | 'missing' | 'unsandboxed';
 
 const SEND_WAV = 'Send RIFF/WAVE (PCM, mu-law or A-law) or a zip/7z archive of such files.';
 const SEND_ANY = 'Send WAV, MP3, FLAC, Ogg (Vorbis, Opus), M4A/AAC, AMR, WebM, or a zip/7z archive of such files.';
 
 /** Why a format that needs transcoding is refused here, and how the operator enables it. */
 export function transcodingRefusal(state: Exclude<TranscodeState, 'on'>): string {
-  return state === 'off'
-    ? 'transcoding is turned off on this installation (VOXDEX_TRANSCODE=off); the operator enables it by removing that setting'
-    : 'transcoding needs ffmpeg, which is not installed on this installation; the operator enables it by installing it (scripts/install.sh, or apt-get install ffmpeg)';
+  if (state === 'off') return 'transcoding is turned off on this installation (VOXDEX_TRANSCODE=off); the operator enables it by removing that setting';
+  if (state === 'missing') return 'transcoding needs ffmpeg, which is not installed on this installation; the operator enables it by installing it (scripts/install.sh, or apt-get install ffmpeg)';
+  return 'transcoding runs ffmpeg only inside its sandbox, which cannot be made on this installation (bubblewrap missing, or user namespaces not allowed); the operator enables it by installing bubblewrap (scripts/install.sh, or apt-get install bubblewrap) and allowing unprivileged user namespaces';
 }
 
 /** The UNSUPPORTED_AUDIO / NOT_AUDIO message for something that is not accepted in this state. */

@@ -2,46 +2,54 @@
  * Transcoding: an audio format voxdex does not decode itself (MP3, FLAC, Ogg, M4A, AMR, GSM WAV,
  * WebM…) → 16-bit PCM at 8–16 kHz, through Debian's `ffmpeg` run as a child process. Every file is
  * treated as hostile:
+ * - ffmpeg runs in a sandbox (sandbox.ts): an unprivileged user with no capabilities and
+ *   no_new_privs, bubblewrap's namespaces (no network, a file system of /usr alone), no descriptor
+ *   but its three pipes, an empty environment, and the kernel's limits (prlimit): CPU seconds
+ *   (RLIMIT_CPU), address space (RLIMIT_AS), no file written (RLIMIT_FSIZE 0), no core dump; a
+ *   wall-clock limit of three times the CPU limit. Without the sandbox nothing is transcoded;
  * - the bytes (a ByteSource: a sealed upload is unsealed block by block in memory) reach ffmpeg
- *   through its stdin pipe and the PCM comes back through its stdout pipe: ffmpeg opens no file and
- *   no network connection (`-protocol_whitelist pipe`), and the container
- *   is the one sniff() found (`-f <demuxer>`), so ffmpeg never guesses one (no playlists, no
- *   concat lists that name other files);
- * - one thread, and the kernel's limits on the process (prlimit): CPU seconds (RLIMIT_CPU), address
- *   space (RLIMIT_AS), no file written (RLIMIT_FSIZE 0), no core dump; a wall-clock limit of three
- *   times the CPU limit; the environment is emptied;
+ *   through its stdin pipe and the PCM comes back through its stdout pipe (`-protocol_whitelist
+ *   pipe`), and the container is the one sniff() found (`-f <demuxer>`), so ffmpeg never guesses one
+ *   (no playlists, no concat lists that name other files);
  * - the output is counted as it arrives and ffmpeg is killed once it exceeds the audio one file may
- *   hold (the length a header claims is never trusted).
+ *   hold (the length a header claims is never trusted); the PCM is kept in the blocks it came in
+ *   and deinterleaved block by block into the result, never copied whole.
  * Failures become the contract's errors: BAD_AUDIO (undecodable), TOO_LARGE (a limit), CANCELLED.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { constants } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { TranscodeConfig } from '../config.js';
 import { asSource, readAll, type ByteSource } from './byte-source.js';
 import { voxdexError } from '../errors.js';
 import { moovFirst } from './mp4-faststart.js';
 import { transcodingRefusal, withoutArticle, type TranscodeState } from './sniff.js';
+import { SANDBOX_ENV, sandboxed } from './sandbox.js';
 
 /** Rates ffmpeg may write: a file at another rate is resampled by ffmpeg to the nearest (44.1/48 kHz → 16 kHz). */
 export const TRANSCODED_RATES = [8000, 11025, 12000, 16000] as const;
-/** The only paths ffmpeg may find its program on (the environment is emptied). */
-const SAFE_PATH = '/usr/local/bin:/usr/bin:/bin';
 /** ffmpeg's own cap on one heap allocation. */
 const MAX_ALLOC = 256 << 20;
+const { SIGXCPU, SIGKILL } = constants.signals;
 /** stderr kept for the error message. */
 const STDERR_BYTES = 16 << 10;
 
-/** What ffmpeg wrote: interleaved 16-bit little-endian PCM. */
+/** What ffmpeg wrote: interleaved 16-bit little-endian PCM, in the blocks it arrived in. */
 export interface TranscodedPcm {
   sampleRate: number;
   channels: number;
-  /** Whole frames only. */
-  pcm: Buffer;
+  /** Frames in all blocks together. */
+  frames: number;
+  /**
+   * The PCM in blocks of whole frames, each starting at an even byte offset (never joined into one
+   * buffer: the caller deinterleaves block by block and may drop each once read).
+   */
+  blocks: Buffer[];
   /** What ffmpeg complained about while it still decoded (a truncated file, a damaged frame). */
   warnings: string[];
 }
 
-export interface TranscodeOptions {
+interface TranscodeOptions {
   /** The format's name for messages ("MPEG audio"). */
   what: string;
   signal?: AbortSignal;
@@ -57,18 +65,25 @@ export interface TranscodedLength {
   over: boolean;
 }
 
-/** Whether ffmpeg (under prlimit) runs, per program: checked once per process. */
-const runs = new Map<string, boolean>();
+/** Whether ffmpeg runs, and runs in the sandbox, per program: checked once per process. */
+const runs = new Map<string, TranscodeState>();
 
-/** Whether this installation transcodes: 'off' (VOXDEX_TRANSCODE=off), 'missing' (no ffmpeg) or 'on'. */
+/**
+ * Whether this installation transcodes: 'off' (VOXDEX_TRANSCODE=off), 'missing' (no ffmpeg),
+ * 'unsandboxed' (ffmpeg runs, but not in the sandbox: bubblewrap missing, or no user namespaces
+ * here; transcoding is refused, fail closed) or 'on'.
+ */
 export function transcoding(cfg: TranscodeConfig): TranscodeState {
   if (!cfg.enabled) return 'off';
-  let ok = runs.get(cfg.ffmpeg);
-  if (ok === undefined) {
-    const r = spawnSync('prlimit', ['--core=0', '--', cfg.ffmpeg, '-hide_banner', '-version'], { stdio: 'ignore', timeout: 20_000, env: { PATH: SAFE_PATH } });
-    runs.set(cfg.ffmpeg, (ok = r.status === 0));
+  let state = runs.get(cfg.ffmpeg);
+  if (state === undefined) {
+    const version = ['-hide_banner', '-version'];
+    const sandbox = sandboxed(cfg.ffmpeg, version, cfg);
+    const runs1 = (command: string, args: string[]) => spawnSync(command, args, { stdio: 'ignore', timeout: 20_000, env: SANDBOX_ENV }).status === 0;
+    state = !runs1('prlimit', ['--core=0', '--', cfg.ffmpeg, ...version]) ? 'missing' : runs1(sandbox.command, sandbox.args) ? 'on' : 'unsandboxed';
+    runs.set(cfg.ffmpeg, state);
   }
-  return ok ? 'on' : 'missing';
+  return state;
 }
 
 /** The ffmpeg command line (after the program name). */
@@ -122,7 +137,7 @@ export async function countTranscoded(input: string | ByteSource, demuxer: strin
 function transcodeSource(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions): Promise<TranscodedPcm> {
   return runFfmpeg(source, demuxer, cfg, opts, new PcmCollector(cfg.maxAudioSec, true), (out, warnings) => {
     const pcm = out.finish();
-    if (pcm.pcm.length === 0) throw voxdexError('BAD_AUDIO', `The ${withoutArticle(opts.what)} holds no audio that could be decoded${warnings.length ? ` (ffmpeg: ${warnings[0]})` : ''}. Send a complete recording.`);
+    if (pcm.frames === 0) throw voxdexError('BAD_AUDIO', `The ${withoutArticle(opts.what)} holds no audio that could be decoded${warnings.length ? ` (ffmpeg: ${warnings[0]})` : ''}. Send a complete recording.`);
     return { ...pcm, warnings: warnings.slice(0, 3).map((l) => `ffmpeg: ${l}`) };
   });
 }
@@ -130,10 +145,8 @@ function transcodeSource(source: ByteSource, demuxer: string, cfg: TranscodeConf
 async function runFfmpeg<T>(source: ByteSource, demuxer: string, cfg: TranscodeConfig, opts: TranscodeOptions, out: PcmCollector, done: (out: PcmCollector, lines: string[]) => T): Promise<T> {
   if (opts.signal?.aborted) throw voxdexError('CANCELLED', 'Decoding was cancelled.');
   const input = await inputBytes(source, demuxer);
-  const child = spawn('prlimit', [`--as=${cfg.memoryBytes}`, `--cpu=${cfg.cpuSec}`, '--fsize=0', '--core=0', '--', cfg.ffmpeg, ...ffmpegArgs(demuxer, opts.probeSec)], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: { PATH: SAFE_PATH, LC_ALL: 'C' },
-  });
+  const sandbox = sandboxed(cfg.ffmpeg, ffmpegArgs(demuxer, opts.probeSec), cfg);
+  const child = spawn(sandbox.command, sandbox.args, { stdio: ['pipe', 'pipe', 'pipe'], env: SANDBOX_ENV });
   return new Promise<T>((resolve, reject) => {
     let stderr = '';
     let stopped: Error | undefined;
@@ -169,7 +182,8 @@ async function runFfmpeg<T>(source: ByteSource, demuxer: string, cfg: TranscodeC
       opts.signal?.removeEventListener('abort', onAbort);
       const lines = ffmpegLines(stderr);
       if (stopped) return reject(stopped);
-      if (signal === 'SIGXCPU' || signal === 'SIGKILL') return reject(tooLong(opts.what, cfg));
+      // Over RLIMIT_CPU ffmpeg gets SIGXCPU, then SIGKILL; bubblewrap exits with 128 + the signal.
+      if (signal === 'SIGXCPU' || signal === 'SIGKILL' || code === 128 + SIGXCPU || code === 128 + SIGKILL) return reject(tooLong(opts.what, cfg));
       if (code !== 0 || signal) {
         if (lines.some((l) => /cannot allocate memory|out of memory|failed to map segment/i.test(l))) {
           return reject(voxdexError('TOO_LARGE', `Decoding the ${withoutArticle(opts.what)} needed more than the ${cfg.memoryBytes >> 20} MiB of memory allowed (VOXDEX_TRANSCODE_MEMORY_MIB). Split the recording, or convert it to WAV.`));
@@ -223,6 +237,8 @@ class PcmCollector {
   #head = Buffer.alloc(0);
   #format: { sampleRate: number; channels: number } | undefined;
   #chunks: Buffer[] = [];
+  /** A partial frame left at the end of the last block, carried into the next. */
+  #carry = Buffer.alloc(0);
   #bytes = 0;
   #maxBytes = Infinity;
 
@@ -254,16 +270,29 @@ class PcmCollector {
       const over = new OverLimit(this.length().seconds, this.maxAudioSec);
       throw this.keep ? voxdexError('TOO_LARGE', over.message) : over;
     }
-    if (this.keep) this.#chunks.push(chunk);
+    if (this.keep) this.#keep(chunk);
+  }
+
+  /** Keeps `chunk` as whole frames at an even offset; the partial frame at its end waits for the next. */
+  #keep(chunk: Buffer): void {
+    const frameBytes = this.#format!.channels * 2;
+    if (this.#carry.length) {
+      chunk = Buffer.concat([this.#carry, chunk]);
+      this.#carry = Buffer.alloc(0);
+    }
+    const whole = chunk.length - (chunk.length % frameBytes);
+    if (whole < chunk.length) this.#carry = Buffer.from(chunk.subarray(whole));
+    if (whole === 0) return;
+    const block = chunk.subarray(0, whole);
+    this.#chunks.push(block.byteOffset % 2 === 0 ? block : Buffer.from(block));
   }
 
   finish(): Omit<TranscodedPcm, 'warnings'> {
     const f = this.#format ?? { sampleRate: TRANSCODED_RATES[0], channels: 1 };
-    const frameBytes = f.channels * 2;
-    const all = Buffer.concat(this.#chunks);
+    const blocks = this.#chunks;
     this.#chunks = [];
-    const pcm = all.subarray(0, all.length - (all.length % frameBytes));
-    return { sampleRate: f.sampleRate, channels: f.channels, pcm };
+    const frames = blocks.reduce((n, b) => n + b.length, 0) / (f.channels * 2);
+    return { sampleRate: f.sampleRate, channels: f.channels, frames, blocks };
   }
 }
 

@@ -14,7 +14,7 @@ export const MAX_SAMPLE_RATE = 48000;
 /** More channels than this is refused: each channel becomes its own transcription. */
 export const MAX_CHANNELS = 256;
 /** Larger fmt chunks are treated as corrupt (a real one is 16, 18 or 40 bytes). */
-export const MAX_FMT_CHUNK_BYTES = 4096;
+const MAX_FMT_CHUNK_BYTES = 4096;
 
 export interface WavHeader {
   format: AudioFormat;
@@ -29,7 +29,7 @@ export interface WavHeader {
 }
 
 /** Reads `length` bytes at `position`; may return fewer at end of file. */
-export type ReadAt = (position: number, length: number) => Uint8Array;
+type ReadAt = (position: number, length: number) => Uint8Array;
 
 const FORMAT_TAG_NAMES: Record<number, string> = {
   0x0002: 'Microsoft ADPCM',
@@ -48,7 +48,7 @@ const FORMAT_TAG_NAMES: Record<number, string> = {
 };
 
 /** Compressed WAV codecs voxdex transcodes through ffmpeg's wav demuxer (src/audio/transcode.ts). */
-export const TRANSCODED_WAV_TAGS: ReadonlySet<number> = new Set([0x0002, 0x0011, 0x0031, 0x0040, 0x0045, 0x0050, 0x0055, 0x0064]);
+const TRANSCODED_WAV_TAGS: ReadonlySet<number> = new Set([0x0002, 0x0011, 0x0031, 0x0040, 0x0045, 0x0050, 0x0055, 0x0064]);
 
 /**
  * The codec of a WAV whose format tag (WAVE_FORMAT_EXTENSIBLE's sub-format included) is one voxdex

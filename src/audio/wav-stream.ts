@@ -23,7 +23,7 @@ export const PLAYABLE_HEADER_BYTES = 44;
 /** Input frames converted per chunk of output. */
 const CHUNK_FRAMES = 16_384;
 
-export interface PlayableWav {
+interface PlayableWav {
   /** The input's format. */
   source: AudioFormat;
   sampleRate: number;
@@ -117,7 +117,7 @@ async function* chunks(file: string | ByteSource, h: WavHeader, selection: Chann
 }
 
 /** `frames` input frames → 16-bit output samples (interleaved when `all`). Little-endian hosts only (as Node on x86/ARM). */
-export function convertFrames(src: Uint8Array, fmt: AudioFormat, selection: ChannelSelection, frames: number): Int16Array {
+function convertFrames(src: Uint8Array, fmt: AudioFormat, selection: ChannelSelection, frames: number): Int16Array {
   const nch = fmt.channels;
   const bytes = fmt.bitsPerSample / 8;
   const sample = sampleReader(fmt, src);

@@ -31,7 +31,7 @@ import { pipeline } from 'node:stream/promises';
 import { voxdexError } from '../errors.js';
 import { blobKeys, checkKey, checkPrefix, type BlobInfo, type BlobStore, type LocalCopy } from './blob-store.js';
 
-export interface S3BlobStoreOptions {
+interface S3BlobStoreOptions {
   /** Endpoint URL of an S3-compatible server; undefined = Amazon S3 of `region`. */
   endpoint?: string;
   region: string;

@@ -21,7 +21,7 @@ export interface BackoffOptions {
 }
 
 export const DEFAULT_JITTER = 0.2;
-export const DEFAULT_FACTOR = 3;
+const DEFAULT_FACTOR = 3;
 
 /**
  * Delay before retry number `attempt` (1 = the wait after the first failed attempt):
@@ -47,9 +47,18 @@ export function isDelivered(outcome: DeliveryOutcome): boolean {
 }
 
 /**
+ * The 4xx answers that say the receiver is not ready for the callback yet rather than that the
+ * callback is wrong: a signature it cannot check yet (401: a secret being rotated, README's receiver),
+ * an auth proxy in front of it (403), a route not deployed yet (404), a conflict (409), too early
+ * (425), a timeout (408) and a rate limit (429). Any other 4xx is the receiver refusing the callback
+ * itself, and sending the same bytes again cannot change that.
+ */
+export const RETRIED_4XX: readonly number[] = [401, 403, 404, 408, 409, 425, 429];
+
+/**
  * The one place that decides whether to try again: not after success, not when the target is refused,
- * not on a 4xx other than 408 (timeout) and 429 (rate limit), and not once `attemptsMade` reaches
- * `maxAttempts`. Everything else (5xx, 3xx, 408, 429, timeouts, connection errors) is retried.
+ * not on a 4xx outside RETRIED_4XX, and not once `attemptsMade` reaches `maxAttempts`. Everything
+ * else (5xx, 3xx, RETRIED_4XX, timeouts, connection errors) is retried.
  */
 export function shouldRetry(outcome: DeliveryOutcome, attemptsMade = 0, maxAttempts = Infinity): boolean {
   if (attemptsMade >= maxAttempts) return false;
@@ -57,7 +66,7 @@ export function shouldRetry(outcome: DeliveryOutcome, attemptsMade = 0, maxAttem
   if (outcome.type === 'network') return true;
   const s = outcome.status;
   if (s >= 200 && s < 300) return false;
-  if (s >= 400 && s < 500) return s === 408 || s === 429;
+  if (s >= 400 && s < 500) return RETRIED_4XX.includes(s);
   return true;
 }
 

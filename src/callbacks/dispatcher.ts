@@ -12,7 +12,7 @@ import type { CallbackOutbox, DeliveryRow } from '../store/outbox.js';
 import { postOnce } from './post-once.js';
 import { SIGNATURE_HEADER, signatureHeader } from './signature.js';
 
-export interface DispatcherOptions {
+interface DispatcherOptions {
   outbox: CallbackOutbox;
   config: Pick<Config, 'callback'>;
   log?: Logger;

@@ -2,7 +2,7 @@
 import type { ErrorInfo } from '../errors.js';
 import type { CallbackOutbox, EnqueueInput } from '../store/outbox.js';
 
-export interface FailureNotice {
+interface FailureNotice {
   requestid: string;
   company: string;
   callback?: string;
@@ -36,6 +36,6 @@ export async function enqueueFailure(outbox: CallbackOutbox, input: FailureNotic
   return delivery && outbox.enqueue(delivery, now);
 }
 
-export function failureBody(requestid: string, error: ErrorInfo): Buffer {
+function failureBody(requestid: string, error: ErrorInfo): Buffer {
   return Buffer.from(JSON.stringify({ requestid, state: 'failed', error: { code: error.code, message: error.message } }));
 }

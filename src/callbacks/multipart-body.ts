@@ -4,13 +4,13 @@
  */
 import { randomBytes } from 'node:crypto';
 
-export interface MultipartFile {
+interface MultipartFile {
   filename: string;
   contentType: string;
   data: Uint8Array;
 }
 
-export interface MultipartBody {
+interface MultipartBody {
   body: Buffer;
   contentType: string;
 }

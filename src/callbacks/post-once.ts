@@ -11,7 +11,7 @@ import { parseRetryAfter, type DeliveryOutcome } from './backoff.js';
 import { checkCallbackUrl, guardedLookup } from './url-guard.js';
 import { VoxdexError } from '../errors.js';
 
-export interface PostOptions {
+interface PostOptions {
   url: string;
   headers: Record<string, string>;
   body: Buffer;

@@ -44,7 +44,7 @@ export function isForbiddenAddress(address: string): boolean {
 }
 
 /** The 8 groups of an IPv6 address (`::` expanded, a dotted IPv4 tail as two groups); undefined if not IPv6. */
-export function ipv6Groups(address: string): number[] | undefined {
+function ipv6Groups(address: string): number[] | undefined {
   if (isIP(address) !== 6) return undefined;
   let text = address.replace(/%.*$/, '').toLowerCase();
   const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);

@@ -1,6 +1,7 @@
 /**
  * Command-line arguments of one `voxdex` command: `--name value` / `--name=value` options (repeatable),
- * flags, positional arguments within a count, `--help`/`-h` anywhere, `--` ending the options.
+ * flags, positional arguments within a count, `--help`/`-h` anywhere, `--` ending the options (and, where
+ * the command says so, positional arguments that start with one `-`).
  * Anything else is a usage error (BAD_ARGUMENT, exit 2) that names the problem and prints the
  * command's usage line: no command ever runs on arguments it does not understand.
  */
@@ -21,6 +22,11 @@ export interface CommandSpec {
   flags?: readonly string[];
   /** Options that are `--name` (true) or `--name=VALUE` (the value, checked by the command): collected in `opts`. */
   booleans?: readonly string[];
+  /**
+   * Arguments that start with one `-` (`-cancel`, `-"my card"`: a NOT in search terms) are positional,
+   * not unknown options; `-h` is still help, and one that starts with `--` still needs `--` before it.
+   */
+  dashPositional?: boolean;
 }
 
 export interface ParsedArgs {
@@ -55,7 +61,7 @@ export function parseArgs(spec: CommandSpec, argv: readonly string[]): ParsedArg
   let onlyPositional = false;
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
-    if (onlyPositional || !a.startsWith('-') || a === '-') {
+    if (onlyPositional || !a.startsWith('-') || a === '-' || (spec.dashPositional && !a.startsWith('--'))) {
       positional.push(a);
       continue;
     }

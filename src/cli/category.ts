@@ -1,5 +1,5 @@
 /**
- * `voxdex category add|list|remove` (API.md §10): the same store and validation as
+ * `voxdex category add|list|remove` (docs/analytics.md, "Categories"): the same store and validation as
  * PUT|GET|DELETE /categories, through the installation's ports (embedded: the tenancy file; distributed:
  * PostgreSQL); a running node starts the backfill within 2 s (a stopped one when it starts).
  */
@@ -10,13 +10,15 @@ import { silentLogger } from '../log.js';
 import { openPorts, type Ports } from '../ports/ports.js';
 import { checkShortName } from '../tenancy/tenancy.js';
 import type { CommandSpec } from './args.js';
+import { cliWho } from './audit.js';
 
 export const CATEGORY_COMMANDS = {
   'category add': {
     usage: 'voxdex category add CO_SHORT NAME TERMS [--org ORG] [--channel N] [--speaker LABEL] [--role agent|customer]',
     about: `Creates or replaces the company's category NAME: calls that the search TERMS finds (the terms language of
 docs/search.md), optionally only in one organization, on one channel or said by one speaker. Calls already
-indexed are scored in the background by the running service (GET /categories/CO/NAME shows the progress).`,
+indexed are scored in the background by the running service (GET /categories/CO/NAME shows the progress).
+TERMS may start with a NOT as it is (voxdex category add acme no-thanks '-"thank you"'); quote it as one argument.`,
     options: [
       ['--org ORG', 'only calls of this organization'],
       ['--channel N', 'the terms must match on this channel (0-255)'],
@@ -25,6 +27,7 @@ indexed are scored in the background by the running service (GET /categories/CO/
     ],
     positional: [3, 3],
     valued: ['org', 'channel', 'speaker', 'role'],
+    dashPositional: true,
   },
   'category list': {
     usage: 'voxdex category list CO_SHORT',
@@ -66,6 +69,7 @@ export async function runCategoryCommand(
       if (!existing && (await o.categories.list(company)).length >= MAX_CATEGORIES_PER_COMPANY) {
         throw voxdexError('BAD_ARGUMENT', `Company ${company} has ${MAX_CATEGORIES_PER_COMPANY} categories, the most it may have; remove one first.`);
       }
+      await o.audit.append({ company, who: cliWho(), ip: '', action: 'category.put', target: cat, detail: { ...rule } });
       const saved = await o.categories.put(company, cat, rule);
       out(`${existing ? 'replaced' : 'created'} category ${company}/${cat} (version ${saved.version}); the calls already indexed are scored in the background`);
     } else if (name === 'category list') {
@@ -77,6 +81,7 @@ export async function runCategoryCommand(
       }
     } else {
       const cat = checkCategoryName(p[1]);
+      if (await o.categories.get(company, cat)) await o.audit.append({ company, who: cliWho(), ip: '', action: 'category.remove', target: cat, detail: {} });
       if (!(await o.categories.remove(company, cat))) throw voxdexError('NOT_FOUND', `Company ${company} has no category ${cat}.`);
       out(`removed category ${company}/${cat}; its name is taken off the calls in the background`);
     }

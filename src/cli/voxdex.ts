@@ -9,6 +9,8 @@
  *   voxdex category add|list|remove CO …
  *   voxdex org add CO ORG
  *   voxdex folder add CO ORG FOLDER
+ *   voxdex company secret CO [--rotate]
+ *   voxdex callback resend REQUESTID
  *   voxdex token rotate CO
  *   voxdex models
  *   voxdex import DIR --to CO/ORG/FOLDER [request options]
@@ -36,8 +38,11 @@ import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
 import { checkInputFiles } from './input-files.js';
 import { runTranscribe, transcribeCommand } from './transcribe-command.js';
+import { AUDIT_COMMANDS, auditCli, runAuditVerify } from './audit.js';
 import { CATEGORY_COMMANDS, runCategoryCommand } from './category.js';
 import { redactStored } from '../pipeline/redact-stored.js';
+import { resendCallbacks } from '../callbacks/resend.js';
+import { isUuid } from '../is.js';
 
 const ENVIRONMENT = `Environment: VOXDEX_PORT, VOXDEX_HOST, VOXDEX_DATA_DIR, VOXDEX_DROP_DIR, VOXDEX_ES_URL; several nodes:
   VOXDEX_DATABASE_URL, VOXDEX_S3_URL, VOXDEX_S3_BUCKET, AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, VOXDEX_SECRETS_KEY_FILE (see docs/service.md).`;
@@ -120,6 +125,23 @@ settings are defaults a request may override.`,
     about: 'Creates a folder in an existing company; says so when it also had to create the organization.',
     positional: [3, 3],
   },
+  'company secret': {
+    usage: 'voxdex company secret CO_SHORT [--rotate]',
+    about: `Prints the company's callback signing secret (what receivers verify X-Voxdex-Signature with; docs/callbacks.md).
+Nothing else changes: no token is issued and the default destination stays. With --rotate, a new secret replaces
+it and is printed: callbacks are signed with it from their next attempt on (a receiver that still checks the old
+one answers 401, which is retried, so give it the new secret soon).`,
+    options: [['--rotate', 'replace the secret with a new one, then print it']],
+    positional: [1, 1],
+    flags: ['rotate'],
+  },
+  'callback resend': {
+    usage: 'voxdex callback resend REQUESTID',
+    about: `Sends a finished request's callbacks again (docs/callbacks.md, "Sending a callback again"): delivered, failed
+or waiting ones, with the same X-Voxdex-Delivery id and the next attempt number. A running service sends them
+within 30 s (at once in distributed mode); the request status shows the outcome.`,
+    positional: [1, 1],
+  },
   'token rotate': {
     usage: 'voxdex token rotate CO_SHORT',
     about: "Revokes every token of the company and prints the one new token.",
@@ -172,10 +194,11 @@ index entries and result file are redacted, and the audio kept for playback is r
     flags: ['text-only'],
   },
   ...CATEGORY_COMMANDS,
+  ...AUDIT_COMMANDS,
 } satisfies Record<string, CommandSpec>;
 
 type CommandName = keyof typeof COMMANDS;
-const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category'];
+const GROUPS = ['company', 'org', 'folder', 'token', 'vocab', 'category', 'callback', 'audit'];
 
 const USAGE = `Usage:
 ${Object.values(COMMANDS)
@@ -265,6 +288,8 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'category list':
     case 'category remove':
       return runCategoryCommand(config, found.name, p, opts, out);
+    case 'audit verify':
+      return runAuditVerify(config, opts, out);
     case 'company add': {
       if (!opts.org || !opts.folder) usageError(spec, 'company add needs --org and --folder');
       const models = installedModels(config, opts.model ?? []);
@@ -287,6 +312,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       const patch = settingsPatch(opts);
       if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans, --agent-channel, --agent-phrases');
       const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
+      await auditCli(config, { company: p[0]!, action: 'policy.set', target: p[0]!, detail: { ...patch } });
       out(`${p[0]}: ${describeCompanySettings(settings)}`);
       return 0;
     }
@@ -329,6 +355,11 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'token rotate':
       out(await withTenancy(config, (t) => t.rotateToken(p[0]!)));
       return 0;
+    case 'company secret':
+      out(await withTenancy(config, (t) => (flags.has('rotate') ? t.rotateCallbackSecret(p[0]!) : t.callbackSecret(p[0]!))));
+      return 0;
+    case 'callback resend':
+      return resendCommand(config, p[0]!, out);
     case 'models':
       for (const name of loadModelRegistry(config.modelsFile).list()) out(name);
       return 0;
@@ -423,6 +454,21 @@ async function importCommand(config: Readonly<Config>, argv: string[], options: 
     const intake = new JobIntake({ config, store: ports.jobs, tenancy: ports.tenancy, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), paths: new JobPaths(config.dataDir), installedModels });
     const summary = await runImport({ dir: path.resolve(dir), to, submitter: serviceSubmitter(intake), ledger: ports.ledger, options, progress: process.stdout.isTTY });
     return summary.failed > 0 ? 1 : 0;
+  } finally {
+    await ports.close();
+  }
+}
+
+async function resendCommand(config: Readonly<Config>, requestid: string, out: (line: string) => void): Promise<number> {
+  if (!isUuid(requestid)) throw voxdexError('BAD_ARGUMENT', `Expected a requestid (a UUID) but received ${JSON.stringify(requestid)}`);
+  const log = createLogger(config, process.stderr);
+  const ports = await openPorts(config, { node: `callback:${process.pid}`, log });
+  try {
+    const job = await ports.jobs.get(requestid);
+    if (!job) throw voxdexError('NOT_FOUND', `Request ${requestid} does not exist (or was deleted)`);
+    const n = await resendCallbacks(ports.outbox, job, log, 'cli');
+    out(`${requestid}: ${n} callback${n === 1 ? '' : 's'} queued to be sent again`);
+    return 0;
   } finally {
     await ports.close();
   }

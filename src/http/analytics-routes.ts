@@ -12,6 +12,7 @@ import type { Limiter } from '../rate-limit/limiter.js';
 import { checkCategoriesKnown } from '../search/analytics-fields.js';
 import { parseAggregateOptions } from '../search/aggregate-options.js';
 import type { AggregateScope, TranscriptIndex } from '../search/transcript-index.js';
+import { answerAggregate } from '../search/search-answer.js';
 import type { CategoryStore } from '../store/category-store.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
@@ -19,7 +20,8 @@ import { collectOptions } from './search-routes.js';
 import { type Handler, type RouteTable, sendJson } from './server.js';
 
 export interface AnalyticsRouteOptions {
-  index: Pick<TranscriptIndex, 'aggregate'>;
+  /** Its figures are computed on its read thread where it has one (`searchAnswers`), else inline. */
+  index: Pick<TranscriptIndex, 'aggregate' | 'searchAnswers'>;
   access: Access;
   categories?: Pick<CategoryStore, 'list'>;
   rateLimit?: Limiter;
@@ -59,10 +61,9 @@ export function mountAnalyticsRoutes(routes: RouteTable, o: AnalyticsRouteOption
     if (opts.query.categories && o.categories) {
       checkCategoriesKnown(scope.company, opts.query.categories, (await o.categories.list(scope.company)).map((c) => c.name));
     }
-    const [current, previous] = await Promise.all([
-      o.index.aggregate(scope, opts.query, opts.request),
-      opts.previous ? o.index.aggregate(scope, { ...opts.query, ...opts.previous }, { tzOffsetMin: opts.request.tzOffsetMin }) : undefined,
-    ]);
+    // Computed where the index reads (SQLite: its read thread), not on the event loop.
+    const thread = o.index.searchAnswers?.();
+    const { current, previous } = await (thread ? thread.aggregate(scope, raw) : answerAggregate(o.index, scope, raw));
     const iso = (ms: number | undefined) => (ms === undefined ? undefined : new Date(ms).toISOString());
     const body = {
       ...scope,

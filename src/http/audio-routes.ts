@@ -11,7 +11,7 @@
  * `channel` is `all` (default: as recorded), `mix` (mono mean of all) or a channel number.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { openPlayableWav, type ChannelSelection } from '../audio/wav-stream.js';
+import { openPlayableWav, PLAYABLE_HEADER_BYTES, type ChannelSelection } from '../audio/wav-stream.js';
 import type { ByteSource } from '../audio/byte-source.js';
 import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js';
 import type { AudioSeal } from '../audio/sealed-file.js';
@@ -20,6 +20,7 @@ import { invalidParameter, isUuid, parseInteger } from '../is.js';
 import { shownJob } from '../jobs/shown-job.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
+import { whoOf, type AuditTrail } from './audit-trail.js';
 import type { Access } from './auth.js';
 import { requestToken } from './bearer.js';
 import { checkParamNames, readFields } from './upload-form.js';
@@ -28,6 +29,8 @@ import { queryValue, sendJson, type Req, type Res, type RouteTable } from './ser
 
 export interface AudioRouteDeps {
   access: Access;
+  /** The audit trail: a signed link's plays are written as the person who asked for the link. */
+  trail: AuditTrail;
   store: JobStore;
   /** Where the recordings are: the upload, and archive members' audio kept for playback. */
   blobs: BlobStore;
@@ -46,7 +49,7 @@ export interface AudioRouteDeps {
 }
 
 const AUDIO_PARAMS = ['token', 'file', 'channel', 'inline'];
-const SIGNED_PARAMS = ['file', 'channel', 'expires', 'sig'];
+const SIGNED_PARAMS = ['file', 'channel', 'expires', 'by', 'sig'];
 const INLINE: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 
 export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
@@ -54,7 +57,7 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     const params = await readFields(req, AUDIO_PARAMS);
     const id = req.params.id!;
     let job: Job | undefined;
-    await d.access.check(requestToken(req, params.token), async () => {
+    const principal = await d.access.check(requestToken(req, params.token), async () => {
       if (!isUuid(id)) throw voxdexError('BAD_ARGUMENT', `Expected the requestid returned by POST /transcribe (a UUID) but received ${JSON.stringify(id)}`);
       job = await d.store.get(id);
       if (!job) throw voxdexError('NOT_FOUND', `Request ${id} does not exist (or was deleted)`);
@@ -66,7 +69,9 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     // A job accepted before its company's redaction policy is named as it may be shown now.
     const shown = shownJob(job!, d.tenancy);
     const file = await audioFile(d, shown, params.file);
-    if (inline) return sendAudio(req, res, file, channel, params.file ?? shown.source);
+    const company = job!.destination.company;
+    const heard = (range: PlayedRange) => d.access.record(req, principal, { company, action: 'audio.play', target: id, detail: { file: params.file, channel, ...range } });
+    if (inline) return sendAudio(req, res, file, channel, params.file ?? shown.source, heard);
     try {
       openPlayableWav(file.source, channel); // a channel the recording lacks is refused now, not when the link is used
     } finally {
@@ -77,7 +82,10 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     if (params.file !== undefined) query.set('file', params.file);
     query.set('channel', String(channel));
     query.set('expires', String(expires));
-    query.set('sig', signAudio(d.urlSecret, id, params.file ?? '', String(channel), expires));
+    // Who asked for the link plays through it: the trail names them for each range the player fetches.
+    const by = whoOf(principal);
+    query.set('by', by);
+    query.set('sig', signAudio(d.urlSecret, id, params.file ?? '', String(channel), expires, by));
     sendJson(res, 200, `${linkOrigin(req, d.publicUrl)}/transcribe/download/${id}/audio?${query}`);
   });
 
@@ -88,14 +96,16 @@ export function mountAudioRoutes(routes: RouteTable, d: AudioRouteDeps): void {
     const file = queryValue(req, 'file');
     const channelRaw = queryValue(req, 'channel') ?? 'all';
     const sig = queryValue(req, 'sig') ?? '';
-    const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqual(sig, signAudio(d.urlSecret, id, file ?? '', channelRaw, expires));
+    const by = queryValue(req, 'by') ?? '';
+    const good = isUuid(id) && Number.isSafeInteger(expires) && safeEqual(sig, signAudio(d.urlSecret, id, file ?? '', channelRaw, expires, by));
     if (!good) throw voxdexError('BAD_TOKEN', 'This audio link is not valid; ask GET /transcribe/{requestid}/audio for a new one');
     if (expires < Date.now() / 1000) throw voxdexError('BAD_TOKEN', 'This audio link has expired; ask GET /transcribe/{requestid}/audio for a new one');
     const stored = await d.store.get(id!);
     if (!stored) throw voxdexError('NOT_FOUND', `Request ${id} no longer exists`);
     const job = shownJob(stored, d.tenancy);
     const channel = parseChannel(channelRaw);
-    return sendAudio(req, res, await audioFile(d, job, file), channel, file ?? job.source);
+    const heard = (range: PlayedRange) => d.trail.record(req, by, { company: stored.destination.company, action: 'audio.play', target: id!, detail: { file, channel, link: true, ...range } });
+    return sendAudio(req, res, await audioFile(d, job, file), channel, file ?? job.source, heard);
   };
   routes.add(['GET', 'HEAD'], '/transcribe/download/:id/audio', signed);
 }
@@ -186,22 +196,31 @@ async function local(d: AudioRouteDeps, key: string): Promise<OpenedAudio | unde
   }
 }
 
-/** Sends the converted WAV (then releases the file): the whole file (200) or one byte range (206); 416 for a range outside it. */
-function sendAudio(req: Req, res: Res, file: OpenedAudio, channel: ChannelSelection, name: string): void {
+/** The seconds of the recording a response holds (from the byte range of the 16-bit WAV served). */
+export interface PlayedRange {
+  fromSec: number;
+  toSec: number;
+}
+
+/**
+ * Sends the converted WAV (then releases the file): the whole file (200) or one byte range (206); 416 for
+ * a range outside it. `heard` writes the range to the audit trail before a byte is sent.
+ */
+async function sendAudio(req: Req, res: Res, file: OpenedAudio, channel: ChannelSelection, name: string, heard: (range: PlayedRange) => Promise<void>): Promise<void> {
   let released = false;
   const release = () => {
     if (!released) void file.release();
     released = true;
   };
   try {
-    streamAudio(req, res, file.source, channel, name, release);
+    await streamAudio(req, res, file.source, channel, name, release, heard);
   } catch (err) {
     release();
     throw err;
   }
 }
 
-function streamAudio(req: Req, res: Res, file: ByteSource, channel: ChannelSelection, name: string, done: () => void): void {
+async function streamAudio(req: Req, res: Res, file: ByteSource, channel: ChannelSelection, name: string, done: () => void, heard: (range: PlayedRange) => Promise<void>): Promise<void> {
   const wav = openPlayableWav(file, channel);
   const base = `${name.split(/[\\/]/).pop()!.replace(/\.[^.]*$/, '').replace(/[^\w.-]+/g, '_') || 'audio'}-${channel}.wav`;
   const headers: Record<string, string | number> = {
@@ -218,6 +237,8 @@ function streamAudio(req: Req, res: Res, file: ByteSource, channel: ChannelSelec
     });
   }
   const [start, end] = range ?? [0, wav.size - 1];
+  const sec = (byte: number) => Math.round((Math.max(0, byte - PLAYABLE_HEADER_BYTES) / (wav.sampleRate * wav.channels * 2)) * 1000) / 1000;
+  if (req.method !== 'HEAD') await heard({ fromSec: sec(start), toSec: sec(end + 1) });
   headers['Content-Length'] = end - start + 1;
   if (range) headers['Content-Range'] = `bytes ${start}-${end}/${wav.size}`;
   res.writeHead(range ? 206 : 200, headers);
@@ -256,8 +277,8 @@ export function parseRange(header: string | undefined, size: number): [number, n
   return [start, end];
 }
 
-function signAudio(secret: string, id: string, file: string, channel: string, expires: number): string {
-  return createHmac('sha256', secret).update(`audio\n${id}\n${file}\n${channel}\n${expires}`).digest('hex');
+function signAudio(secret: string, id: string, file: string, channel: string, expires: number, by: string): string {
+  return createHmac('sha256', secret).update(`audio\n${id}\n${file}\n${channel}\n${expires}\n${by}`).digest('hex');
 }
 
 function safeEqual(a: string, b: string): boolean {

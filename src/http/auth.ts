@@ -3,8 +3,10 @@
  * authorize the principal for that company, check the scope (org, folder) exists, and return the
  * principal. /transcribe and /search both come through here.
  */
+import type { IncomingMessage } from 'node:http';
 import { voxdexError } from '../errors.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
+import { NO_AUDIT, rememberWho, whoOf, type Audited, type AuditTrail } from './audit-trail.js';
 
 /** What a request acts on: a company, and where given an org (and folder) that must exist. */
 export interface Target {
@@ -22,12 +24,15 @@ export interface Access {
    * (NOT_FOUND: the root token may name any company), scope (BAD_NAME, NOT_FOUND). Resolves to the principal.
    */
   check(who: string | undefined | Principal, target: (principal: Principal) => Target | Promise<Target>): Promise<Principal>;
+  /** Writes what the principal did to the audit trail (docs/audit.md) before the answer goes out. */
+  record(req: IncomingMessage, principal: Principal, what: Audited): Promise<void>;
 }
 
-export function tenancyAccess(tenancy: Pick<Tenancy, 'authenticate' | 'authorize' | 'requireScope' | 'hasCompany'>): Access {
-  const authenticate = (token: string | undefined) => tenancy.authenticate(token);
+export function tenancyAccess(tenancy: Pick<Tenancy, 'authenticate' | 'authorize' | 'requireScope' | 'hasCompany'>, trail: AuditTrail = NO_AUDIT): Access {
+  const authenticate = (token: string | undefined) => rememberWho(tenancy.authenticate(token), token ?? '');
   return {
     authenticate,
+    record: (req, principal, what) => trail.record(req, whoOf(principal), what),
     async check(who, target) {
       const principal = typeof who === 'object' ? who : authenticate(who);
       const t = await target(principal);

@@ -1,5 +1,5 @@
 /**
- * Categories (API.md §10, issue 20):
+ * Categories (docs/analytics.md, "Categories"):
  *
  *   PUT    /categories/{CO}/{NAME}   body JSON {"terms", "org"?, "channel"?, "speaker"?} (or the same as
  *                                    form fields / query parameters): create or replace; the backfill
@@ -138,6 +138,7 @@ export function mountCategoryRoutes(routes: RouteTable, d: CategoryRouteDeps): v
     if (!existing && (await d.store.list(co)).length >= MAX_CATEGORIES_PER_COMPANY) {
       throw voxdexError('BAD_ARGUMENT', `Company ${co} has ${MAX_CATEGORIES_PER_COMPANY} categories, the most it may have; remove one first.`);
     }
+    await d.access.record(req, principal, { company: co, action: 'category.put', target: name, detail: { ...rule } });
     const saved = await d.store.put(co, name, rule);
     d.onChange();
     sendJson(res, existing ? 200 : 201, categoryView(saved, 0));
@@ -146,8 +147,10 @@ export function mountCategoryRoutes(routes: RouteTable, d: CategoryRouteDeps): v
   routes.add('DELETE', '/categories/:company/:name', async (req, res) => {
     const params = await readFields(req, ['token']);
     let co = '';
-    await d.access.check(requestToken(req, params.token), () => ({ company: (co = company(req)) }));
+    const principal = await d.access.check(requestToken(req, params.token), () => ({ company: (co = company(req)) }));
     const name = checkCategoryName(segment(req.params.name));
+    if (!(await d.store.get(co, name))) throw voxdexError('NOT_FOUND', `Company ${co} has no category ${JSON.stringify(name)}.`);
+    await d.access.record(req, principal, { company: co, action: 'category.remove', target: name });
     if (!(await d.store.remove(co, name))) throw voxdexError('NOT_FOUND', `Company ${co} has no category ${JSON.stringify(name)}.`);
     d.onChange();
     sendJson(res, 200, { company: co, name, deleted: true });

@@ -1,10 +1,10 @@
 /**
- * Live calls over HTTP (API.md §11; docs/live.md): `GET /transcribe/stream[/{ORG}/{FOLDER}]` upgraded
+ * Live calls over HTTP (docs/live.md): `GET /transcribe/stream[/{ORG}/{FOLDER}]` upgraded
  * to a WebSocket (the `ws` library), the same service as `POST /transcribe?realtime=true` with the
  * audio as a streamed request body and one JSON line per message in the response, and for the web
  * page the calls in progress (`GET /live/calls`) and one call's messages as they come
  * (`GET /live/calls/{id}/events`, server-sent events). Everything is checked before the upgrade or
- * the first line: a bad request is the HTTP status of §8 instead.
+ * the first line: a bad request gets its error's HTTP status and body instead (docs/service.md, "Errors").
  */
 import { STATUS_CODES, type IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
@@ -44,7 +44,7 @@ interface LiveStart {
 const BOOLEAN: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
 const STREAM_PATH = /^\/transcribe\/stream(?:\/([^/?]+)\/([^/?]+)(?:\/([^/?]+))?)?\/?$/;
 
-/** Validates a live call's request and opens it (manifest and recording on disk): errors are §8's. */
+/** Validates a live call's request and opens it (manifest and recording on disk): errors are the error table's (docs/service.md, "Errors"). */
 async function startCall(d: LiveRouteDeps, req: IncomingMessage, query: Record<string, string | string[]>, path: SubmitPath): Promise<LiveStart> {
   if (!d.live || !d.intake) {
     throw new VoxdexError('NOT_READY', 'This node takes no live calls (it runs with --role api or worker); send live calls to a node with role all', { retryAfterSec: 60 });
@@ -139,7 +139,7 @@ function beforeOversizeClose(ws: WebSocket, then: () => void): void {
   });
 }
 
-/** An error instead of the upgrade: the §8 status and JSON body, then the socket is closed. */
+/** An error instead of the upgrade: its HTTP status and JSON body (docs/service.md, "Errors"), then the socket is closed. */
 function refuse(socket: Duplex, err: unknown, log?: Logger): void {
   const e = toVoxdexError(err);
   if (e.code === 'INTERNAL') log?.error({ err: (e.cause as Error | undefined) ?? e }, 'live call refused');

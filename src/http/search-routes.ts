@@ -7,7 +7,6 @@
  * string, the POST body or `Authorization: Bearer`, and is never logged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { searchBudget } from '../search/budget.js';
 import { voxdexError, VoxdexError } from '../errors.js';
 import { invalidParameter, isShortName } from '../is.js';
 import type { Logger } from '../log.js';
@@ -19,7 +18,8 @@ import {
   parseSearchOptions,
   type RawOptions,
 } from '../search/search-options.js';
-import { renderCount, renderDetails, renderError, renderSummaryCsv, renderSummaryJson, renderZip, type Rendered } from '../search/render.js';
+import { renderCount, renderError, type Rendered } from '../search/render.js';
+import { inlineAnswers, type SearchAnswers } from '../search/search-answer.js';
 import type { SearchScope, TranscriptIndex } from '../search/transcript-index.js';
 import type { Access } from './auth.js';
 import type { CategoryStore } from '../store/category-store.js';
@@ -39,6 +39,8 @@ export interface SearchRouteOptions {
   categories?: Pick<CategoryStore, 'list'>;
   /** CPU budget of one search, ms (VOXDEX_SEARCH_BUDGET_MS; src/search/budget.ts); default 2000. */
   budgetMs?: number;
+  /** Where searches are answered (the SQLite index's read thread: search-thread.ts); default inline on `index`. */
+  answers?: SearchAnswers;
 }
 
 const ALLOW = 'GET, POST, DELETE';
@@ -138,6 +140,7 @@ export function mountSearchRoutes(routes: RouteTable, options: SearchRouteOption
 /** The handler; it throws its errors (mount it with SEARCH_ERRORS). */
 export function createSearchHandler(options: SearchRouteOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { index, access, log } = options;
+  const answers = options.answers ?? index.searchAnswers?.() ?? inlineAnswers(index);
   const limit = options.maxBodyBytes ?? 1024 * 1024;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -153,9 +156,12 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     const principal = await access.check(requestToken(req, raw.token), () => scope);
     await options.rateLimit?.take(principal);
     const where = { method: req.method, ...scope };
+    const target = [scope.company, scope.org, scope.folder].filter((x) => x !== undefined).join('/');
+    const { token: _token, ...asked } = raw;
 
     if (req.method === 'DELETE') {
       const del = parseDeleteOptions(raw);
+      await access.record(req, principal, { company: scope.company, action: 'search.delete', target, detail: { tids: del.tids.length } });
       const deleted = await index.delete(scope, del.tids);
       log.info({ ...where, requested: del.tids.length, deleted, ms: Math.round(performance.now() - started) }, 'search delete');
       send(res, renderCount(deleted, accept));
@@ -163,51 +169,21 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     }
 
     const opts = parseSearchOptions(raw, accept);
-    // Over its CPU budget a search is refused (QUERY_TOO_EXPENSIVE), and it lets other requests in as it goes.
-    const query = { ...opts.query, budget: searchBudget(options.budgetMs ?? 2000) };
-    if (query.categories && options.categories) {
-      checkCategoriesKnown(scope.company, query.categories, (await options.categories.list(scope.company)).map((c) => c.name));
+    if (opts.query.categories && options.categories) {
+      checkCategoriesKnown(scope.company, opts.query.categories, (await options.categories.list(scope.company)).map((c) => c.name));
     }
-    const done = (extra: Record<string, unknown>) =>
-      log.info({ ...where, output: opts.output, ...extra, ms: Math.round(performance.now() - started) }, 'search');
-
-    switch (opts.output) {
-      case 'count': {
-        const n = await index.count(scope, query);
-        done({ total: n });
-        send(res, renderCount(n, accept));
-        return;
-      }
-      case 'summary': {
-        const { total, rows } = await index.search(scope, query);
-        done({ total, rows: rows.length });
-        send(res, opts.format === 'csv' ? renderSummaryCsv(rows, opts.fields, accept) : renderSummaryJson(rows, opts.fields, accept), {
-          'X-Total-Count': total,
-        });
-        return;
-      }
-      case 'details': {
-        const [total, docs] = await Promise.all([index.count(scope, query), index.details(scope, query)]);
-        done({ total, rows: docs.length });
-        send(res, renderDetails(docs, accept), { 'X-Total-Count': total });
-        return;
-      }
-      case 'zip': {
-        const [total, docs] = await Promise.all([index.count(scope, query), index.details(scope, query)]);
-        done({ total, rows: docs.length });
-        res.writeHead(200, {
-          ...SAFE_HEADERS,
-          'Content-Type': 'application/zip',
-          'Content-Disposition': 'attachment; filename="search.zip"',
-          'X-Total-Count': total,
-        });
-        renderZip(docs, opts.zipfiles).on('error', (err) => {
-          log.error({ err }, 'search zip failed');
-          res.destroy(err);
-        }).pipe(res);
-        return;
-      }
-    }
+    await access.record(req, principal, { company: scope.company, action: opts.output === 'zip' ? 'download' : 'search', target, detail: asked });
+    // Counted, scored and rendered where the index reads (SQLite: its read thread), not on the event loop.
+    const a = await answers.answer({ scope, raw, accept, budgetMs: options.budgetMs ?? 2000 });
+    log.info({ ...where, output: opts.output, ...a.log, ms: Math.round(performance.now() - started) }, 'search');
+    res.writeHead(a.status, {
+      ...SAFE_HEADERS,
+      'Content-Type': a.type,
+      'Content-Length': a.body.byteLength,
+      ...(a.disposition ? { 'Content-Disposition': a.disposition } : {}),
+      ...(a.total === undefined ? {} : { 'X-Total-Count': a.total }),
+    });
+    res.end(a.body);
   }
 
   return handle;

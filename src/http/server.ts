@@ -72,8 +72,16 @@ export function sendError(res: Res, err: unknown, log?: Logger, req?: Req, style
   sendJson(res, e.status, { error: { code: e.code, message: e.message } }, headers);
 }
 
-/** Creates the polka app. `mount` registers the routes; an error or rejection anywhere ends in sendError. */
-export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) {
+/** What the app tells about the errors it sends: a token nobody holds (the audit trail's `token.refused`, docs/audit.md). */
+export interface ErrorObserver {
+  refused(req: Req): Promise<void>;
+}
+
+/**
+ * Creates the polka app. `mount` registers the routes; an error or rejection anywhere ends in sendError
+ * (and a BAD_TOKEN is told to `observe`, which may not fail the answer).
+ */
+export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void, observe?: ErrorObserver) {
   const known: Route[] = [];
   const app = polka({
     onError: (err: unknown, _req: unknown, res: Res) => sendError(res, err, log),
@@ -100,6 +108,10 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
       const route: Route = { methods, pattern, regex: patternRegex(pattern), literals: pattern.split('/').filter((seg) => seg !== '' && seg !== '*' && !seg.startsWith(':')).length };
       known.push(route);
       const wrapped = (req: Req, res: Res) => {
+        const fail = (err: unknown) => {
+          if (observe && toVoxdexError(err).code === 'BAD_TOKEN') observe.refused(req).catch((e: unknown) => log.warn({ err: e }, 'the audit trail could not record a refused token'));
+          sendError(res, err, log, req, errors);
+        };
         try {
           // A path that a more specific route owns is not this route's (POST /transcribe/download/{id}/audio
           // is no upload to a company named "download"): 405 with that route's methods.
@@ -111,9 +123,9 @@ export function createHttpApp(log: Logger, mount: (routes: RouteTable) => void) 
             });
           }
           const p = handler(req, res);
-          if (p && typeof (p as Promise<void>).catch === 'function') (p as Promise<void>).catch((err) => sendError(res, err, log, req, errors));
+          if (p && typeof (p as Promise<void>).catch === 'function') (p as Promise<void>).catch(fail);
         } catch (err) {
-          sendError(res, err, log, req, errors);
+          fail(err);
         }
       };
       for (const m of methods) (app as unknown as Record<string, (p: string, h: unknown) => void>)[m.toLowerCase()]!.call(app, pattern, wrapped);

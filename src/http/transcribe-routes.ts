@@ -1,10 +1,12 @@
 /**
- * `/transcribe` (docs/service.md, "Accepting a request" and "Results"): submit, status/result, signed download, cancel, delete.
+ * `/transcribe` (docs/service.md, "Accepting a request" and "Results"): submit, status/result, signed download, cancel, delete,
+ * callbacks sent again (docs/callbacks.md).
  * Validation at the edge; accepting is the intake's, cancelling and deleting the runner's.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import type { BlobStore } from '../blobs/blob-store.js';
+import { resendCallbacks } from '../callbacks/resend.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { isUuid } from '../is.js';
 import type { JobIntake, SubmitRequest } from '../jobs/job-intake.js';
@@ -14,6 +16,8 @@ import { shownJob } from '../jobs/shown-job.js';
 import type { StatusBody } from '../jobs/status.js';
 import { resultMime } from '../render/output.js';
 import type { Job, JobStore } from '../store/job-store.js';
+import type { CallbackOutbox } from '../store/outbox.js';
+import type { Logger } from '../log.js';
 import type { Principal, Tenancy } from '../tenancy/tenancy.js';
 import type { Destination } from '../types.js';
 import type { Access } from './auth.js';
@@ -30,6 +34,9 @@ export interface TranscribeRouteDeps {
   intake: Pick<JobIntake, 'checkCapacity' | 'submit'>;
   runner: Pick<JobRunner, 'cancel' | 'remove'>;
   status: (job: Job) => Promise<StatusBody>;
+  /** Where POST …/callback puts a request's callbacks back. */
+  outbox: CallbackOutbox;
+  log: Logger;
   store: JobStore;
   /** Where result files are (BlobStore keys in Job.resultPath). */
   blobs: BlobStore;
@@ -61,8 +68,9 @@ export type SubmitPath = { company?: string; org?: string; folder?: string };
 export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps): void {
   routes.add('POST', '/transcribe', (req, res) => submit(d, req, res, {}));
   routes.add('POST', '/transcribe/:org/:folder', (req, res) => {
-    // `/transcribe/{requestid}/cancel` shares this shape; polka matches the first route added.
+    // `/transcribe/{requestid}/cancel` and `…/callback` share this shape; polka matches the first route added.
     if (isUuid(req.params.org) && req.params.folder === 'cancel') return cancel(d, req, res, req.params.org!);
+    if (isUuid(req.params.org) && req.params.folder === 'callback') return resend(d, req, res, req.params.org!);
     return submit(d, req, res, { org: req.params.org, folder: req.params.folder });
   });
   routes.add('POST', '/transcribe/:company/:org/:folder', (req, res) =>
@@ -74,6 +82,7 @@ export function mountTranscribeRoutes(routes: RouteTable, d: TranscribeRouteDeps
   routes.add('GET', '/transcribe/download/:id', (req, res) => download(d, req, res));
   routes.add('DELETE', '/transcribe/result', (req, res) => remove(d, req, res));
   routes.add('POST', '/transcribe/:id/cancel', (req, res) => cancel(d, req, res, req.params.id!));
+  routes.add('POST', '/transcribe/:id/callback', (req, res) => resend(d, req, res, req.params.id!));
 }
 
 /** An early look at the token: the upload slot it holds and the rate limit it is checked against. */
@@ -187,7 +196,7 @@ async function lookup(d: TranscribeRouteDeps, req: Req, pathId?: string): Promis
 
 /** GET …/result: 202 with the status while not done, 422 when failed, else a signed link (`url`) or the file. */
 async function result(d: TranscribeRouteDeps, req: Req, res: Res, id: string | undefined, mode: 'url' | 'file'): Promise<void> {
-  const { job, params } = await lookup(d, req, id);
+  const { job, params, principal } = await lookup(d, req, id);
   const inline = params.inline === undefined ? false : INLINE[params.inline];
   if (inline === undefined) throw voxdexError('BAD_ARGUMENT', `Expected true or false for inline but received ${JSON.stringify(params.inline.slice(0, 64))}`);
   if (job.state === 'queued' || job.state === 'running') return sendJson(res, 202, await d.status(job));
@@ -196,6 +205,7 @@ async function result(d: TranscribeRouteDeps, req: Req, res: Res, id: string | u
     const error = job.error ?? { code: 'REQUEST_FAILED', message: 'The request failed' };
     return sendJson(res, 422, { ...status, error: { code: job.state === 'cancelled' ? 'CANCELLED' : error.code, message: error.message } });
   }
+  await d.access.record(req, principal, { company: job.destination.company, action: 'call.open', target: job.id, detail: { link: mode === 'url' && !inline } });
   if (mode === 'file' || inline) return sendFile(res, shownJob(job, d.tenancy), d.blobs);
   const expires = Math.floor(Date.now() / 1000) + d.resultUrlTtlSec;
   const url = `${linkOrigin(req, d.publicUrl)}/transcribe/download/${job.id}?expires=${expires}&sig=${sign(d.urlSecret, job.id, expires)}`;
@@ -236,6 +246,13 @@ async function cancel(d: TranscribeRouteDeps, req: Req, res: Res, id: string): P
   const after = await d.runner.cancel(job);
   if (after.state !== 'cancelled') throw finished(after.state);
   sendJson(res, 200, await d.status(after));
+}
+
+/** POST …/callback: the request's callbacks sent again (docs/callbacks.md); 202 with the status, its callbacks pending. */
+async function resend(d: TranscribeRouteDeps, req: Req, res: Res, id: string): Promise<void> {
+  const { job, principal } = await lookup(d, req, id);
+  await resendCallbacks(d.outbox, job, d.log, principal.kind === 'root' ? 'root' : 'company');
+  sendJson(res, 202, await d.status(job));
 }
 
 function tryAuthenticate(access: Access, token: string): Principal | undefined {

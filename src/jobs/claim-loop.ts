@@ -14,7 +14,7 @@ import type { Job, JobLeases, JobStore } from '../store/job-store.js';
 /** Abort reason of a run whose lease this worker lost: stop quietly, the job is someone else's now. */
 export const LEASE_LOST = 'lease-lost';
 
-export interface ClaimLoopOptions {
+interface ClaimLoopOptions {
   store: JobStore & JobLeases;
   /** This worker's name in the lease (unique per process). */
   owner: string;

@@ -23,8 +23,9 @@ import type { CompanySettings, Destination, OutputFormat, RequestOptions } from 
 import { clientTextUnderPolicy, type ClientText, type RedactionFields } from '../redact/client-policy.js';
 import { resolveRequestOptions, type RequestOptionValues } from './request-options.js';
 import { sha256Of } from './content-hash.js';
+import { LIVE_PRIORITY } from '../scheduler.js';
 
-export interface JobIntakeDeps {
+interface JobIntakeDeps {
   config: Readonly<Config>;
   store: JobStore;
   tenancy: Pick<Tenancy, 'requireScope' | 'resolveModel'>;
@@ -191,7 +192,7 @@ export class JobIntake {
     if (existing) return existing;
     // undefined: the file was stored under `key` before a crash, the job not yet created.
     if (call.file !== undefined) await this.#d.blobs.putFile(call.key, call.file);
-    return this.#d.store.create({ ...prepared, id: call.id, source: call.name, kind: 'audio', uploadPath: call.key, sizeBytes: call.size });
+    return this.#d.store.create({ ...prepared, id: call.id, source: call.name, kind: 'audio', uploadPath: call.key, sizeBytes: call.size, priority: LIVE_PRIORITY });
   }
 
   /** The key a live call's recording will be stored under (fixed at its start, kept in its manifest). */

@@ -1,5 +1,5 @@
 /**
- * The live calls of this node (API.md §11; docs/live.md): admission (limits per node and per
+ * The live calls of this node (docs/live.md): admission (limits per node and per
  * company), each call's session from its first message to its job, the calls in progress for the
  * web page, and the recovery of calls a crash interrupted.
  *
@@ -25,7 +25,6 @@ import type { AudioSeal } from '../audio/sealed-file.js';
 import { assembleRecording, CallRecording } from '../live/call-recording.js';
 import { writeFileDurably } from '../live/durable-file.js';
 import { IntakePace } from '../live/intake-pace.js';
-import { LIVE_PRIORITY } from '../scheduler.js';
 import type { Logger } from '../log.js';
 import type { Job, JobStore } from '../store/job-store.js';
 import type { Principal } from '../tenancy/tenancy.js';
@@ -189,7 +188,7 @@ export class LiveCalls {
 
   // ------------------------------------------------------------ used by LiveSession
 
-  /** The finished call as a job: the recording stored as its upload, the job queued ahead of uploads (LIVE_PRIORITY). */
+  /** The finished call as a job: the recording stored as its upload, the job queued ahead of uploads (its priority). */
   async submit(session: LiveSession, recorded: TranscribeResult | undefined): Promise<Job> {
     const m = session.manifest;
     const upload = `${this.#recordingPath(m.id)}.upload`;
@@ -197,8 +196,8 @@ export class LiveCalls {
     const job = await this.#d.intake.submitLive(m.prepared, { id: m.id, key: m.key, file: upload, name: m.source, size: size ?? 0 });
     this.#remove(m.id);
     if (recorded) this.#recorded.set(m.id, recorded);
-    // Its client waits for the `result` message: taken before waiting uploads (docs/service.md, "Queue").
-    this.#d.runner.enqueue({ ...job, priority: LIVE_PRIORITY });
+    // Its job has LIVE_PRIORITY (JobIntake.submitLive): its client waits for the `result` message.
+    this.#d.runner.enqueue(job);
     return job;
   }
 
@@ -315,14 +314,35 @@ export class LiveSession {
   }
 
   /**
-   * One binary message: audio (empty: the end of the call). While reading is paused for the pace,
-   * what the connection had already read is held, in order, and taken as the pace allows.
+   * One binary message: audio (empty: the end of the call). A message is taken only once the pace
+   * allows its whole length (src/live/intake-pace.ts): until then reading is paused, and what the
+   * connection had already read is held, in order.
    */
   audio(data: Uint8Array): void {
     if (this.#finishing) return;
     this.#touch();
-    if (this.#held.length > 0 || this.#paused.has('pace')) this.#held.push(data);
-    else this.#accept(data);
+    this.#held.push(data);
+    if (!this.#paused.has('pace')) this.#drain();
+  }
+
+  /** Takes the held messages the pace allows; pauses reading until the next one fits. */
+  #drain(): void {
+    while (this.#held.length > 0 && !this.#finishing) {
+      const wait = this.#pace.waitMs(this.call.audioSec + this.#secondsOf(this.#held[0]!), performance.now());
+      if (wait > 0) {
+        this.#pause('pace');
+        this.#paceTimer = setTimeout(() => this.#resume('pace'), wait);
+        return;
+      }
+      this.#accept(this.#held.shift()!);
+    }
+  }
+
+  /** Seconds of audio in a message, in the call's format; 0 for the first (it may be a WAV header declaring the format). */
+  #secondsOf(data: Uint8Array): number {
+    if (this.#bytes === 0) return 0;
+    const f = this.call.format;
+    return data.length / (f.channels * (f.bitsPerSample / 8) * f.sampleRate);
   }
 
   #accept(data: Uint8Array): void {
@@ -338,11 +358,6 @@ export class LiveSession {
       return;
     }
     if (this.call.backlogSec > this.#calls.limits.maxBacklogSec) this.#pause('backlog');
-    const wait = this.#pace.waitMs(this.call.audioSec, performance.now());
-    if (wait > 0 && !this.#paused.has('pace')) {
-      this.#pause('pace');
-      this.#paceTimer = setTimeout(() => this.#resume('pace'), wait);
-    }
   }
 
   /** The upload's limits on a call's audio: its size (TOO_LARGE) and the data disk's free space (OVERLOADED, checked every MiB). */
@@ -368,7 +383,7 @@ export class LiveSession {
 
   #resume(why: 'backlog' | 'pace'): void {
     if (!this.#paused.delete(why)) return;
-    while (this.#held.length > 0 && !this.#paused.has('pace') && !this.#finishing) this.#accept(this.#held.shift()!);
+    if (why === 'pace') this.#drain();
     if (this.#paused.size > 0) return;
     this.#transport?.resume();
     this.#touch();

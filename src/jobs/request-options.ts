@@ -164,7 +164,7 @@ function kindsInOrder(kinds: ReadonlySet<string>): RedactKind[] {
 
 /**
  * The options a job runs with: those it was accepted with, made at least as strict as the company's
- * settings when it runs (API.md §10: a policy applies to what runs after it is set, queued and
+ * settings when it runs (docs/redaction.md, "Policy is the floor": a policy applies to what runs after it is set, queued and
  * resumed work included). It only ever adds: scrubtext/scrubaudio on, the policy's kinds.
  */
 export function policyFloor(options: RequestOptions, settings: CompanySettings): RequestOptions {

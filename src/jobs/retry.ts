@@ -21,7 +21,7 @@ export const JOB_RETRY: RetryPolicy = {
   backoff: { baseDelayMs: 4_000, factor: 2, maxDelayMs: 60_000, jitter: 0 },
 };
 
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false };
+type RetryDecision = { retry: true; delayMs: number } | { retry: false };
 
 /**
  * After start number `attempts` failed with `code`: retry after a delay when the error table says the

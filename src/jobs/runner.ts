@@ -39,7 +39,7 @@ import { defaultRequestOptions, policyFloor } from './request-options.js';
 import { shownJob } from './shown-job.js';
 import { decideRetry, JOB_RETRY, startsExhausted, type RetryPolicy } from './retry.js';
 
-export interface JobRunnerDeps {
+interface JobRunnerDeps {
   config: Readonly<Config>;
   log: Logger;
   store: JobStore;

@@ -9,7 +9,7 @@ import type { Job } from '../store/job-store.js';
 import type { Tenancy } from '../tenancy/tenancy.js';
 import { defaultRequestOptions, policyFloor } from './request-options.js';
 
-export type PolicyReader = Pick<Tenancy, 'hasCompany' | 'companySettings'>;
+type PolicyReader = Pick<Tenancy, 'hasCompany' | 'companySettings'>;
 
 /** The client-text redaction of a job under its options as it runs now (the company's policy included). */
 export function clientTextNow(job: Pick<Job, 'options' | 'destination'>, tenancy: PolicyReader): ClientText {

@@ -17,7 +17,7 @@ export interface StatusBody {
   warning?: string;
 }
 
-export interface StatusDeps {
+interface StatusDeps {
   config: Pick<Config, 'asrThreads'>;
   store: JobStore;
   outbox: CallbackOutbox;

@@ -18,8 +18,8 @@ export class IntakePace {
   }
 
   /**
-   * The audio taken so far is `audioSec` at time `nowMs` (the clock starts at the first call):
-   * how long to stop reading, ms (0 = keep reading).
+   * How long to wait, ms, before the call's audio may reach `audioSec` (what it has taken plus the
+   * next message) at time `nowMs` (0 = take it now). The clock starts at the first call.
    */
   waitMs(audioSec: number, nowMs: number): number {
     this.#startMs ??= nowMs;

@@ -39,7 +39,7 @@ function numeric(word: string): boolean {
 
 /**
  * The partial's text; under scrubtext with every number-like word masked, and each word of `masked`
- * (the personal-data kinds' words, word-kinds-hold.ts `maskedPartialWords`) shown as it says.
+ * (the personal-data kinds' words, src/redact/engine.ts `maskPartial`) shown as it says.
  */
 export function partialText(words: readonly string[], options: Pick<RequestOptions, 'scrubtext'>, masked: ReadonlyMap<number, string> = new Map()): string {
   if (!options.scrubtext) return words.join(' ');

@@ -171,6 +171,8 @@ export class LiveCall {
       .then((e: Endpointed) => {
         for (const s of e.segments) this.#decode(c, s);
         c.committed = e.committed;
+        // Time passed on this channel: a held word may have left every recognizer's reach.
+        this.#release();
       })
       .catch((err: unknown) => {
         this.#failed ??= err;

@@ -6,6 +6,7 @@
 import { mkdirSync, rmSync } from 'node:fs';
 import { blobKeys, type BlobStore, type LocalCopy } from '../blobs/blob-store.js';
 import { voxdexError } from '../errors.js';
+import { redactAtWrite, refuseUnredacted } from '../redact/at-write.js';
 import { renderResultFile, resultExtension, type MemberOutcome } from '../stages/result-file.js';
 import { unpack } from '../stages/unpack.js';
 import type { JobPaths } from '../store/paths.js';
@@ -53,8 +54,9 @@ export async function runUpload(job: PipelineJob, deps: UploadDeps, ctx: StageCo
  * deletion redoes the job from the upload; one after it finds no upload and settles from the
  * checkpoints (finishedBefore): never an unredacted file after completion.
  */
-async function finish(job: PipelineJob, files: MemberOutcome[], deps: UploadDeps, workDir: string): Promise<UploadOutcome> {
+async function finish(job: PipelineJob, outcomes: MemberOutcome[], deps: UploadDeps, workDir: string): Promise<UploadOutcome> {
   let resultPath: string | undefined;
+  const files = outcomes.map((f) => (f.document ? { ...f, document: underPolicyNow(job, f.document, deps) } : f));
   if (files.some((f) => f.document)) {
     resultPath = blobKeys.result(job.id, resultExtension(job.kind, job.output));
     await deps.blobs.put(resultPath, await renderResultFile(job.kind, job.output, files));
@@ -64,6 +66,18 @@ async function finish(job: PipelineJob, files: MemberOutcome[], deps: UploadDeps
     await deps.blobs.delete(job.uploadPath);
   }
   return resultPath ? { files, resultPath } : { files };
+}
+
+/**
+ * A document as the result file may hold it: under the company's policy as it is now (a file finished
+ * before a policy set while the job ran is redacted here; src/redact/at-write.ts), checked.
+ */
+function underPolicyNow(job: PipelineJob, document: TranscriptDocument, deps: UploadDeps): TranscriptDocument {
+  if (!deps.policy) return document;
+  const company = job.destination.company;
+  const now = redactAtWrite(document, job.options, deps.policy.optionsNow(job.options, company)).document;
+  refuseUnredacted(company, now, deps.policy.settings(company));
+  return now;
 }
 
 /**

@@ -16,7 +16,7 @@ import type { TranscriptIndex } from '../search/transcript-index.js';
 import type { JobStore } from '../store/job-store.js';
 import { JobPaths } from '../store/paths.js';
 
-export interface OpenedBlobs {
+interface OpenedBlobs {
   blobs: BlobStore;
   /** Removes the uploads a process stored but died before acknowledging (no job row). */
   removeUnacknowledged(store: JobStore, log: Logger): Promise<void>;

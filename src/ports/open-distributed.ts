@@ -42,6 +42,7 @@ export async function openDistributed(config: Readonly<Config>, url: string, { n
       jobs: pg.jobs,
       outbox: pg.outbox,
       ledger: pg.ledger,
+      audit: pg.audit,
       tenancy: t,
       categories,
       blobs,

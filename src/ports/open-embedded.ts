@@ -38,6 +38,7 @@ export async function openEmbedded(config: Readonly<Config>, { log }: OpenOption
     jobs: stores.jobs,
     outbox: stores.outbox,
     ledger: stores.ledger,
+    audit: stores.audit,
     tenancy,
     categories: new SqliteCategoryStore(tenancy.db),
     blobs,

@@ -12,6 +12,7 @@ import type { Config } from '../config.js';
 import type { Logger } from '../log.js';
 import type { Limiter } from '../rate-limit/limiter.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
+import type { AuditLog } from '../store/audit-log.js';
 import type { CategoryStore } from '../store/category-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { SubmissionLedger } from '../store/ledger.js';
@@ -23,7 +24,7 @@ import { openDistributed, openDistributedTenancy } from './open-distributed.js';
 import { openEmbedded, openEmbeddedTenancy } from './open-embedded.js';
 
 /** Where a node's jobs come from, and how it hears of work done or asked elsewhere. */
-export interface WorkSource {
+interface WorkSource {
   /**
    * The name this node's runner claims jobs under from the shared queue (leases), or undefined: the
    * runner's in-process scheduler runs the jobs of this data dir.
@@ -43,6 +44,8 @@ export interface Ports {
   jobs: JobStore;
   outbox: CallbackOutbox;
   ledger: SubmissionLedger;
+  /** The audit trail (docs/audit.md), in the job store's database. */
+  audit: AuditLog;
   tenancy: Tenancy;
   /** Category rules and their backfill progress (beside tenancy). */
   categories: CategoryStore;

@@ -15,13 +15,16 @@
  *   with `numtrans=false` a written word with digits is written as the spoken words of its events
  *   ("twenty five dollars"), as the events say it;
  * - events without a written form (PocketSphinx, a stored transcript) are written as their words;
- * - the first letter is a capital, unless the utterance goes on with a sentence the speaker's previous
- *   one left open with a comma, colon or dash (`continuesFrom`) and its first word is a common word;
+ * - the first letter of every sentence is a capital (the model's words too, where it wrote none), unless
+ *   the utterance goes on with a sentence the speaker's previous one left open with a comma, colon or
+ *   dash (`continuesFrom`) and its first word is a common word; then the text is tidied (tidy.ts:
+ *   "to-day", a lower-case "i", doubled commas, unpaired quotes);
  *   an utterance that ends with no mark at all ends with a full stop
  *   (PocketSphinx always; Moonshine where it wrote none; one that ends with a comma, colon or dash
  *   goes on in the next utterance and keeps it).
  */
 import type { Utterance, WordEvent } from '../types.js';
+import { tidyText } from './tidy.js';
 
 export interface TextOptions {
   /** The request's numtrans: numerals (true) or spoken number words (false). */
@@ -104,10 +107,14 @@ export function continuesFrom(previous: Pick<Utterance, 'text' | 'end' | 'metada
   );
 }
 
-/** "hello" → "Hello"; leaves "iPhone", "eBay" and what starts with no letter as they are. */
+/** "hello" → "Hello", '"we' → '"We'; leaves "iPhone", "eBay" and what starts with no letter as they are. */
 function capitalise(s: string): string {
-  return /^[a-z](?![a-z]*[A-Z])/.test(s) ? s[0]!.toUpperCase() + s.slice(1) : s;
+  const m = /^(["'“‘(]*)([a-z])(?![a-z]*[A-Z])/.exec(s);
+  return m ? m[1]! + m[2]!.toUpperCase() + s.slice(m[0].length) : s;
 }
+
+/** Abbreviations whose full stop ends no sentence. */
+const ABBREVIATION = /(^|\s)(e\.g|i\.e|vs|approx)\.$/i;
 
 const SENTENCE_END = /[.?!…]["'”’)\]]*$/;
 const CONTINUES = /[,;:\-–—]["'”’)\]]*$/;
@@ -116,13 +123,14 @@ const CONTINUES = /[,;:\-–—]["'”’)\]]*$/;
 export function utteranceText(events: readonly WordEvent[], o: TextOptions): string {
   const parts = writtenGroups(events).map((g) => groupText(g, o)).filter((p) => p.text !== '');
   if (parts.length === 0) return '';
-  // A spoken part that starts a sentence gets its capital (the model's own words already have theirs).
+  // Every part that starts a sentence gets its capital: a spoken one (redacted, numbers as words), and
+  // the model's own where it wrote none ("Diverd. we're" → "Diverd. We're"); not after "e.g." or "i.e.".
   parts.forEach((p, i) => {
-    if (p.spoken && (i === 0 || SENTENCE_END.test(parts[i - 1]!.text))) p.text = capitalise(p.text);
+    if (i === 0 || (SENTENCE_END.test(parts[i - 1]!.text) && !ABBREVIATION.test(parts[i - 1]!.text))) p.text = capitalise(p.text);
   });
-  if (!parts[0]!.spoken) parts[0]!.text = capitalise(parts[0]!.text);
   if (o.continues) parts[0]!.text = uncapitalise(parts[0]!.text);
-  const text = parts.map((p) => p.text).join(' ');
+  const text = tidyText(parts.map((p) => p.text).join(' '));
+  if (text === '') return '';
   // No mark at all at the end: a full stop (PocketSphinx always; Moonshine when it wrote none). A comma,
   // colon or dash is the model saying the sentence goes on in the next utterance: kept.
   return SENTENCE_END.test(text) || CONTINUES.test(text) ? text : `${text}.`;

@@ -7,7 +7,8 @@
  */
 import type { Utterance } from '../types.js';
 import { answerWindows, topics, windowHints, type AnswerWindow, type Topic, type WindowHints } from './answer-windows.js';
-import { buildStreams, digitRuns, type DigitRun, type Stream } from './digit-runs.js';
+import { buildStreams, type DigitRun, type Stream } from './digit-runs.js';
+import { digitRuns } from './length-runs.js';
 import { piiView } from './pii/recognize.js';
 import type { PiiView } from './pii/spans.js';
 

@@ -51,7 +51,7 @@ function replacement(word: string, digits: string, kind: RedactKind): string {
 function replaced(ev: WordEvent, word: string, kind: RedactKind): WordEvent {
   const { pii: _mark, written, ...rest } = ev;
   const carried = written === undefined ? {} : { written: written === '' ? '' : word + closingPunctuation(written) };
-  return { ...rest, word, redacted: kind, ...carried };
+  return { ...rest, word, kind: 'redacted', redacted: kind, ...carried };
 }
 
 export interface RedactMode {

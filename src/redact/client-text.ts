@@ -1,7 +1,7 @@
 /**
  * What the client sends beside the audio — file and archive-member names, `metadata` values,
  * sidecar fields, error messages that quote them — redacted under the policy before anything is
- * written (API.md §10; docs/redaction.md, "What the client sent"). Presidio's shape: TEXT_RECOGNIZERS
+ * written (docs/redaction.md, "What the client sent"). Presidio's shape: TEXT_RECOGNIZERS
  * each find spans of their kinds in a string (with the field's name as context: `"cvv": "739"`), and
  * the anonymizer masks the spans of the kinds asked for. A new kind is a new recognizer.
  *

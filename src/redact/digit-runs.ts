@@ -5,7 +5,8 @@
  * words ("forty five" → 4 5), "double"/"triple", and homophones ("to", "for", "ate", "won", "oh")
  * when they sit next to real digits — and the digit RUNS: groups of digits joined across pauses,
  * fillers and utterances of the same speaker within RUN_WINDOW_SEC (a card read out in four turns).
- * Quantities (amounts, percentages, times, ordinals, counts before a unit) break runs.
+ * Quantities (amounts, percentages, times, ordinals, counts before a unit) break runs. Runs named by
+ * the length their pieces add up to, and `digitRuns`, are length-runs.ts's.
  */
 import { DIGITS, HOMOPHONES, MONTHS, ORDINALS, QUANTITY_UNITS, REPEATS, SCALES, TEENS, TENS, tensUnitParts, wordKey } from '../numbers/lexicon.js';
 import type { Utterance } from '../types.js';
@@ -17,7 +18,7 @@ export const FILLERS: ReadonlySet<string> = new Set([
   'uh', 'um', 'er', 'ah', 'eh', 'hmm', 'mm', 'and', 'then', 'okay', 'ok', 'yes', 'yeah', 'right', 'sorry', 'so', 'is', "it's", 'its',
   'the', 'rest', 'next', 'last', 'digits', 'numbers', 'number', 'dash', 'space', 'again', 'that', "that's", 'thats', 'um-hum', 'uh-huh', 'it',
 ]);
-const MONTH_SET = new Set<string>(MONTHS);
+export const MONTH_SET: ReadonlySet<string> = new Set<string>(MONTHS);
 
 export type TokenKind = 'digit' | 'homophone' | 'word' | 'quantity';
 
@@ -53,10 +54,11 @@ export interface DigitRun {
   /** How many utterances (breaths, as the ASR split them) its digits were said in. */
   pieces: number;
   /**
-   * Set when the run is one of a speaker's numbers that together have a card's or an SSN's length
-   * (joinByLength): that kind, cue or not. Each keeps its own tokens: the words between stay.
+   * Set when the run is one of a speaker's numbers that together have a card's, an SSN's or a phone
+   * number's length, or hold a long number read in pieces (length-runs.ts): that kind (`digits` for
+   * the last), cue or not. Each keeps its own tokens: the words between stay.
    */
-  byLength?: 'card' | 'ssn';
+  byLength?: 'card' | 'ssn' | 'phone' | 'digits';
 }
 
 const isNum = (k: string | undefined) => k !== undefined && (k in DIGITS || k in TEENS || k in TENS || k === 'oh');
@@ -184,7 +186,7 @@ function unitClaim(tokens: readonly StreamToken[], u: number): number[] {
 }
 
 /** The token next to i (dir ±1) is an ordinary word of the same utterance. */
-function inWords(t: readonly StreamToken[], i: number, dir: 1 | -1): boolean {
+export function inWords(t: readonly StreamToken[], i: number, dir: 1 | -1): boolean {
   const o = t[i + dir];
   return o !== undefined && o.u === t[i]!.u && o.kind === 'word' && !FILLERS.has(o.key);
 }
@@ -196,7 +198,6 @@ export interface RunHints {
   /** The answer window (its id) this speaker's word at `time` falls in, if any. */
   window(speaker: string, time: number): number | undefined;
 }
-const NO_HINTS: RunHints = { breaks: () => false, window: () => undefined };
 
 /** Seconds between two digit words said together as one group ("four one one one"). */
 export const GROUP_GAP_SEC = 2;
@@ -260,13 +261,8 @@ export function groupJoins(stream: Stream, cur: DigitGroup, next: NextGroup, hin
     (answer || between.every((b) => FILLERS.has(b.key)) || (cur.digits.length >= 2 && next.digits >= 2 && between.length <= 4));
 }
 
-/** Digit runs of every stream: adjacent digit words, then groups joined as FILLERS/RUN_WINDOW_SEC allow, then by length (joinByLength). */
-export function digitRuns(streams: readonly Stream[], hints: RunHints = NO_HINTS): DigitRun[] {
-  return streams.flatMap((stream) => joinByLength(streamRuns(stream, hints), hints));
-}
-
-/** One stream's runs: its groups joined across pauses, fillers, chatter and answer windows. */
-function streamRuns(stream: Stream, hints: RunHints): DigitRun[] {
+/** One stream's runs: its groups joined across pauses, fillers, chatter and answer windows (then by length: length-runs.ts `digitRuns`). */
+export function streamRuns(stream: Stream, hints: RunHints): DigitRun[] {
   const runs: DigitRun[] = [];
   const t = stream.tokens;
   const groups = digitGroups(stream);
@@ -289,73 +285,4 @@ function streamRuns(stream: Stream, hints: RunHints): DigitRun[] {
   }
   flush();
   return runs;
-}
-
-/** Digit counts a card number is said with (American Express 15, the rest 16); an SSN's. */
-export const CARD_LENGTHS: ReadonlySet<number> = new Set([15, 16]);
-export const SSN_LENGTH = 9;
-/** The longest stretch (first digit to last, seconds) whose numbers add up to a card or an SSN: an answer read in groups with chatter between. */
-export const LENGTH_STRETCH_SEC = 60;
-
-/** A run that counts toward a card's or an SSN's length: not a lone digit inside ordinary words ("I have 2 kids"). */
-const counts = (r: DigitRun) => !(r.digits.length < 2 && r.first === r.last && (inWords(r.stream.tokens, r.first, 1) || inWords(r.stream.tokens, r.first, -1)));
-
-/**
- * Failing closed without a cue (the ASR heard "car number", or nothing was asked): consecutive runs of
- * one speaker, each within RUN_WINDOW_SEC of the last, LENGTH_STRETCH_SEC in all, no topic word said
- * between, whose digits add up to a card's length (15, 16) or an SSN's (9) are each of that kind
- * (docs/redaction.md, "How runs are found"); the words between them keep their words. The longest such card stretch from each run wins, then the
- * longest SSN one; a lone digit inside ordinary words ("I have 2 kids") neither counts nor breaks.
- */
-export function joinByLength(runs: readonly DigitRun[], hints: RunHints): DigitRun[] {
-  const out: DigitRun[] = [];
-  for (let i = 0; i < runs.length; ) {
-    let card = -1;
-    let ssn = -1;
-    let total = 0;
-    for (let j = i; j < runs.length; j++) {
-      const r = runs[j]!;
-      if (j > i) {
-        const p = runs[j - 1]!;
-        if (r.start - p.end > RUN_WINDOW_SEC || r.end - runs[i]!.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, p.end, r.start)) break;
-      }
-      if (j === i && !counts(r)) break;
-      if (counts(r)) total += r.digits.length;
-      if (total > Math.max(...CARD_LENGTHS)) break;
-      if (j > i && CARD_LENGTHS.has(total)) card = j;
-      if (j > i && total === SSN_LENGTH) ssn = j;
-    }
-    const last = card >= 0 ? card : ssn;
-    if (last < 0) {
-      out.push(runs[i]!);
-      i++;
-      continue;
-    }
-    const byLength = card >= 0 ? 'card' : 'ssn';
-    for (const r of runs.slice(i, last + 1)) out.push(counts(r) ? { ...r, byLength } : r);
-    i = last + 1;
-  }
-  return out;
-}
-
-/**
- * The earliest of one stream's runs (in order) that digits said from `at` on could still make part of a
- * card or an SSN by length (joinByLength's links, read back from the last run): what a live call must
- * hold until no digit can follow (docs/redaction.md, "The engine"). Undefined when no digit said at
- * `at` could link to the last run, or the runs already hold a card's length.
- */
-export function lengthChainFirst(runs: readonly DigitRun[], at: number, hints: RunHints): DigitRun | undefined {
-  const last = runs[runs.length - 1];
-  if (!last || !counts(last) || at - last.end > RUN_WINDOW_SEC || hints.breaks(last.stream.speaker, last.end, at)) return undefined;
-  let first = runs.length - 1;
-  let total = last.digits.length;
-  for (let j = runs.length - 2; j >= 0; j--) {
-    const r = runs[j]!;
-    const n = runs[j + 1]!;
-    if (n.start - r.end > RUN_WINDOW_SEC || at - r.start > LENGTH_STRETCH_SEC || hints.breaks(r.stream.speaker, r.end, n.start)) break;
-    if (counts(r)) total += r.digits.length;
-    if (total >= Math.max(...CARD_LENGTHS)) break;
-    first = j;
-  }
-  return at - runs[first]!.start > LENGTH_STRETCH_SEC || total >= Math.max(...CARD_LENGTHS) && first === runs.length - 1 ? undefined : runs[first];
 }

@@ -4,15 +4,18 @@
  * `now` on — read from the reaches the recognizers declare (recognizer.ts, registry.ts); and the
  * redaction of the open tail only, over a context bounded by what the recognizers still need, so
  * that a release costs the same at the thousandth utterance as at the tenth. A word already redacted
- * is settled (a redaction is never undone) unless its recognizer holds its claims (a digit run that may
- * still grow, whose kind may change). The same recognizers
- * and anonymizer redact a whole call (redact.ts): the stored document is batch redaction's.
+ * is settled (a redaction is never undone) unless its recognizer may still rename it (a number that
+ * may still grow, whose kind may change). The same recognizers and anonymizer redact a whole call
+ * (redact.ts): the stored document is batch redaction's.
  */
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance, type WordEvent } from '../types.js';
 import { analyze } from './analysis.js';
 import { anonymize, type RedactMode } from './anonymizer.js';
 import { findingsOf } from './redact.js';
 import { recognizersFor } from './registry.js';
+
+/** A call asked again within this many seconds of the last answer, with no new utterance, is not redacted again. */
+const RECHECK_SEC = 0.25;
 
 /** Seconds of context kept before the earliest word still needed: the longest a recognizer declares. */
 function contextSec(recognizers: ReturnType<typeof recognizersFor>): number {
@@ -41,6 +44,8 @@ export class LiveRedaction {
   readonly #contextSec: number;
   /** The earliest time whose words the next context needs (Infinity: only those of the pending utterances). */
   #need = Infinity;
+  /** The call's length and the time at the last answer. */
+  #asked = { length: -1, now: -Infinity };
   /** How many utterances the last `settle` redacted (its context): what a release costs. */
   contextSize = 0;
 
@@ -59,6 +64,9 @@ export class LiveRedaction {
   settle(call: readonly Utterance[], pending: readonly number[], now: number): Map<number, Utterance> {
     const out = new Map<number, Utterance>();
     if (pending.length === 0) return out;
+    // Asked again with no new utterance and less than RECHECK_SEC later: nothing can have left a reach yet worth a redaction.
+    if (call.length === this.#asked.length && now !== Infinity && now - this.#asked.now < RECHECK_SEC) return out;
+    this.#asked = { length: call.length, now };
     const from = Math.min(this.#need, ...pending.map((i) => call[i]!.start)) - this.#contextSec;
     const tail = this.#tail(call, from, now);
     this.contextSize = tail.index.length;
@@ -93,7 +101,9 @@ export class LiveRedaction {
         for (const r of recognizers) {
           const reach = r.reach(a, stream, now);
           need = Math.min(need, r.context(a, stream, now), stream.tokens[reach]?.start ?? Infinity);
-          for (const t of stream.tokens.slice(reach)) if (r.holdsClaims || !changed(utterances[t.u]!.events[t.e]!)) open[t.u]!.add(t.e);
+          for (const t of stream.tokens.slice(reach)) if (!changed(utterances[t.u]!.events[t.e]!)) open[t.u]!.add(t.e);
+          const renamed = r.renames(a, stream, now);
+          if (renamed) for (const t of stream.tokens.slice(renamed[0], renamed[1] + 1)) open[t.u]!.add(t.e);
         }
       }
     }

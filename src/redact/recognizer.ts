@@ -29,17 +29,18 @@ export interface Recognizer {
   analyze(a: Analysis, wanted: ReadonlySet<RedactKind>): Finding[];
   /**
    * The first token index of `stream` whose redaction words said from `now` on (on any channel) could
-   * still change (from kept to redacted, or, with holdsClaims, of kind), given the call so far `a`;
+   * still change from kept to redacted, given the call so far `a`;
    * `stream.tokens.length` when none.
    * Must never be later than the truth: the live engine releases every word before it.
    */
   reach(a: Analysis, stream: Stream, now: number): number;
   /**
-   * Whether a word it has already redacted is held too while its reach covers it: a digit run that
-   * may still grow is held whole (its kind may still change, digits → card; the live messages read as
-   * the stored document will); a name an email said later may rename is not (it is redacted either way).
+   * The tokens [from, to] of `stream` it has redacted and may still rename, held too (undefined: none):
+   * a number that may still grow is held from its first word on (a group said next makes the words
+   * between its own), so that kinds read as the stored document's (`digits` may become `card`,
+   * `[NAME]` between two groups `###`); a name an email said later may rename is not (redacted either way).
    */
-  holdsClaims: boolean;
+  renames(a: Analysis, stream: Stream, now: number): [number, number] | undefined;
   /**
    * The earliest time whose words its findings that may still grow need (the question of an open
    * window, the context words of a run that may still grow); Infinity when none. The engine keeps

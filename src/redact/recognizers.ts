@@ -118,13 +118,14 @@ export const PIECES_MIN_DIGITS = 4;
 
 /**
  * Any other run of 6 or more digits (account, phone, reference numbers; a card misheard past Luhn),
+ * a part of a card, an SSN, a phone number or a long number by length (length-runs.ts) when its kind is not asked for,
  * 3+ digits answering any question, or 4+ digits read in pieces — codes are read in chunks, counts,
  * years and prices are said in one breath (a PIN after a question the ASR misheard: "and what has
  * yorubin" + "one" + "47" + "three").
  */
 export const digitsRecognizer: Recognizer = {
   kind: 'digits',
-  matches: (run, ctx) => run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) || (run.pieces >= 2 && run.digits.length >= PIECES_MIN_DIGITS),
+  matches: (run, ctx) => run.byLength !== undefined || run.digits.length >= 6 || (ctx.answers !== undefined && run.digits.length >= 3) || (run.pieces >= 2 && run.digits.length >= PIECES_MIN_DIGITS),
 };
 
 /** In order of precedence: the first one that matches and is asked for names the run (bank, id, phone, dob: pii/numbers.ts). */

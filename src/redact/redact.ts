@@ -5,14 +5,13 @@
  * replaces or marks it. Works on numerals (numtrans) and on number words alike. A live call redacts
  * its open tail with the same recognizers (engine.ts).
  */
-import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance, type WordEvent } from '../types.js';
+import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.js';
 import { analyze } from './analysis.js';
 import { anonymize, type RedactionResult, type RedactMode } from './anonymizer.js';
 import { REDACTION_KINDS, type RedactionKind } from './recognizers.js';
 import { recognizersFor } from './registry.js';
 
 export type { RedactionResult, RedactionSpan, RedactMode } from './anonymizer.js';
-export type RedactedWordEvent = WordEvent;
 
 export const DEFAULT_KINDS: readonly RedactionKind[] = DEFAULT_REDACT_KINDS;
 

@@ -8,7 +8,8 @@ import { REPEATS } from '../numbers/lexicon.js';
 import type { RedactKind, Utterance } from '../types.js';
 import { analyze, type Analysis } from './analysis.js';
 import { ANSWER_WINDOW_SEC, type Topic } from './answer-windows.js';
-import { FILLERS, groupJoins, LENGTH_STRETCH_SEC, lengthChainFirst, type DigitRun, type Stream } from './digit-runs.js';
+import { FILLERS, groupJoins, type DigitRun, type Stream } from './digit-runs.js';
+import { LENGTH_STRETCH_SEC, lengthChainFirst } from './length-runs.js';
 import { runTopic } from './pii/numbers.js';
 import { CONTEXT_WINDOW_SEC, isCard, MONTH_KEYS, RECOGNIZERS, type RunContext } from './recognizers.js';
 import type { Finding, Recognizer } from './recognizer.js';
@@ -74,16 +75,19 @@ const LEAD_GAP_SEC = 3;
  * The first token of an answer whose first digit is token `first` of the stream, said at `start`
  * (`first` may be the stream's length: a digit still to come): its leading words that may be a
  * misheard group ("my card number is" + "for tea fight" + "2334 …") go with it — back to the
- * question, a reply or filler ("okay", "it is"), a topic word, a quantity or a pause over 3 s.
+ * question (and its utterance, asked on the same stream), a reply or filler ("okay", "it is"), a topic
+ * word, a quantity or a pause over 3 s.
  */
 function leadingWords(stream: Stream, first: number, start: number, w: Topic, said: readonly Topic[]): number {
   const t = stream.tokens;
+  // A question asked on this stream (a one-channel call) is no answer: its utterance's words stay ("what phone number should we use").
+  const question = !w.own && w.stream === stream.speaker ? t.find((x) => x.start === w.time)?.u : undefined;
   let from = first;
   while (from > 0 && first - from < LEAD_MAX_WORDS) {
     const p = t[from - 1]!;
     const next = from === first ? start : t[from]!.start;
     const isTopic = said.some((x) => x.stream === stream.speaker && x.time === p.start);
-    if (p.start <= w.time || next - p.end > LEAD_GAP_SEC || p.kind !== 'word' || isTopic || REPLIES.has(p.key) || FILLERS.has(p.key)) break;
+    if (p.start <= w.time || p.u === question || next - p.end > LEAD_GAP_SEC || p.kind !== 'word' || isTopic || REPLIES.has(p.key) || FILLERS.has(p.key)) break;
     from--;
   }
   return from;
@@ -194,7 +198,14 @@ export const runRecognizer: Recognizer = {
   kinds: RECOGNIZERS.map((r) => r.kind),
   analyze: (a, wanted) => sensitiveRuns(a, wanted).map((s): Finding => ({ kind: s.kind, stream: s.run.stream, from: s.from, to: s.to, spared: chatter(s) })),
   reach: runReach,
-  holdsClaims: true,
+  // A run that may still grow, and the runs digits said next may still make a card or an SSN with by
+  // length: from its claim's first word on (the words after it become the run's if a group joins it).
+  renames: (a, stream, now) => {
+    const runs = a.runs.filter((r) => r.stream === stream);
+    const open = [joinableRun(a, stream, stream.tokens.length, now), lengthChainFirst(runs, now, a.hints)].filter((r) => r !== undefined);
+    if (open.length === 0) return undefined;
+    return [Math.min(...open.map((r) => claimStart(a, r, monthBefore(r)))), stream.tokens.length - 1];
+  },
   contextSec: Math.max(CONTEXT_WINDOW_SEC + ANSWER_WINDOW_SEC, LENGTH_STRETCH_SEC + CONTEXT_WINDOW_SEC),
   context: runContext,
 };

@@ -5,7 +5,7 @@
  */
 import type { TranscriptDocument, Utterance } from '../types.js';
 
-export function speakerLabel(doc: Pick<TranscriptDocument, 'nchannels'>, u: Utterance): string | undefined {
+function speakerLabel(doc: Pick<TranscriptDocument, 'nchannels'>, u: Utterance): string | undefined {
   const role = (u.metadata as { role?: unknown }).role;
   if (typeof role === 'string' && role !== '') return role[0]!.toUpperCase() + role.slice(1);
   if (u.metadata.speaker) return u.metadata.speaker;

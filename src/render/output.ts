@@ -44,7 +44,7 @@ function ordered(doc: TranscriptDocument): Utterance[] {
 }
 
 /** 75.4 → "01:15"; from an hour on, "1:02:03". */
-export function clockTime(sec: number): string {
+function clockTime(sec: number): string {
   const s = Math.max(0, Math.floor(sec));
   const pad = (n: number) => String(n).padStart(2, '0');
   const [h, m] = [Math.floor(s / 3600), Math.floor((s % 3600) / 60)];
@@ -60,7 +60,7 @@ function diarized(doc: TranscriptDocument): boolean {
 }
 
 /** The lines of `output=text`, without line ends: `[mm:ss] Speaker: text`. */
-export function textLines(doc: TranscriptDocument): string[] {
+function textLines(doc: TranscriptDocument): string[] {
   return ordered(doc)
     .map((u) => ({ u, text: displayText(u) }))
     .filter((x) => x.text.length > 0)

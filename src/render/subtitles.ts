@@ -14,10 +14,10 @@ import { displayText } from '../readable/utterance-text.js';
 import type { TranscriptDocument, Utterance } from '../types.js';
 import { linePrefix } from './line-prefix.js';
 
-export const MAX_LINE_CHARS = 42;
-export const MAX_CUE_SEC = 7;
+const MAX_LINE_CHARS = 42;
+const MAX_CUE_SEC = 7;
 /** A silence this long inside an utterance always ends a cue (no text on screen over it). */
-export const PAUSE_BREAK_SEC = 1;
+const PAUSE_BREAK_SEC = 1;
 /** A silence this long is a good place to cut a cue that must be cut. */
 const PAUSE_SEC = 0.3;
 
@@ -111,7 +111,7 @@ export function cues(doc: TranscriptDocument): Cue[] {
 }
 
 /** 3723.5 → "01:02:03,500" (srt) or "01:02:03.500" (vtt). */
-export function timestamp(sec: number, sep: ',' | '.'): string {
+function timestamp(sec: number, sep: ',' | '.'): string {
   const ms = Math.max(0, Math.round(sec * 1000));
   const h = Math.floor(ms / 3_600_000);
   const m = Math.floor((ms % 3_600_000) / 60_000);

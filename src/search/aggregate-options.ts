@@ -13,7 +13,7 @@ import type { AggregateRequest, GroupBy, SearchQuery } from './transcript-index.
 const NOT_FILTERS = new Set(['output', 'json', 'csv', 'format', 'offset', 'size', 'sort', 'sortdir', 'fields', 'zipfiles', 'speaker']);
 export const AGGREGATE_OPTION_NAMES = [...SEARCH_OPTION_NAMES.filter((n) => !NOT_FILTERS.has(n)), 'by', 'tz', 'compare'];
 
-export interface AggregateOptions {
+interface AggregateOptions {
   token: string | undefined;
   query: SearchQuery;
   request: AggregateRequest;
@@ -24,7 +24,7 @@ export interface AggregateOptions {
 }
 
 /** `Z`, `+01:00`, `-0530` → minutes east of UTC (−14:00 to +14:00). */
-export function parseZone(raw: string): number {
+function parseZone(raw: string): number {
   if (raw === 'Z' || raw === 'UTC') return 0;
   const m = /^([+-])(\d{2}):?(\d{2})$/.exec(raw.trim());
   const minutes = m ? (m[1] === '-' ? -1 : 1) * (Number(m[2]) * 60 + Number(m[3])) : NaN;
@@ -32,7 +32,7 @@ export function parseZone(raw: string): number {
   return minutes;
 }
 
-export function parseGroupBy(raw: string): GroupBy {
+function parseGroupBy(raw: string): GroupBy {
   if (raw === 'org' || raw === 'folder') return { kind: raw };
   if (raw.startsWith('meta.') && raw.length > 5 && raw.length <= 205) return { kind: 'meta', field: raw.slice(5) };
   throw invalidParameter('by', 'org, folder or meta.<field> (e.g. meta.agent)', raw);

@@ -5,7 +5,7 @@
  * per group. The indexes fill `Figures` cells (one per day or group); the helpers here build, merge,
  * round and order them the same way for both.
  */
-import type { Aggregates, Figures, GroupBy } from './transcript-index.js';
+import type { Aggregates, Figures } from './transcript-index.js';
 import { MAX_GROUPS } from './transcript-index.js';
 
 /** The labels that count as negative in `sentiment.negative`. */
@@ -27,7 +27,7 @@ export function emptyFigures(): Figures {
 }
 
 /** Adds `b` into `a` (cells are disjoint sets of calls, so every figure adds up). */
-export function addFigures(a: Figures, b: Figures): Figures {
+function addFigures(a: Figures, b: Figures): Figures {
   a.calls += b.calls;
   a.sentiment.analysed += b.sentiment.analysed;
   a.sentiment.negative += b.sentiment.negative;
@@ -58,18 +58,8 @@ export function dayOf(ms: number, tzOffsetMin: number): string {
   return new Date(Math.floor((ms + tzOffsetMin * 60_000) / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** The day number (days since 1970-01-01 in the zone) that `dayOf` names. */
-export function dayNumber(day: string): number {
-  return Date.parse(`${day}T00:00:00Z`) / DAY_MS;
-}
-
 export function dayFromNumber(n: number): string {
   return new Date(n * DAY_MS).toISOString().slice(0, 10);
-}
-
-/** The group key of a stored call: its org, `org/folder`, or its metadata value as text. */
-export function groupLabel(by: GroupBy): string {
-  return by.kind === 'meta' ? `meta.${by.field}` : by.kind;
 }
 
 /** Days in order; groups by calls (desc), key (asc), at most MAX_GROUPS, then the calls without a value (key null). */

@@ -1,5 +1,5 @@
 /**
- * What both indexes store about a call's analytics (issue 20, API.md §10) and the search options on
+ * What both indexes store about a call's analytics (docs/analytics.md) and the search options on
  * them: `category=NAME` (repeatable or a comma list: any of them), `sentiment=<label>` (calls with an
  * utterance of that label), `overtalk=MIN-MAX` (seconds of overtalk, inclusive), `redacted=KIND,…`
  * (calls where a word of any of these kinds was redacted or marked) and the sort keys
@@ -12,18 +12,18 @@ import { invalidParameter } from '../is.js';
 import { REDACT_KINDS, type RedactKind, type SentimentLabel, type TranscriptDocument } from '../types.js';
 import type { SearchQuery } from './transcript-index.js';
 
-export const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'];
+const SENTIMENT_LABELS: readonly SentimentLabel[] = ['Positive', 'Mostly Positive', 'Neutral', 'Mostly Negative', 'Negative'];
 
 export const ANALYTICS_OPTION_NAMES = ['category', 'sentiment', 'overtalk', 'redacted'] as const;
 /** The one option that may be given several times in a query string (values join as a comma list). */
 export const REPEATABLE_OPTION = 'category';
 /**
- * Category names: short names (API.md §1) that start with a letter, digit or `_` and hold a letter or
+ * Category names: short names (docs/service.md, "Tenancy choices") that start with a letter, digit or `_` and hold a letter or
  * digit: `.` and `..` are path segments (`PUT /categories/acme/..` is another path to a client or a
  * proxy), and a leading `-` reads as a flag (`voxdex category remove -x`) or a NOT.
  */
 export const CATEGORY_NAME = /^(?=.*[A-Za-z0-9])[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
-export const MAX_CATEGORY_FILTERS = 50;
+const MAX_CATEGORY_FILTERS = 50;
 
 type AnalyticsQuery = Pick<SearchQuery, 'categories' | 'sentiment' | 'overtalkMin' | 'overtalkMax' | 'redacted'>;
 
@@ -61,7 +61,7 @@ export function parseAnalyticsOptions(raw: Record<string, string | undefined>): 
  * list of them (calls with an utterance of any of them) or `any` (every label: the calls analysed for
  * sentiment) → the labels; else BAD_ARGUMENT listing them.
  */
-export function sentimentLabels(raw: string): SentimentLabel[] {
+function sentimentLabels(raw: string): SentimentLabel[] {
   const out = new Set<SentimentLabel>();
   for (const part of raw.split(',')) {
     const key = part.trim().replace(/[\s_]+/g, ' ').toLowerCase();

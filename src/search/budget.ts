@@ -14,16 +14,16 @@ import { threadCpuMs } from '../addon/native.js';
 import { VoxdexError } from '../errors.js';
 
 /** A slice of work yields to the event loop after this much wall time. */
-export const SLICE_MS = 20;
+const SLICE_MS = 20;
 /** The most CPU one slice may take without a break: what a request arriving meanwhile waits at worst. */
-export const MAX_SLICE_MS = 100;
+const MAX_SLICE_MS = 100;
 /**
  * Units of work between two reads of the clock (a read costs a few microseconds). A unit is one word
  * compared, or one character a wildcard test reads: 4096 of them are well under a millisecond.
  */
 const CHECK_EVERY = 4096;
 
-export interface BudgetOptions {
+interface BudgetOptions {
   /** CPU milliseconds the whole work may use. */
   limitMs: number;
   /** What the work is, for the message ("The search", "Category refund on call …"). */

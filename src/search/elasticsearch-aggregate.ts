@@ -27,7 +27,7 @@ const FIGURES: Aggs = {
 const ORDER: estypes.AggregationsAggregateOrder = [{ _count: 'desc' }, { _key: 'asc' }];
 
 /** `+01:00` for 60, `-05:30` for -330. */
-export function zoneOf(tzOffsetMin: number): string {
+function zoneOf(tzOffsetMin: number): string {
   const sign = tzOffsetMin < 0 ? '-' : '+';
   const m = Math.abs(tzOffsetMin);
   return `${sign}${String(Math.floor(m / 60)).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`;

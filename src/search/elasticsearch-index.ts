@@ -38,7 +38,7 @@ import type {
   TranscriptIndex,
 } from './transcript-index.js';
 
-export interface ElasticsearchIndexOptions {
+interface ElasticsearchIndexOptions {
   /** Elasticsearch URL, e.g. http://127.0.0.1:9200 (VOXDEX_ES_URL). Ignored when `client` is given. */
   node?: string;
   /** A client to share; the index does not close it. */
@@ -58,7 +58,7 @@ const BULK_BYTES = 16 * 1024 * 1024;
 /** Elasticsearch index names: lowercase, no \ / * ? " < > | space , #, not starting with - _ +. */
 const INDEX_NAME = /^[a-z0-9][a-z0-9._-]{0,200}$/;
 
-export function transcriptIndexName(prefix: string): string {
+function transcriptIndexName(prefix: string): string {
   return `${prefix}-transcripts`;
 }
 

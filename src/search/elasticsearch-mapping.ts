@@ -27,7 +27,7 @@ import type { AggregateScope, IndexedTranscript, SearchQuery } from './transcrip
 export const MAPPING_VERSION = 2;
 
 /** Longest metadata text (characters) that `meta.<field>=value` can find; longer values are stored, not indexed. */
-export const MAX_META_CHARS = 8191;
+const MAX_META_CHARS = 8191;
 
 export const INDEX_SETTINGS: estypes.IndicesIndexSettings = {
   number_of_shards: 1,
@@ -298,7 +298,7 @@ function leafQuery(node: QueryNode): estypes.QueryDslQueryContainer {
 }
 
 /** The terms AST as a filter: every leaf is a nested query, so it matches within one channel. */
-export function termsQuery(node: QueryNode, channel?: number): estypes.QueryDslQueryContainer {
+function termsQuery(node: QueryNode, channel?: number): estypes.QueryDslQueryContainer {
   switch (node.type) {
     case 'and':
       return { bool: { filter: node.children.map((c) => termsQuery(c, channel)) } };

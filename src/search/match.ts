@@ -4,6 +4,7 @@
  * SQLite and Elasticsearch return identical hits, snippets and scores.
  */
 import { timeTokens } from '../readable/text-timing.js';
+import { isSpoken } from '../text/event-kind.js';
 import type { TranscriptDocument, Utterance } from '../types.js';
 import type { Hit, SearchQuery } from './transcript-index.js';
 import type { CpuBudget } from './budget.js';
@@ -30,10 +31,8 @@ export interface ChannelWords {
   roles?: (string | undefined)[];
 }
 
-export const SNIPPET_CONTEXT_WORDS = 3;
-export const MAX_HITS_PER_ROW = 100;
-
-const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
+const SNIPPET_CONTEXT_WORDS = 3;
+const MAX_HITS_PER_ROW = 100;
 
 /** Splits a document into per-channel word sequences, ordered by channel number. */
 export function channelWords(doc: TranscriptDocument): ChannelWords[] {
@@ -51,7 +50,7 @@ export function channelWords(doc: TranscriptDocument): ChannelWords[] {
     for (const [i, e] of (u.events ?? []).entries()) {
       const display = shown ? [pending, shown[i]].filter(Boolean).join(' ') : e.word;
       pending = display;
-      if (typeof e.word !== 'string' || (FILLER.test(e.word) && !e.redacted)) continue;
+      if (typeof e.word !== 'string' || !isSpoken(e)) continue;
       // A redacted word is indexed as its kind (`[NAME]` finds it), never as what was said.
       const n = e.redacted ? redactedToken(e.redacted) : normalizeWord(e.word);
       if (n === '') continue;
@@ -137,12 +136,12 @@ function pattern(word: string): Glob | string {
 }
 
 /** What the matching loops report their work to (a search's CpuBudget); absent: unbounded. */
-export type Spend = Pick<CpuBudget, 'spend'> | undefined;
+type Spend = Pick<CpuBudget, 'spend'> | undefined;
 
 const stemCache = new WeakMap<ChannelWords, string[]>();
 
 /** The stems of a channel's words (word-forms.ts), computed once per channel object. */
-export function channelStems(cw: ChannelWords): string[] {
+function channelStems(cw: ChannelWords): string[] {
   let stems = stemCache.get(cw);
   if (!stems) stemCache.set(cw, (stems = wordStems(cw.norm)));
   return stems;
@@ -164,7 +163,7 @@ function matches(p: Glob | string, token: string, budget: Spend): boolean {
 }
 
 /** Word-index spans [first, last] of a leaf's occurrences in one channel: non-overlapping, left to right. */
-export function leafSpans(node: QueryNode, cw: ChannelWords, budget?: Spend): Array<[number, number]> {
+function leafSpans(node: QueryNode, cw: ChannelWords, budget?: Spend): Array<[number, number]> {
   const spans: Array<[number, number]> = [];
   const n = cw.norm.length;
   if (node.type === 'word' && matchesForms(node)) {

@@ -35,8 +35,8 @@ export type QueryNode =
   | { type: 'not'; child: QueryNode };
 
 export const MAX_TERMS_LENGTH = 2000;
-export const MAX_QUERY_LEAVES = 64;
-export const MAX_NEAR_DISTANCE = 100;
+const MAX_QUERY_LEAVES = 64;
+const MAX_NEAR_DISTANCE = 100;
 
 const ASCII_WORD = /^[a-z0-9]+$/;
 

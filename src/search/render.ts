@@ -5,6 +5,7 @@
 import { Readable } from 'node:stream';
 import yazl from 'yazl';
 import type { VoxdexError } from '../errors.js';
+import { isSpoken } from '../text/event-kind.js';
 import type { TranscriptDocument } from '../types.js';
 import type { SummaryField, ZipFile } from './search-options.js';
 import type { StoredTranscript, SummaryRow } from './transcript-index.js';
@@ -78,7 +79,7 @@ const FORMULA_START = /^[=+\-@\t\r]/;
  * Excel, LibreOffice and Google Sheets show it as text instead of evaluating it (OWASP). Numbers
  * are written as numbers; objects as JSON (which starts with `{` or `[`).
  */
-function csvField(value: unknown): string {
+export function csvField(value: unknown): string {
   const s = value === undefined || value === null ? '' : typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
   if (typeof value === 'string' && FORMULA_START.test(s)) return `"'${s.replace(/"/g, '""')}"`;
   return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
@@ -113,14 +114,12 @@ export function renderDetails(docs: StoredTranscript[], accept: string | undefin
   return json(docs, accept);
 }
 
-const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
-
 /** The `text` output (docs/service.md, "Results"): one line per utterance in time order; `[speaker] ` when diarized, else `[channel] ` when several channels. */
 export function documentText(doc: TranscriptDocument): string {
   const many = (doc.nchannels ?? 1) > 1;
   const utts = [...(doc.utterances ?? [])].sort((a, b) => a.start - b.start || (a.metadata?.channel ?? 0) - (b.metadata?.channel ?? 0));
   const lines = utts
-    .map((u) => ({ u, text: (u.events ?? []).map((e) => e.word).filter((w) => !FILLER.test(w)).join(' ') }))
+    .map((u) => ({ u, text: (u.events ?? []).filter(isSpoken).map((e) => e.word).join(' ') }))
     .filter((l) => l.text !== '')
     .map(({ u, text }) => (u.metadata?.speaker ? `[${u.metadata.speaker}] ${text}` : many ? `[${u.metadata?.channel ?? 0}] ${text}` : text));
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;

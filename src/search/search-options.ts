@@ -8,22 +8,22 @@ import { ANALYTICS_OPTION_NAMES, parseAnalyticsOptions, REPEATABLE_OPTION } from
 import { parseTerms } from './query.js';
 import { DEFAULT_SIZE, MAX_SIZE, SORT_KEYS, type SearchQuery, type SortDir, type SortKey } from './transcript-index.js';
 
-export const OUTPUTS = ['count', 'summary', 'details', 'zip'] as const;
-export type SearchOutput = (typeof OUTPUTS)[number];
+const OUTPUTS = ['count', 'summary', 'details', 'zip'] as const;
+type SearchOutput = (typeof OUTPUTS)[number];
 /** Summary columns in their stable order (CSV: `metadata` expands to `meta.<field>` columns, sorted). */
 export const SUMMARY_FIELDS = ['tid', 'filename', 'datetime', 'duration', 'nchannels', 'model', 'confidence', 'score', 'metadata', 'speakers', 'hits', 'categories'] as const;
 export type SummaryField = (typeof SUMMARY_FIELDS)[number];
-export const ZIP_FILES = ['json', 'text'] as const;
+const ZIP_FILES = ['json', 'text'] as const;
 export type ZipFile = (typeof ZIP_FILES)[number];
 
 export const SEARCH_OPTION_NAMES = [
   'token', 'output', 'json', 'csv', 'format', 'terms', 'channel', 'speaker', 'role', 'from', 'to', 'duration', 'model', 'filename',
   'requestid', 'meta.<field>', 'offset', 'size', 'sort', 'sortdir', 'fields', 'zipfiles', ...ANALYTICS_OPTION_NAMES,
 ] as const;
-export const DELETE_OPTION_NAMES = ['token', 'tid'] as const;
+const DELETE_OPTION_NAMES = ['token', 'tid'] as const;
 
-export const MAX_OFFSET = 10_000_000;
-export const MAX_CHANNEL = 255;
+const MAX_OFFSET = 10_000_000;
+const MAX_CHANNEL = 255;
 /** What `metadata.speaker` holds (src/speakers/stage.ts): S<n>, C<channel>, C<channel>S<n>. */
 const SPEAKER_LABEL = /^(S[1-9]\d{0,2}|C\d{1,3}(S[1-9]\d{0,2})?)$/;
 const MAX_VALUE_LENGTH = 1000;
@@ -31,7 +31,7 @@ const MAX_VALUE_LENGTH = 1000;
 /** Options by name; a flag given without value (`?csv`) is ''. */
 export type RawOptions = Record<string, string>;
 
-export interface SearchOptions {
+interface SearchOptions {
   token: string | undefined;
   output: SearchOutput;
   /** Summary format: an explicit `json`/`csv` flag or `format`, else `text/csv` in Accept, else json. */
@@ -41,7 +41,7 @@ export interface SearchOptions {
   zipfiles: ZipFile[];
 }
 
-export interface DeleteOptions {
+interface DeleteOptions {
   token: string | undefined;
   tids: string[];
 }

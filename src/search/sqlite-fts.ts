@@ -17,11 +17,11 @@ import { wordStem } from './word-forms.js';
 /** Channels 0…MAX_CHANNELS-1 get their own FTS column; words on higher channels are not term-searchable. */
 export const MAX_CHANNELS = 16;
 /** A wildcard (or a phrase of wildcards) may stand for at most this many words / word sequences. */
-export const MAX_WILDCARD_EXPANSIONS = 256;
+const MAX_WILDCARD_EXPANSIONS = 256;
 
 /** The words of channel i are column c<i>, their stems column s<i>. */
-export const WORD_COLUMNS = Array.from({ length: MAX_CHANNELS }, (_, i) => `c${i}`);
-export const STEM_COLUMNS = Array.from({ length: MAX_CHANNELS }, (_, i) => `s${i}`);
+const WORD_COLUMNS = Array.from({ length: MAX_CHANNELS }, (_, i) => `c${i}`);
+const STEM_COLUMNS = Array.from({ length: MAX_CHANNELS }, (_, i) => `s${i}`);
 export const FTS_COLUMNS = [...WORD_COLUMNS, ...STEM_COLUMNS];
 
 /** The FTS5 column filters of the leaves: words and stems, all channels or one (null: no column, matches nothing). */
@@ -37,7 +37,7 @@ function columnsFor(channel: number | undefined): Columns {
 }
 
 /** Looks up the indexed words matching a GLOB pattern (sorted, at most `limit`). */
-export type VocabLookup = (glob: string, limit: number) => string[];
+type VocabLookup = (glob: string, limit: number) => string[];
 
 type Expr =
   | { kind: 'true' }

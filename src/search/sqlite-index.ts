@@ -9,9 +9,11 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type Database from 'better-sqlite3';
-import { openSqlite } from '../store/sqlite/sqlite.js';
+import { openSqlite, openSqliteReader } from '../store/sqlite/sqlite.js';
 import { voxdexError } from '../errors.js';
 import { mapPaced, type CpuBudget } from './budget.js';
+import type { SearchAnswers } from './search-answer.js';
+import { searchThread } from './search-thread.js';
 import { type ChannelWords, channelWords, findHits, fromSpeakerRuns, metaText, byPart, queryWords, speakerMatches, speakerRuns, speakersOf, type SpeakerRuns } from './match.js';
 import { FTS_COLUMNS, MAX_CHANNELS, termsCondition, vocabLookups } from './sqlite-fts.js';
 import { wordStems } from './word-forms.js';
@@ -32,9 +34,14 @@ import type {
   TranscriptIndex,
 } from './transcript-index.js';
 
-export interface SqliteIndexOptions {
+interface SqliteIndexOptions {
   /** The database file, e.g. `<dataDir>/search.sqlite`; its folder is created if missing. */
   file: string;
+  /**
+   * A second connection that only reads (the search thread's, search-thread.ts): the file must exist
+   * with this schema; nothing is created or migrated, and writes are refused (opened read-only).
+   */
+  readOnly?: boolean;
 }
 
 interface Row {
@@ -69,6 +76,11 @@ const ANALYTICS_TABLES = `
  * migrated at open by rebuilding the FTS table from the `words` table (`rebuildFts`).
  */
 export const SCHEMA_VERSION = 2;
+/** Calls read (categoryScan) or written (setCategories) between two turns of the event loop. */
+const SCAN_SLICE = 100;
+/** One slice of the category backfill's scan: the company's calls after a cursor, in id order (index transcripts_company). */
+export const CATEGORY_SCAN_SQL = `SELECT t.id, t.tid, t.org, w.channels, w.times, (SELECT group_concat(name, char(31)) FROM tcat c WHERE c.id = t.id) AS cats
+  FROM transcripts t JOIN words w ON w.id = t.id WHERE t.company = ? AND t.id > ? ORDER BY t.id LIMIT ?`;
 const FTS_TABLES = `
   CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(${FTS_COLUMNS.join(', ')},
     content='', contentless_delete=1, tokenize='unicode61 remove_diacritics 0');
@@ -82,6 +94,10 @@ const ROW_COLUMNS = 't.id, t.tid, t.datetime, t.duration, t.nchannels, t.model, 
 
 export class SqliteTranscriptIndex implements TranscriptIndex {
   readonly #file: string;
+  readonly #readOnly: boolean;
+  #answers: SearchAnswers | undefined;
+  /** PRAGMA data_version when the wildcard cache was last valid (a read-only connection: another one writes). */
+  #dataVersion = -1;
   #db: Database.Database | undefined;
   #vocab: Database.Statement | undefined;
   #vocabFrom: Database.Statement | undefined;
@@ -91,6 +107,24 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   constructor(options: SqliteIndexOptions) {
     this.#file = options.file;
+    this.#readOnly = options.readOnly ?? false;
+  }
+
+  /**
+   * Where the search route has this index's searches answered: its read thread (search-thread.ts),
+   * started on the first search and closed with the index. An in-memory database has none.
+   */
+  searchAnswers(): SearchAnswers | undefined {
+    if (this.#file === ':memory:' || this.#readOnly) return undefined;
+    const thread = () => {
+      void this.#conn; // INDEX_UNAVAILABLE until this index is open (and once it is closed)
+      return (this.#answers ??= searchThread(this.#file));
+    };
+    return {
+      answer: (request) => thread().answer(request),
+      aggregate: (scope, raw) => thread().aggregate(scope, raw),
+      close: async () => {},
+    };
   }
 
   /** A prepared statement, cached per SQL text (queries with terms vary; the cache is bounded). */
@@ -111,6 +145,7 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
 
   async init(): Promise<void> {
     if (this.#db) return;
+    if (this.#readOnly) return this.#openReader();
     const db = openSqlite(this.#file, 'NORMAL');
     const version = db.pragma('user_version', { simple: true }) as number;
     if (version !== 0 && version !== 1 && version !== SCHEMA_VERSION) {
@@ -128,6 +163,9 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
         confidence REAL, indexed_at TEXT NOT NULL,
         metadata TEXT NOT NULL);
       CREATE INDEX IF NOT EXISTS transcripts_scope_dt ON transcripts (company, org, folder, dt);
+      -- A company's calls in id order (the category backfill's scan, a page from a cursor): the index on
+      -- company alone holds them sorted by rowid; without it each page sorted all the company's calls.
+      CREATE INDEX IF NOT EXISTS transcripts_company ON transcripts (company);
       CREATE TABLE IF NOT EXISTS docs (id INTEGER PRIMARY KEY, doc BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS words (id INTEGER PRIMARY KEY, channels TEXT NOT NULL, times BLOB NOT NULL);
       CREATE TABLE IF NOT EXISTS meta (
@@ -142,6 +180,27 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
     // Sorts, GROUP BYs and the dashboard's temporary table (sqlite-aggregate.ts) stay in memory, never in temp files.
     db.pragma('temp_store = MEMORY');
     this.#db = db;
+    this.#prepareVocabulary(db);
+  }
+
+  #openReader(): void {
+    let db: Database.Database;
+    try {
+      db = openSqliteReader(this.#file);
+    } catch (err) {
+      throw voxdexError('INDEX_UNAVAILABLE', `The search index could not be read (${(err as Error).message}); retry shortly.`, err);
+    }
+    db.pragma('temp_store = MEMORY');
+    const version = db.pragma('user_version', { simple: true }) as number;
+    if (version !== SCHEMA_VERSION) {
+      db.close();
+      throw voxdexError('INDEX_UNAVAILABLE', `${this.#file} holds search index schema ${version}, this voxdex reads ${SCHEMA_VERSION}; retry once the service has opened it.`);
+    }
+    this.#db = db;
+    this.#prepareVocabulary(db);
+  }
+
+  #prepareVocabulary(db: Database.Database): void {
     // Wildcards stand for written words: the word columns' vocabulary (c0…c15), not the stems'.
     this.#vocab = db.prepare(`SELECT DISTINCT term FROM fts_vocab WHERE term GLOB ? AND col GLOB 'c*' ORDER BY term LIMIT ?`).pluck();
     this.#vocabFrom = db
@@ -274,6 +333,8 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async close(): Promise<void> {
+    await this.#answers?.close();
+    this.#answers = undefined;
     this.#statements.clear();
     this.#db?.close();
     this.#db = undefined;
@@ -400,33 +461,49 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   }
 
   async categoryScan(company: string, cursor: string | undefined, limit: number): Promise<CategoryScanPage> {
-    const rows = this.#prepare(
-      `SELECT t.id, t.tid, t.org, w.channels, w.times, (SELECT group_concat(name, char(31)) FROM tcat c WHERE c.id = t.id) AS cats
-       FROM transcripts t JOIN words w ON w.id = t.id WHERE t.company = ? AND t.id > ? ORDER BY t.id LIMIT ?`,
-    ).all(company, cursor === undefined ? 0 : Number(cursor), limit) as Array<{ id: number; tid: string; org: string; channels: string; times: Buffer; cats: string | null }>;
+    // In slices of SCAN_SLICE calls, the event loop turning between them (a page is 1000 calls' words).
+    const scan = this.#prepare(CATEGORY_SCAN_SQL);
     const get = this.#prepare('SELECT doc FROM docs WHERE id = ?').pluck();
-    const items = rows.map((r) => ({
-      tid: r.tid,
-      org: r.org,
-      words: decodeWords(r.channels, r.times),
-      categories: r.cats === null ? [] : r.cats.split('\u001f').sort(),
-      document: async () => JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument,
-    }));
-    return rows.length < limit ? { items } : { items, next: String(rows.at(-1)!.id) };
+    const items: CategoryScanPage['items'] = [];
+    let after = cursor === undefined ? 0 : Number(cursor);
+    for (;;) {
+      const want = Math.min(SCAN_SLICE, limit - items.length);
+      const rows = scan.all(company, after, want) as Array<{ id: number; tid: string; org: string; channels: string; times: Buffer; cats: string | null }>;
+      for (const r of rows) {
+        items.push({
+          tid: r.tid,
+          org: r.org,
+          words: decodeWords(r.channels, r.times),
+          categories: r.cats === null ? [] : r.cats.split('\u001f').sort(),
+          document: async () => JSON.parse(inflateRawSync(get.get(r.id) as Buffer).toString('utf8')) as TranscriptDocument,
+        });
+      }
+      if (rows.length > 0) after = rows.at(-1)!.id;
+      if (rows.length < want) return { items };
+      if (items.length >= limit) return { items, next: String(after) };
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
   }
 
   async setCategories(company: string, updates: ReadonlyArray<{ tid: string; categories: string[] }>): Promise<void> {
     const find = this.#prepare('SELECT id FROM transcripts WHERE tid = ? AND company = ?').pluck();
     const clear = this.#prepare('DELETE FROM tcat WHERE id = ?');
     const insert = this.#prepare('INSERT OR IGNORE INTO tcat (name, id) VALUES (?, ?)');
-    this.#conn.transaction(() => {
-      for (const u of updates) {
+    // One transaction per SCAN_SLICE calls, the event loop turning between them. Each call's list is
+    // replaced whole, so a crash between two leaves every call's list old or new, never mixed; the
+    // backfill saves its cursor only after all of them (backfill.ts) and repeats the page otherwise.
+    const write = this.#conn.transaction((slice: ReadonlyArray<{ tid: string; categories: string[] }>) => {
+      for (const u of slice) {
         const id = find.get(u.tid, company) as number | undefined;
         if (id === undefined) continue;
         clear.run(id);
         for (const name of u.categories) insert.run(name, id);
       }
-    })();
+    });
+    for (let i = 0; i < updates.length; i += SCAN_SLICE) {
+      if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      write(updates.slice(i, i + SCAN_SLICE));
+    }
   }
 
   async categoryCounts(company: string): Promise<Record<string, number>> {
@@ -451,6 +528,12 @@ export class SqliteTranscriptIndex implements TranscriptIndex {
   /** The indexed words a wildcard stands for (one SQLite statement: checked against the budget after it). */
   #expand(glob: string, limit: number, budget: CpuBudget | undefined): string[] {
     budget?.check();
+    if (this.#readOnly) {
+      // Another connection indexes: what a wildcard stands for may have changed since it was cached.
+      const version = this.#conn.pragma('data_version', { simple: true }) as number;
+      if (version !== this.#dataVersion) this.#expansions.clear();
+      this.#dataVersion = version;
+    }
     const key = `${limit}:${glob}`;
     let terms = this.#expansions.get(key);
     if (!terms) {

@@ -16,6 +16,7 @@
 import type { RedactKind, TranscriptDocument } from '../types.js';
 import type { ChannelWords } from './match.js';
 import type { CpuBudget } from './budget.js';
+import type { SearchAnswers } from './search-answer.js';
 import type { QueryNode } from './query.js';
 
 /** One transcript as handed to the index. Re-indexing the same tid replaces it. */
@@ -162,6 +163,11 @@ export interface TranscriptIndex {
    * per group.
    */
   aggregate(scope: AggregateScope, query: SearchQuery, request: AggregateRequest): Promise<Aggregates>;
+  /**
+   * Where the search route has searches answered when not inline on this index (search-answer.ts):
+   * the SQLite index's read thread. Absent or undefined: inline.
+   */
+  searchAnswers?(): SearchAnswers | undefined;
 }
 
 /** How to group an aggregation besides by day: by organization, by folder (`org/folder`) or by a metadata field's value. */

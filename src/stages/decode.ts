@@ -81,15 +81,29 @@ export async function decodeCoded(
   return pcmAudio(await transcode(source, media.demuxer, cfg, { what: media.what, ...opts }), media.what);
 }
 
+/**
+ * ffmpeg's PCM blocks → one Float32Array per channel. Each block is deinterleaved into place and
+ * dropped at once, so the memory at the peak is the result and the 16-bit blocks not yet read (at
+ * most 1.5 times the result), never a joined copy (docs/audio.md, "Memory").
+ */
 function pcmAudio(t: TranscodedPcm, what: string): DecodedAudio {
   if (t.channels === 0 || t.channels > MAX_CHANNELS) throw voxdexError('UNSUPPORTED_AUDIO', `The ${what} has ${t.channels} channels; 1 to ${MAX_CHANNELS} are supported.`);
   const format: AudioFormat = { encoding: 'pcm_s16', sampleRate: t.sampleRate, channels: t.channels, bitsPerSample: 16, transcodedFrom: what };
-  const frames = t.pcm.length / (2 * t.channels);
-  const out = Array.from({ length: t.channels }, () => new Float32Array(frames));
-  const data = t.pcm.byteOffset % 4 === 0 ? t.pcm : new Uint8Array(t.pcm);
-  decodeFrames(data, format, out, 0, frames);
-  return { format, channels: out, durationSec: frames / t.sampleRate, warnings: t.warnings };
+  const out = Array.from({ length: t.channels }, () => new Float32Array(t.frames));
+  const blocks = t.blocks;
+  let at = 0;
+  for (let i = 0; i < blocks.length; i++) {
+    const block = blocks[i]!;
+    blocks[i] = EMPTY; // read once: the garbage collector may take it back now
+    const frames = block.length / (2 * t.channels);
+    decodeFrames(block, format, out, at, frames);
+    at += frames;
+  }
+  blocks.length = 0;
+  return { format, channels: out, durationSec: t.frames / t.sampleRate, warnings: t.warnings };
 }
+
+const EMPTY = Buffer.alloc(0);
 
 function allocate(h: WavHeader): Float32Array[] {
   return Array.from({ length: h.format.channels }, () => new Float32Array(h.frames));

@@ -1,5 +1,5 @@
 /**
- * Categories (issue 20, API.md §10): named rules in the `terms` language per company, optionally
+ * Categories (docs/analytics.md, "Categories"): named rules in the `terms` language per company, optionally
  * limited to an organization, a channel or a speaker, and the state of each category's backfill
  * over the calls already indexed (src/analytics/backfill.ts). Adapters: SQLite in the tenancy file
  * (src/store/sqlite/category-store.ts) and PostgreSQL (src/store/pg/category-store.ts); one

@@ -16,14 +16,14 @@ import { hostname } from 'node:os';
 import path from 'node:path';
 import { voxdexError } from '../errors.js';
 
-export interface LockHolder {
+interface LockHolder {
   pid: number;
   host: string;
   started: string;
   url?: string;
 }
 
-export interface DataDirLock {
+interface DataDirLock {
   readonly file: string;
   /** Records what the holder serves (shown to the next process that tries). */
   describe(extra: Partial<LockHolder>): void;

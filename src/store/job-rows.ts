@@ -37,6 +37,7 @@ export interface JobRow {
   result_path: string | null;
   options: string | null;
   content_hash: string | null;
+  priority: number;
 }
 
 export interface ItemRow {
@@ -81,6 +82,7 @@ export function toJob(r: JobRow): Job {
   if (r.result_path !== null) job.resultPath = r.result_path;
   if (r.options !== null) job.options = JSON.parse(r.options) as RequestOptions;
   if (r.content_hash !== null && r.content_hash !== undefined) job.contentHash = r.content_hash;
+  if (r.priority) job.priority = r.priority;
   return job;
 }
 

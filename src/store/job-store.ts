@@ -9,9 +9,9 @@ import type { Destination, OutputFormat, RequestOptions } from '../types.js';
 import type { EnqueueInput } from './outbox.js';
 
 export type JobState = 'queued' | 'running' | 'done' | 'failed' | 'cancelled';
-export type ItemState = 'queued' | 'running' | 'done' | 'failed';
+type ItemState = 'queued' | 'running' | 'done' | 'failed';
 export const JOB_STATES: readonly JobState[] = ['queued', 'running', 'done', 'failed', 'cancelled'];
-export type FinalState = 'done' | 'failed' | 'cancelled';
+type FinalState = 'done' | 'failed' | 'cancelled';
 
 export interface NewJob {
   id: string;
@@ -36,6 +36,8 @@ export interface NewJob {
   options?: RequestOptions;
   /** sha256 (hex) of the uploaded file: the same recording sent twice (browser, drop folder, import) is told (`firstWithContent`). */
   contentHash?: string;
+  /** Higher runs first (src/scheduler.ts, and the shared queue's claim); absent = 0. A live call's job: LIVE_PRIORITY. */
+  priority?: number;
 }
 
 export interface Job extends NewJob {

@@ -8,7 +8,7 @@
 import type { ErrorInfo } from '../errors.js';
 import type { Destination } from '../types.js';
 
-export type LedgerState = 'submitting' | 'submitted' | 'failed';
+type LedgerState = 'submitting' | 'submitted' | 'failed';
 
 export interface LedgerEntry {
   sha256: string;

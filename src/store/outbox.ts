@@ -6,8 +6,8 @@
  * on start (at-least-once; the delivery id stays the same so receivers can de-duplicate).
  * Every adapter runs test/conformance/job-store.conformance.ts.
  */
-export type CallbackKind = 'result' | 'error';
-export type DeliveryState = 'pending' | 'inflight' | 'delivered' | 'failed';
+type CallbackKind = 'result' | 'error';
+type DeliveryState = 'pending' | 'inflight' | 'delivered' | 'failed';
 
 export interface EnqueueInput {
   requestid: string;
@@ -91,6 +91,12 @@ export interface CallbackOutbox {
   recoverInflight(now?: number): Promise<number>;
   /** Every callback of a request with its attempts, for the request status. */
   deliveries(requestid: string): Promise<DeliveryStatus[]>;
+  /**
+   * Sends a request's callbacks again (docs/callbacks.md, "Sending a callback again"): every delivery
+   * of the request that is not in flight (delivered, failed or waiting) becomes pending, due `now`; its
+   * delivery id stays and its attempts are numbered on. Resolves to how many were put back.
+   */
+  resend(requestid: string, now?: number): Promise<number>;
   /** Removes a request's deliveries and attempts (when the request itself is deleted). */
   forget(requestid: string): Promise<void>;
   /**

@@ -49,6 +49,9 @@ export type TenancyRows = Record<TenancyTable, Record<string, unknown>[]>;
 
 const SEALED_PREFIX = 'enc1:';
 
+/** A company's callback signing secret: 32 random bytes, hex. */
+const newCallbackSecret = () => randomBytes(32).toString('hex');
+
 export class SqliteTenancy implements Tenancy, TenancyAdmin {
   readonly db: Database.Database;
   #rootHash: Buffer | undefined;
@@ -127,9 +130,14 @@ export class SqliteTenancy implements Tenancy, TenancyAdmin {
     if (this.db.open) this.db.close();
   }
 
-  /** Runs `fn` on this tenancy in one SQLite transaction (rolled back when it throws). */
+  /**
+   * Runs `fn` on this tenancy in one SQLite transaction (rolled back when it throws). The transaction
+   * takes the write lock first (BEGIN IMMEDIATE), waiting for another process's (the running service,
+   * another admin command): one that read first and wrote later would fail at once with SQLITE_BUSY
+   * when another connection wrote meanwhile, instead of waiting.
+   */
   async change<T>(fn: (admin: TenancyAdmin) => T): Promise<T> {
-    return this.db.transaction(() => fn(this))();
+    return this.db.transaction(() => fn(this)).immediate();
   }
 
   // ------------------------------------------------------------ snapshots (pg-tenancy.ts)
@@ -177,7 +185,7 @@ export class SqliteTenancy implements Tenancy, TenancyAdmin {
       if (!existing) {
         this.db
           .prepare('INSERT INTO companies (name, default_org, default_folder, callback_secret, models, created) VALUES (?, ?, ?, ?, ?, ?)')
-          .run(company, options.org, options.folder, this.#box.seal(randomBytes(32).toString('hex'), company), JSON.stringify(options.models ?? []), now);
+          .run(company, options.org, options.folder, this.#box.seal(newCallbackSecret(), company), JSON.stringify(options.models ?? []), now);
       } else {
         this.db.prepare('UPDATE companies SET default_org = ?, default_folder = ? WHERE name = ?').run(options.org, options.folder, company);
         if (options.models && options.models.length > 0) {
@@ -212,6 +220,14 @@ export class SqliteTenancy implements Tenancy, TenancyAdmin {
       this.db.prepare('DELETE FROM tokens WHERE company = ?').run(company);
       return this.#issueToken(company);
     })();
+  }
+
+  /** Replaces the company's callback signing secret with a new one and returns it. */
+  rotateCallbackSecret(company: string): string {
+    this.#requireCompany(company);
+    const secret = newCallbackSecret();
+    this.db.prepare('UPDATE companies SET callback_secret = ? WHERE name = ?').run(this.#box.seal(secret, company), company);
+    return secret;
   }
 
   setModels(company: string, models: string[]): void {

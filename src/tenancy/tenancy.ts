@@ -74,6 +74,8 @@ export interface TenancyAdmin extends TenancyReads {
   addFolder(company: string, org: string, folder: string): { orgCreated: boolean; folderCreated: boolean };
   /** Revokes every token of the company and returns the one new token. */
   rotateToken(company: string): string;
+  /** Replaces the company's callback signing secret with a new one and returns it (callbacks are signed with it from the next attempt on). */
+  rotateCallbackSecret(company: string): string;
   setModels(company: string, models: string[]): void;
   /** Maps `alias` (e.g. "eng1:callcenter") to an installed model name for this company. */
   setModelAlias(company: string, alias: string, model: string): void;

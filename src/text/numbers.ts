@@ -167,7 +167,7 @@ function dedupe(readings: string[][]): string[][] {
 }
 
 /** At most this many spoken forms are searched for one typed number (or one phrase with numbers). */
-export const MAX_QUERY_FORMS = 8;
+const MAX_QUERY_FORMS = 8;
 
 /**
  * The spoken forms a number typed in a query may have in a transcript: "555-1234" → [five five five

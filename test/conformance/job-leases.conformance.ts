@@ -7,6 +7,7 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
+import { LIVE_PRIORITY } from '../../src/scheduler.js';
 import type { JobLeases, JobStore, NewJob } from '../../src/store/job-store.js';
 import type { Stores } from '../../src/store/stores.js';
 
@@ -60,6 +61,15 @@ export function jobLeasesConformance(name: string, o: LeasesConformanceOptions):
     assert.equal(together.map((j) => j?.id).sort(), ['big', 'mid']);
     assert.is(await b.jobs.claim({ owner: 'w2', leaseMs: 30_000 }), undefined, 'nothing left to claim');
     assert.equal(await a.jobs.countByState(), { queued: 0, running: 3, done: 0, failed: 0, cancelled: 0 });
+  });
+
+  s('a live call job (LIVE_PRIORITY) is claimed before smaller uploads, and may take the small-job slot whatever its size', async () => {
+    const a = await open();
+    await a.jobs.create(job('small', 1_000));
+    await a.jobs.create(job('live', 9_000_000, { priority: LIVE_PRIORITY }));
+    const slot = await a.jobs.claim({ owner: 'w1', leaseMs: 30_000, maxBytes: 512 * 1024 });
+    assert.equal([slot?.id, slot?.priority], ['live', LIVE_PRIORITY]);
+    assert.is((await a.jobs.claim({ owner: 'w1', leaseMs: 30_000 }))?.id, 'small');
   });
 
   s('a worker holding a small-job slot claims only jobs up to maxBytes', async () => {

@@ -13,6 +13,7 @@ import * as assert from 'uvu/assert';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { LIVE_PRIORITY } from '../../src/scheduler.js';
 import type { NewJob } from '../../src/store/job-store.js';
 import type { EnqueueInput } from '../../src/store/outbox.js';
 import type { Stores } from '../../src/store/stores.js';
@@ -70,7 +71,11 @@ function jobsSuite(name: string, openStores: ConformanceOptions['open']) {
     assert.is(got.zpass, 'pw');
     assert.is(got.callbackError, undefined);
     assert.equal(got.options, options);
+    assert.is(got.priority, undefined);
     assert.is((await store.create(job('b'))).options, undefined);
+    // A live call's job keeps its priority: after a restart it is resumed ahead of uploads.
+    assert.is((await store.create(job('live', { priority: LIVE_PRIORITY }))).priority, LIVE_PRIORITY);
+    assert.equal((await store.listUnfinished()).map((j) => [j.id, j.priority]), [['a', undefined], ['b', undefined], ['live', LIVE_PRIORITY]]);
     assert.is(await store.get('missing'), undefined);
     await stores.close();
   });
@@ -355,6 +360,26 @@ function outboxSuite(name: string, openStores: ConformanceOptions['open']) {
     assert.equal((await stores.outbox.due(T + 100, 10)).map((r) => [r.id, r.state, r.attempts]), [[id, 'pending', 1]]);
     const [status] = await stores.outbox.deliveries('r1');
     assert.equal(status!.attempts, [{ attempt: 1, at: new Date(T).toISOString(), error: 'interrupted: the service stopped during this attempt; retried' }]);
+    await stores.close();
+  });
+
+  s('resend puts a request’s delivered and failed deliveries back, due now, attempts numbered on; one in flight stays', async () => {
+    const stores = await openStores(dirOf());
+    const { outbox } = stores;
+    const result = await outbox.enqueue(delivery('r1'), T);
+    const error = await outbox.enqueue(delivery('r1', { kind: 'error' }), T);
+    const busy = await outbox.enqueue(delivery('r2'), T);
+    await outbox.claim(result, T);
+    await outbox.settle(result, 1, { status: 400, durationMs: 5, state: 'failed' }, T + 10);
+    await outbox.claim(error, T);
+    await outbox.settle(error, 1, { status: 200, durationMs: 5, state: 'delivered' }, T + 10);
+    await outbox.claim(busy, T);
+    assert.is(await outbox.resend('r1', T + 500), 2);
+    assert.equal((await outbox.due(T + 500, 10)).map((r) => [r.id, r.state, r.attempts]).sort(), [[result, 'pending', 1], [error, 'pending', 1]].sort());
+    assert.is(await outbox.claim(result, T + 600), 2);
+    assert.is(await outbox.resend('r2', T + 500), 0, 'in flight: left alone');
+    assert.is((await outbox.get(busy))!.state, 'inflight');
+    assert.is(await outbox.resend('nothing', T), 0);
     await stores.close();
   });
 

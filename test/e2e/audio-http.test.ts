@@ -193,6 +193,7 @@ au('a link whose signature, channel or file was changed, or that expired, is 401
     (u: URL) => u.searchParams.set('channel', '0'),
     (u: URL) => u.searchParams.set('file', 'call.wav'),
     (u: URL) => u.searchParams.set('expires', String(Number(u.searchParams.get('expires')) + 1)),
+    (u: URL) => u.searchParams.set('by', 'root'),
   ]) {
     const r = await tamper(change);
     assert.is(r.status, 401);
@@ -201,8 +202,8 @@ au('a link whose signature, channel or file was changed, or that expired, is 401
   // An expired link signed with the server's own key (as the server would have, an hour ago).
   const secret = readFileSync(path.join(dir, 'data', 'url.secret'), 'utf8').trim();
   const expires = Math.floor(Date.now() / 1000) - 10;
-  const sig = createHmac('sha256', secret).update(`audio\n${single}\n\nmix\n${expires}`).digest('hex');
-  const expired = await getJson(`${svc.url}/transcribe/download/${single}/audio?channel=mix&expires=${expires}&sig=${sig}`);
+  const sig = createHmac('sha256', secret).update(`audio\n${single}\n\nmix\n${expires}\nroot`).digest('hex');
+  const expired = await getJson(`${svc.url}/transcribe/download/${single}/audio?channel=mix&expires=${expires}&by=root&sig=${sig}`);
   assert.is(expired.status, 401);
   assert.is(expired.body.error.message, 'This audio link has expired; ask GET /transcribe/{requestid}/audio for a new one');
 

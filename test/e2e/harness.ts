@@ -108,6 +108,20 @@ export async function getJson(url: string, init?: RequestInit): Promise<{ status
   return answer(r);
 }
 
+/**
+ * GET /live/calls once the calls have ended: a call's client sees its connection close before the
+ * call has finished ending (its request created), so the list may name it a moment longer.
+ */
+export async function liveCallsAfterEnd(url: string, token: string): Promise<unknown[]> {
+  let calls: unknown[] = [];
+  for (let i = 0; i < 50; i++) {
+    calls = (await getJson(`${url}/live/calls?token=${token}`)).body.calls;
+    if (calls.length === 0) break;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return calls;
+}
+
 /** Polls GET /transcribe/result until it is not 202; returns the final answer and the 202 states seen. */
 export async function waitResult(url: string, token: string, requestid: string, timeoutMs = 60_000) {
   const seen: string[] = [];

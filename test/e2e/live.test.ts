@@ -15,10 +15,10 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Service } from '../../src/service.js';
 import { ofType, streamCall, type LiveRun } from '../fixtures/live-client.js';
-import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
+import { makeTempDir, removeDir, run as runCommand } from '../fixtures/make-audio.js';
 import { makePromptCall, PROMPT_CALL } from '../fixtures/prompt-call.js';
 import { allFiles, findNeedles, makePaymentCall, needles } from '../fixtures/redaction-call.js';
-import { getJson, ROOT, sleep, startInProcess } from './harness.js';
+import { getJson, liveCallsAfterEnd, ROOT, sleep, startInProcess } from './harness.js';
 
 const run = promisify(execFile);
 const PYTHON = path.join(process.env.VOXDEX_PYVENV ?? path.join(ROOT, '.cache/pyvenv'), 'bin/python');
@@ -132,8 +132,7 @@ live('past the company limit 429, past the node limit 503, both with Retry-After
     const err = ofType(r, 'error')[0];
     assert.is(err?.code, 'IDLE_TIMEOUT', JSON.stringify(r.messages));
   }
-  const list = await getJson(`${ctx.svc.url}/live/calls?token=${ctx.token}`);
-  assert.equal(list.body, { calls: [] });
+  assert.equal(await liveCallsAfterEnd(ctx.svc.url, ctx.token), []);
 });
 
 live('curl: realtime=true on a chunked POST streams the same messages as JSON lines', async () => {
@@ -211,6 +210,18 @@ live('redact=all: no word of the spelled surname, the spelled email or the addre
   await ctx.svc.runner.idle();
   const found = allFiles(path.join(ctx.dir, 'data')).flatMap((f) => findNeedles(path.relative(ctx.dir, f), readFileSync(f), n));
   assert.equal(found, []);
+});
+
+live('redact=all: utterances that hold nothing to redact are sent during the call as time passes, not held until the next one is decoded or the call ends', async () => {
+  // The prompt call, then 10 s of silence before the client ends it.
+  const padded = path.join(ctx.dir, 'prompt-call-padded.wav');
+  await runCommand('sox', [ctx.call, padded, 'pad', '0', '10']);
+  const r = await streamCall(`${ctx.ws}?token=${ctx.token}&encoding=mulaw&channels=2&scrubtext=true&redact=all`, padded, { speed: 1 });
+  const utts = r.messages.filter((m) => m.message.type === 'utterance');
+  assert.ok(utts.length >= 2, JSON.stringify(utts.map((m) => m.message.events.map((e: any) => e.word).join(' '))));
+  // Each channel's last utterance included: the engine is asked again as each channel's audio is endpointed.
+  const late = utts.filter((m) => m.at >= r.endedAt).map((m) => `${m.message.events.map((e: any) => e.word).join(' ')} (${((m.at - r.startedAt) / 1000 - m.message.end).toFixed(1)} s after its end)`);
+  assert.equal(late, []);
 });
 
 live.run();

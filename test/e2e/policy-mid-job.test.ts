@@ -7,15 +7,15 @@
  */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { redactDocument } from '../../src/redact/stage.js';
 import { parseSearchOptions } from '../../src/search/search-options.js';
 import type { Service } from '../../src/service.js';
-import type { TranscriptDocument } from '../../src/types.js';
-import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
-import { allFiles, CARD, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
-import { getJson, sleep, startInProcess, upload, waitResult } from './harness.js';
+import { REDACT_KINDS, type TranscriptDocument } from '../../src/types.js';
+import { makeTempDir, makeZip, removeDir } from '../fixtures/make-audio.js';
+import { allFiles, cardDocument, findNeedles, makePaymentCall, needles, type PaymentCall } from '../fixtures/redaction-call.js';
+import { getJson, readZip, sleep, startInProcess, upload, waitResult } from './harness.js';
 
 const test = suite('e2e: a policy set while a request runs');
 let dir = '';
@@ -61,12 +61,45 @@ test('a text policy set mid-ASR: the transcript is stored redacted and no digit 
   assert.equal(found, []);
 });
 
-/** A one-utterance document in which a caller reads a card number (numerals, as the numbers stage writes them). */
-function cardDocument(requestid: string): TranscriptDocument {
-  const words = ['my', 'card', 'number', 'is', ...CARD.match(/.{4}/g)!];
-  const events = words.map((word, i) => ({ word, start: i * 0.5, end: i * 0.5 + 0.4, confidence: 0.9 }));
-  return { asr: 'voxdex', model: 'm', audiosecs: 5, nchannels: 1, requestid, source: 'call.wav', chaninfo: [], utterances: [{ start: 0, end: 4, confidence: 0.9, metadata: { channel: 0, uttid: 0 }, events }] };
-}
+test('an archive: a text policy set after its first call was written — the result zip holds both calls redacted', async () => {
+  const { token } = await svc.tenancy.change((t) => t.addCompany('umbrella', { org: 'pay', folder: 'calls' }));
+  const zip = await makeZip(dir, 'two-calls.zip', [{ path: call.file, name: 'a.wav' }, { path: call.file, name: 'b.wav' }]);
+  const sent = await upload(svc.url, { file: zip, fields: { token } });
+  assert.is(sent.status, 200, JSON.stringify(sent.body));
+  const id = sent.body.requestid as string;
+  let items = await svc.store.items(id);
+  for (let i = 0; i < 3000 && items[0]?.state !== 'done'; i++) {
+    await sleep(20);
+    items = await svc.store.items(id);
+  }
+  assert.equal(items.map((i) => i.state), ['done', 'running'], 'the first call is written, the second is not');
+  await svc.tenancy.change((t) => t.setCompanySettings('umbrella', { scrub: ['text'] }));
+  const done = await waitResult(svc.url, token, id, 600_000);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  const result = await fetch(`${svc.url}/transcribe/${id}/result?token=${token}`);
+  const files = await readZip(Buffer.from(await result.arrayBuffer()));
+  assert.equal(Object.keys(files).sort(), ['a.json', 'b.json']);
+  const n = needles(call);
+  for (const [name, body] of Object.entries(files)) {
+    assert.equal(findNeedles(name, Buffer.from(body), n), []);
+    const events = JSON.parse(body).utterances.flatMap((u: any) => u.events);
+    assert.ok(events.some((e: any) => e.redacted === 'card'), `${name}: ${body.slice(0, 200)}`);
+  }
+});
+
+test('a call under a text policy of every kind is written: what the pipeline redacted passes the check at write', async () => {
+  const { token } = await svc.tenancy.change((t) => t.addCompany('wayne', { org: 'pay', folder: 'calls' }));
+  await svc.tenancy.change((t) => t.setCompanySettings('wayne', { scrub: ['text'], redact: [...REDACT_KINDS] }));
+  mkdirSync(path.join(dir, 'personal'));
+  const personal = makePaymentCall(path.join(dir, 'personal'), { personal: true });
+  const sent = await upload(svc.url, { file: personal.file, fields: { token } });
+  assert.is(sent.status, 200, JSON.stringify(sent.body));
+  const done = await waitResult(svc.url, token, sent.body.requestid, 600_000);
+  assert.is(done.status, 200, JSON.stringify(done.body));
+  const doc = (await getJson(`${svc.url}/transcribe/${sent.body.requestid}/result?token=${token}`)).body;
+  const kinds = new Set(doc.utterances.flatMap((u: any) => u.events).map((e: any) => e.redacted).filter(Boolean));
+  for (const kind of ['card', 'name', 'email', 'address']) assert.ok(kinds.has(kind), `${kind}: ${[...kinds].join(', ')}`);
+});
 
 test('the index refuses a transcript unredacted under the company text policy (UNREDACTED_WRITE), and takes it redacted', async () => {
   await svc.tenancy.change((t) => t.addCompany('globex', { org: 'pay', folder: 'calls' }));

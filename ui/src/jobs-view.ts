@@ -1,7 +1,7 @@
 /**
  * Jobs: upload recordings (ui/src/upload-form.ts), and the recent requests with state, queue
  * position, progress, ETA, per-file errors, cancel, their callbacks (a failed delivery waiting for
- * its retry shows when that is), and uploads of a recording already sent (same content). Refreshes
+ * its retry shows when that is; a finished request's callbacks can be sent again), and uploads of a recording already sent (same content). Refreshes
  * every 2 s while something is queued or running or a callback waits for its next try.
  */
 import { ApiError, call, json, type Account, type RequestSummary } from './api.js';
@@ -76,6 +76,22 @@ function renderList(el: HTMLElement, requests: RequestSummary[], account: Accoun
         changed();
       });
       actions.push(cancel);
+    }
+    // A finished request's callbacks can be sent again (the receiver lost one, or refused it for good).
+    if (!active && r.callbacks.length > 0 && r.callbacks.every((c) => c.state !== 'inflight')) {
+      const resend = h('button', { type: 'button', class: 'secondary' }, 'Send callback again');
+      resend.setAttribute('aria-label', `Send callback again for ${r.source}`);
+      resend.addEventListener('click', async () => {
+        resend.disabled = true;
+        try {
+          await call(`/transcribe/${encodeURIComponent(r.requestid)}/callback`, { method: 'POST' });
+          announce(`The callback of ${r.source} will be sent again`);
+        } catch (err) {
+          announce((err as Error).message);
+        }
+        changed();
+      });
+      actions.push(resend);
     }
     if (r.files.done > 0) {
       const hash = hashOf('search', { co: account.principal === 'root' ? r.destination.company : undefined, org: r.destination.org, folder: r.destination.folder, requestid: r.requestid });

@@ -5,7 +5,8 @@
  * GET /live/calls/{id}/events read with fetch, so the token stays in the Authorization header (an
  * EventSource would have to put it in the URL). When the call ends, a link opens its transcript.
  */
-import type { LiveCallInfo as LiveCall } from '../../src/types.js';
+import { isSpoken } from '../../src/text/event-kind.js';
+import type { LiveCallInfo as LiveCall, WordEvent } from '../../src/types.js';
 import { call, json, type Account } from './api.js';
 import { announce, h, replace } from './dom.js';
 import { clock, dateTime, duration } from './format.js';
@@ -25,7 +26,7 @@ interface LiveMessage {
   text?: string;
   start?: number;
   metadata?: { channel: number; speaker?: string };
-  events?: Array<{ word: string }>;
+  events?: Array<Pick<WordEvent, 'word' | 'kind' | 'redacted'>>;
 }
 
 /** Splits a server-sent event stream into its `data:` payloads (one per event). */
@@ -122,7 +123,7 @@ async function followCall(section: HTMLElement, id: string, signal: AbortSignal)
 function show(m: LiveMessage, v: { alerts: HTMLElement; lines: HTMLElement; status: HTMLElement; id: string }): void {
   if (m.type === 'utterance') {
     const who = m.metadata?.speaker ?? `Channel ${m.metadata?.channel ?? 0}`;
-    const text = m.text ?? (m.events ?? []).map((e) => e.word).filter((w) => !/^(<.*>|\[.*\]|\+\+.*\+\+)$/.test(w) || /^\[[A-Z]+\]$/.test(w)).join(' ');
+    const text = m.text ?? (m.events ?? []).filter(isSpoken).map((e) => e.word).join(' ');
     v.lines.append(h('li', { class: 'live-line' }, h('span', { class: 'muted' }, `${clock(m.start ?? 0)} ${who}: `), text));
     v.lines.lastElementChild?.scrollIntoView({ block: 'nearest' });
   } else if (m.type === 'category' && m.name) {

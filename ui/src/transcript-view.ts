@@ -6,6 +6,7 @@
  * low-confidence words are marked. Channels can be named (Agent, Customer) in the page; the names
  * are kept in the browser for the company. Opened from a hit it starts playing at the hit.
  */
+import { isSpoken } from '../../src/text/event-kind.js';
 import { ApiError, audioLink, categoriesHaving, details, search, type Account, type Hit, type Scope } from './api.js';
 import { announce, h, option, replace } from './dom.js';
 import { clock, dateTime, duration } from './format.js';
@@ -14,7 +15,6 @@ import { hitWordTest, markSnippet } from './snippet.js';
 
 /** Words below this confidence are shown as uncertain. */
 export const LOW_CONFIDENCE = 0.5;
-const FILLER = /^(<.*>|\[.*\]|\+\+.*\+\+)$/;
 
 interface Word {
   start: number;
@@ -345,7 +345,7 @@ function transcriptLanes(doc: CallDoc, hits: Hit[], seek: (t: number) => void, n
     const ch = u.metadata.channel;
     const lane = bySpeaker ? speakers.indexOf(u.metadata.speaker!) : ch;
     const who = partyLabel(u, names, bySpeaker);
-    const ws = u.events.filter((e) => !FILLER.test(e.word));
+    const ws = u.events.filter(isSpoken);
     if (ws.length === 0) continue;
     const p = h('p', { class: 'words' });
     ws.forEach((e, i) => {

@@ -4,8 +4,9 @@
  *
  * Safeguards (docs/asr.md, "Moonshine"):
  * - no speech, no words: an utterance with under 0.1 s of frames above the speech level is not decoded;
- * - empty output on speech (the model ends at once): decode again forcing past that first
- *   end-of-sequence, then, if still nothing, split the utterance at its quietest point and decode the parts;
+ * - empty output on speech (the model ends at once): force past that first end-of-sequence — in the
+ *   same decode (the audio is encoded once) unless a vocabulary is asked for — and keep the result only
+ *   if it is believable, else split the utterance at its quietest point and decode the parts;
  * - runaway output (a repetition loop, or the token budget spent without end-of-sequence): split and
  *   decode the parts; what is left of a loop is cut to one copy;
  * - 0.1–64 s per decode (the model's range): longer input is split, shorter is padded with silence.
@@ -131,7 +132,13 @@ export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEn
     const gates = levels.map(gate);
     const todo = reqs.flatMap((r, i) => (gates[i] === undefined && levels[i]!.length / 100 <= MAX_DECODE_SEC ? [i] : []));
     const pcms = todo.map((i) => toFloat(reqs[i]!.samples, 0, reqs[i]!.samples.length));
-    const firsts = await model.decodeBatch(pcms, todo.map((i) => ({ maxTokens: maxTokensFor(levels[i]!.length / 100), abort: reqs[i]!.abort, vocabulary: vocabularyOf(reqs[i]!) })));
+    const firsts = await model.decodeBatch(
+      pcms,
+      todo.map((i) => {
+        const vocabulary = vocabularyOf(reqs[i]!);
+        return { maxTokens: maxTokensFor(levels[i]!.length / 100), abort: reqs[i]!.abort, vocabulary, forcePastEos: forceAtOnce(levels[i]!, vocabulary) };
+      }),
+    );
     const results: EngineResult[] = [];
     for (const [i, req] of reqs.entries()) {
       if (gates[i] !== undefined) {
@@ -155,6 +162,13 @@ export async function loadMoonshineEngine(desc: MoonshineDesc, deps: MoonshineEn
 }
 
 const maxTokensFor = (sec: number) => Math.ceil(Math.max(sec, 1) * MAX_TOKENS_PER_SEC);
+/**
+ * Whether the first decode of these frames forces past an immediate end-of-sequence itself: when an
+ * empty answer would not be believed (enough speech), forcing in the same decode gives the tokens a
+ * second, forced decode would, without encoding the audio again. With a vocabulary the phrase beam's
+ * branches start from the unforced first step, so that case keeps its second decode.
+ */
+const forceAtOnce = (levels: Float32Array, vocabulary: Vocabulary | undefined) => !vocabulary && speechSeconds(levels) >= EMPTY_SUSPECT_SEC;
 
 /** Written words of frames [from, to) of the utterance, splitting it where the model misbehaves. */
 async function recognize(
@@ -185,12 +199,15 @@ async function recognize(
 
   const pcm = toFloat(req.samples, from * FRAME, Math.min(req.samples.length, to * FRAME));
   const maxTokens = maxTokensFor(sec);
-  let out: MoonshineOutput = first ?? (await model.decode(pcm, { maxTokens, abort: req.abort, vocabulary }));
+  let out: MoonshineOutput =
+    first ?? (await model.decode(pcm, { maxTokens, abort: req.abort, vocabulary, forcePastEos: forceAtOnce(levels.subarray(from, to), vocabulary) }));
   steps.n += out.tokens.length + 1;
-  if (out.tokens.length === 0 && speech >= EMPTY_SUSPECT_SEC) {
+  if (out.forced || (out.tokens.length === 0 && speech >= EMPTY_SUSPECT_SEC)) {
     notes.push('forced-past-eos');
-    out = await model.decode(pcm, { maxTokens, abort: req.abort, forcePastEos: true, vocabulary });
-    steps.n += out.tokens.length + 1;
+    if (!out.forced) {
+      out = await model.decode(pcm, { maxTokens, abort: req.abort, forcePastEos: true, vocabulary });
+      steps.n += out.tokens.length + 1;
+    }
     const words = writtenWords(out.tokens, model.tokenizer);
     const meanLogprob = out.tokens.reduce((a, t) => a + t.logprob, 0) / Math.max(1, out.tokens.length);
     const believable =

@@ -41,7 +41,7 @@ export interface MoonshineOptions {
 export interface DecodeOptions {
   /** Upper bound on generated tokens (the model's reference uses 6 per second of audio). */
   maxTokens: number;
-  /** When the first token would be end-of-sequence, take the best other token instead. */
+  /** When the first token would be end-of-sequence, take the best other token instead (`forced` says it did). */
   forcePastEos?: boolean;
   /** Int32 over a SharedArrayBuffer; non-zero stops decoding between steps (CANCELLED). */
   abort?: Int32Array;
@@ -66,6 +66,8 @@ export interface MoonshineOutput {
   repetition: boolean;
   /** Log probability of end-of-sequence at step 0 (how sure the model was there is nothing). */
   firstEosLogprob: number;
+  /** The model's first token was end-of-sequence and `forcePastEos` took the best other one. */
+  forced: boolean;
   encodeMs: number;
   decodeMs: number;
 }
@@ -178,6 +180,7 @@ interface Row {
   repetition: boolean;
   done: boolean;
   firstEosLogprob: number;
+  forced: boolean;
   encodeMs: number;
 }
 
@@ -186,7 +189,10 @@ function choose(row: Row, data: Float32Array, offset: number, size: number, step
   let choice = pick(data, offset, size, -1);
   if (step === 0) {
     row.firstEosLogprob = choice.eosLogprob;
-    if (choice.id === EOS && row.opts.forcePastEos) choice = pick(data, offset, size, EOS);
+    if (choice.id === EOS && row.opts.forcePastEos) {
+      choice = pick(data, offset, size, EOS);
+      row.forced = true;
+    }
   }
   return choice;
 }
@@ -205,7 +211,7 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
     for (const [i, pcm] of pcms.entries()) {
       const e0 = performance.now();
       hiddens.push((await encoder.run({ input_values: new ort.Tensor('float32', pcm, [1, pcm.length]) })).last_hidden_state!);
-      rows.push({ opts: opts[i]!, tokens: [], last: BOS, ended: false, repetition: false, done: false, firstEosLogprob: 0, encodeMs: performance.now() - e0 });
+      rows.push({ opts: opts[i]!, tokens: [], last: BOS, ended: false, repetition: false, done: false, firstEosLogprob: 0, forced: false, encodeMs: performance.now() - e0 });
       if (aborted()) throw cancelled();
     }
     const t1 = performance.now();
@@ -262,7 +268,7 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
       active = still.map((k) => active[k]!);
     }
     const decodeMs = (performance.now() - t1) / rows.length;
-    return rows.map((r) => ({ tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, encodeMs: r.encodeMs, decodeMs }));
+    return rows.map((r) => ({ tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, forced: r.forced, encodeMs: r.encodeMs, decodeMs }));
   }
 
   /** One utterance with a vocabulary: greedy decoding plus the beam over phrase starts (phrase-beam.ts). */
@@ -290,7 +296,7 @@ function createModel(tokenizer: Tokenizer, encoder: ort.InferenceSession, decode
       },
     };
     const r = await decodeWithPhrases(stepper, { feeds, step: 0 }, { vocabulary, maxTokens: opts.maxTokens, forcePastEos: opts.forcePastEos, checkAbort, repeats: trailingRepeat, tuning: opts.beam });
-    return { tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, encodeMs, decodeMs: performance.now() - t1 };
+    return { tokens: r.tokens, ended: r.ended, repetition: r.repetition, firstEosLogprob: r.firstEosLogprob, forced: r.forced, encodeMs, decodeMs: performance.now() - t1 };
   }
 
   return {

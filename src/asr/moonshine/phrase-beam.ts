@@ -71,6 +71,8 @@ export interface BeamResult {
   ended: boolean;
   repetition: boolean;
   firstEosLogprob: number;
+  /** The first token was end-of-sequence and `forcePastEos` took the best other one. */
+  forced: boolean;
   /** Branches opened, and how many replaced the main hypothesis. */
   branches: number;
   accepted: number;
@@ -124,6 +126,7 @@ export async function decodeWithPhrases<S>(stepper: Stepper<S>, start: S, o: Bea
   let opened = 0;
   let accepted = 0;
   let firstEosLogprob = 0;
+  let forced = false;
 
   const write = (h: Hyp<S>, id: number, logprob: number, step: number) => {
     if (id === EOS) {
@@ -155,7 +158,10 @@ export async function decodeWithPhrases<S>(stepper: Stepper<S>, start: S, o: Bea
       let id = argmax(logits);
       if (step === 0) {
         firstEosLogprob = logits[EOS]! - lse;
-        if (id === EOS && o.forcePastEos) id = argmax(logits, undefined, EOS);
+        if (id === EOS && o.forcePastEos) {
+          id = argmax(logits, undefined, EOS);
+          forced = true;
+        }
       }
       for (const b of openBranches(main, state, logits, lse)) branches.push(b);
       main.state = state;
@@ -189,7 +195,7 @@ export async function decodeWithPhrases<S>(stepper: Stepper<S>, start: S, o: Bea
     main = resolve(main);
     branches = branches.filter((b) => b.phrase!.offset >= 0);
   }
-  return { tokens: main.tokens, ended: main.ended, repetition: main.repetition, firstEosLogprob, branches: opened, accepted };
+  return { tokens: main.tokens, ended: main.ended, repetition: main.repetition, firstEosLogprob, forced, branches: opened, accepted };
 
   /** The branches main opens at this step (before its own choice; `state`: after the step). */
   function openBranches(m: Hyp<S>, state: S, logits: Float32Array, lse: number): Array<Hyp<S>> {

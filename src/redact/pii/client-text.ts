@@ -1,6 +1,6 @@
 /**
  * Personal data in what the client sends beside the audio (file and member names, `metadata` values,
- * sidecar notes; API.md §10, "Under a redaction policy, what the client sent … is redacted too"), in
+ * sidecar notes; docs/redaction.md, "What the client sent": under redaction they are redacted too), in
  * the shape of issue 24's text recognizers (`find(text, kinds, context)` → spans of the text):
  * - by the field's name: a value of a field called like its kind is that kind whole
  *   (`"customer_name": "Jane Nowak"`, `"dob"`, `"street"`, `"zip"`, `"email"`, `"passport"`…);

@@ -143,6 +143,21 @@ function tokensIn(stream: Stream, from: number, to: number, after = -1): [number
   return [first, last];
 }
 
+/** A pause inside an utterance (seconds) at which another voice may start answering on a one-channel call. */
+const TURN_PAUSE_SEC = 0.5;
+
+/**
+ * On a one-channel call, the last token of the question a cue is said in: the rest of its utterance up
+ * to a pause of TURN_PAUSE_SEC. The answer starts after it ("which address should we use" + the
+ * address: "should we use" is no address). *Case (issue 33): "should we use" was removed.*
+ */
+function questionEnd(stream: Stream, index: number): number {
+  const t = stream.tokens;
+  let k = index;
+  while (k + 1 < t.length && t[k + 1]!.u === t[k]!.u && t[k + 1]!.start - t[k]!.end < TURN_PAUSE_SEC) k++;
+  return k;
+}
+
 /** The windows the cues open: on the other speakers (answers) and, for first-person cues, on the speaker's own words (`channels`: as answer-windows.ts reads it). */
 export function findWindows(streams: readonly Stream[], cues: readonly Cue[], channels = streams.length): Window[] {
   const windows: Window[] = [];
@@ -154,7 +169,7 @@ export function findWindows(streams: readonly Stream[], cues: readonly Cue[], ch
     // A weak cue ("this is", "I'm") speaks of the speaker only: it opens no answer window.
     for (const stream of cue.weak ? [] : streams) {
       if (stream === cue.stream && !oneStream) continue;
-      const [first, last] = tokensIn(stream, cue.time, end, stream === cue.stream ? cue.index : -1);
+      const [first, last] = tokensIn(stream, cue.time, end, stream === cue.stream ? (cue.self ? cue.index : questionEnd(stream, cue.index)) : -1);
       if (first <= last) windows.push({ topic: cue.topic, cue, stream, first, last });
     }
     if (cue.self && (!oneStream || cue.weak)) {

@@ -50,6 +50,26 @@ function fullDateAt(t: readonly StreamToken[], i: number): [number, number] | un
   return year.length === 4 && y >= 1900 && y <= LAST_BIRTH_YEAR ? [from, k - 1] : undefined;
 }
 
+/** Words that say a birth date is coming ("i was born on", "my birthday is"), and the joiners after them. */
+const BIRTH_PREAMBLE = new Set(['born', 'birthday', 'birth', 'is', 'was', "it's", 'its']);
+const LEAD_JOINERS = new Set(['on', 'in', 'the', 'of']);
+
+/**
+ * Where misheard words of a date before its first date word at k start: after the answer's preamble
+ * ("i was born on" + date keeps "i was born on"), at `from` when there is none.
+ */
+function afterPreamble(t: readonly StreamToken[], from: number, k: number): number {
+  let start = from;
+  for (let j = k - 1; j >= from; j--) {
+    if (BIRTH_PREAMBLE.has(t[j]!.key)) {
+      start = j + 1;
+      break;
+    }
+  }
+  while (start < k && LEAD_JOINERS.has(t[start]!.key)) start++;
+  return start;
+}
+
 export function recognizeDatesOfBirth(view: PiiView): PiiSpan[] {
   const out: PiiSpan[] = [];
   for (const stream of view.streams) {
@@ -73,7 +93,7 @@ export function recognizeDatesOfBirth(view: PiiView): PiiSpan[] {
       if (words.some((x) => MONTH_SET.has(x.key)) || words.filter((x) => !JOINERS.has(x.key)).length >= 2 || t[k]!.key.replace(/\D/g, '').length >= 6) {
         // The answer's words before the date in its utterance are the date misheard ("i can not do i 1985").
         const a = answerSpan(t, w.first, w.last);
-        const from = a && a[0] < k && t[a[0]]!.u === t[k]!.u ? a[0] : k;
+        const from = a && a[0] < k && t[a[0]]!.u === t[k]!.u ? afterPreamble(t, a[0], k) : k;
         out.push({ kind: 'dob', stream: w.stream, from, to: end });
         break;
       }

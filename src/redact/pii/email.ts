@@ -19,6 +19,20 @@ const WRITTEN = /@|^[\w.+-]+\.(com|net|org|edu|gov|co|uk|us|io|ca|info|biz)$/i;
 /** Most tokens of a spoken email's local part and domain. */
 const MAX_EMAIL_TOKENS = 30;
 const EMAIL_PAUSE_SEC = 2;
+/**
+ * The longest pause before an address's "at" across which a local part said before it still goes with
+ * it ("chidi dot okonkwo" + the agent's "okay" + "at yahoo dot com"), when the words before read as one
+ * ("x dot y", "x underscore y", spelled letters).
+ */
+export const SPLIT_EMAIL_PAUSE_SEC = 6;
+
+/** The pause between k - 1 and k may be crossed: a short one, or the one before "at" after a local part. */
+function crossable(t: readonly StreamToken[], k: number): boolean {
+  const pause = gap(t[k - 1]!, t[k]!);
+  if (pause <= EMAIL_PAUSE_SEC) return true;
+  const local = EMAIL_SYMBOLS.has(t[k - 2]?.key ?? '') || (isLetter(t[k - 1]) && isLetter(t[k - 2]));
+  return t[k]!.key === 'at' && pause <= SPLIT_EMAIL_PAUSE_SEC && emailPart(t[k - 1]!) && local;
+}
 
 /** The index of the last token of a top-level domain said at i ("com", "c o m", "co dot uk"), else -1. */
 function tldEnd(t: readonly StreamToken[], i: number): number {
@@ -43,12 +57,13 @@ function emailPart(t: StreamToken): boolean {
 
 /**
  * Walks back from `end` over the address; `stop` is the first index it may not cross. One short
- * function word between address words is crossed ("maria those reed at…": a "dot" misheard).
+ * function word between address words is crossed ("maria those reed at…": a "dot" misheard), and a
+ * pause before "at" up to SPLIT_EMAIL_PAUSE_SEC after a local part.
  */
 function startOf(t: readonly StreamToken[], end: number, stop: number): number {
   let k = end;
   for (;;) {
-    if (k - 1 <= stop || end - k >= MAX_EMAIL_TOKENS || gap(t[k - 1]!, t[k]!) > EMAIL_PAUSE_SEC) break;
+    if (k - 1 <= stop || end - k >= MAX_EMAIL_TOKENS || !crossable(t, k)) break;
     if (emailPart(t[k - 1]!)) k--;
     else if (k - 2 > stop && t[k - 1]!.key.length <= 5 && !FILLERS.has(t[k - 1]!.key) && emailPart(t[k - 2]!) && !NOT_A_NAME.has(t[k - 2]!.key) && gap(t[k - 2]!, t[k - 1]!) <= 0.5) k -= 2;
     else break;
@@ -111,7 +126,8 @@ const ENDS_BEFORE_TLD = (t: StreamToken) => t.key === 'dot' || t.key === 'period
 
 /**
  * How far back an email ended by words said from `now` on reaches: an end said within EMAIL_PAUSE_SEC
- * walks back over the words before it (startOf, from a word at `now`); a "dot" or a provider among the
+ * (an "at" within SPLIT_EMAIL_PAUSE_SEC after a local part) walks back over the words before it
+ * (startOf, from a word at `now`); a "dot" or a provider among the
  * last words waits for its domain; in an open email window the answer so far is the email's start.
  */
 function emailReach(view: PiiView, stream: Stream, now: number): number {
@@ -121,6 +137,8 @@ function emailReach(view: PiiView, stream: Stream, now: number): number {
   const stop = cueBefore(view, stream, t.length);
   let open = t.length;
   if (now - last.end <= EMAIL_PAUSE_SEC) open = startOf([...t, { ...last, start: now, end: now, key: 'dot' }], t.length, stop);
+  // An "at" said up to SPLIT_EMAIL_PAUSE_SEC after a local part ("chidi dot okonkwo" + "okay" + "at yahoo dot com").
+  else if (now - last.end <= SPLIT_EMAIL_PAUSE_SEC) open = startOf([...t, { ...last, start: now, end: now, key: 'at' }], t.length, stop);
   for (let i = Math.max(1, t.length - 3); i < t.length; i++) {
     if (!ENDS_BEFORE_TLD(t[i]!) || !t.slice(i + 1).every((x) => isLetter(x))) continue;
     const from = startOf(t, i, stop);

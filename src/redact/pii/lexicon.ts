@@ -36,7 +36,7 @@ export const LETTER_WORDS: Readonly<Record<string, string>> = {
   ...Object.fromEntries('abcdefghijklmnopqrstuvwxyz'.split('').map((l) => [l, l])),
   bee: 'b', be: 'b', cee: 'c', see: 'c', sea: 'c', dee: 'd', ee: 'e', eff: 'f', gee: 'g', aitch: 'h', jay: 'j', kay: 'k',
   el: 'l', ell: 'l', em: 'm', en: 'n', pee: 'p', cue: 'q', queue: 'q', are: 'r', ar: 'r', ess: 's', tee: 't', tea: 't',
-  vee: 'v', ex: 'x', why: 'y', wye: 'y', zed: 'z', zee: 'z',
+  vee: 'v', ex: 'x', why: 'y', wye: 'y', zed: 'z', zee: 'z', oh: 'o',
 };
 
 /** The NATO alphabet (and "as in" words people use to spell). */

@@ -10,7 +10,7 @@
  */
 import type { Stream, StreamToken } from '../digit-runs.js';
 import { FILLERS, NOT_A_NAME, RELATIONS, REPLIES, TITLES } from './lexicon.js';
-import { continues, gap, isLetter, isSingleLetter, nameLike, piiRecognizer, spelledRun, type PiiSpan, type PiiView } from './spans.js';
+import { continues, gap, isLetter, isSingleLetter, nameLike, piiRecognizer, SLOW_SPELL_GAP_SEC, spelledRun, type PiiSpan, type PiiView } from './spans.js';
 import type { Recognizer } from '../recognizer.js';
 
 /** Most words of one name (first, middle, last, a second surname), spelled letters not counted. */
@@ -111,7 +111,7 @@ function fromWindows(view: PiiView): PiiSpan[] {
     // Later in an answer window, spelled letters are the name spelled out, and a correction
     // ("no sorry, maria reed") gives the name again.
     for (let j = (found?.[1] ?? w.first - 1) + 1; j <= w.last; j++) {
-      const e = spelledRun(t, j);
+      const e = spelledRun(t, j, SLOW_SPELL_GAP_SEC);
       if (e > j) out.push(span(w.stream, [j, (j = e)]));
       else if (!w.cue.weak && CORRECTIONS.has(t[j]!.key)) {
         const again = nameAfter(t, j + 1, Math.min(w.last, j + 8));
@@ -193,8 +193,8 @@ export function recognizeNames(view: PiiView): PiiSpan[] {
 
 /** Words of a spelling besides letters: "double" (u), "as in" / "as for" and the word after them. */
 const SPELLING = new Set(['double', 'as', 'in', 'for']);
-/** A pause this long (seconds) ends a spelling (spans.ts `spelledRun`). */
-const SPELL_PAUSE_SEC = 1.5;
+/** A pause this long (seconds) ends a spelling: spans.ts `spelledRun`, slow in a name window (SLOW_SPELL_GAP_SEC), the longest. */
+const SPELL_PAUSE_SEC = SLOW_SPELL_GAP_SEC;
 
 /**
  * How far back a name said from `now` on reaches: a letter said within a spelling's pause makes the

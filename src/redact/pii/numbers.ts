@@ -38,7 +38,7 @@ function phoneShaped(d: string): boolean {
 
 export const phoneRecognizer: PiiRunRecognizer = {
   kind: 'phone',
-  matches: (run, ctx) => (ctx.topic === 'phone' && run.digits.length >= 3) || (ctx.topic === undefined && phoneShaped(run.digits)),
+  matches: (run, ctx) => run.byLength === 'phone' || (ctx.topic === 'phone' && run.digits.length >= 3) || (ctx.topic === undefined && phoneShaped(run.digits)),
 };
 export const bankRecognizer: PiiRunRecognizer = {
   kind: 'bank',

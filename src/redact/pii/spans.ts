@@ -66,6 +66,12 @@ export function asIn(t: readonly StreamToken[], i: number): number {
 }
 
 /**
+ * Seconds between letters spelled in answer to a name question ("spell your surname"): people spell
+ * slowly, 1.5–2.2 s a letter, the ASR writing each letter as an utterance of its own.
+ */
+export const SLOW_SPELL_GAP_SEC = 3;
+
+/**
  * A run of spelled letters starting at i (single letters, letter names next to single letters,
  * "double u", "X as in Y"): the index of its last token, or i - 1 when none starts there.
  */
@@ -151,7 +157,7 @@ export function piiRecognizer(name: string, kinds: readonly PiiKind[], recognize
     kinds,
     analyze: (a) => recognize(a.view),
     reach: (a, stream, now) => reach(a.view, stream, now),
-    holdsClaims: false,
+    renames: () => undefined,
     context: (a, stream, now) => openWindowsSince(a.view.cues, a.view.windows, stream, topics, now),
     contextSec: ANSWER_WINDOW_SEC,
   };

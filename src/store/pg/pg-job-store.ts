@@ -17,7 +17,7 @@ import { toItem, toJob, type ItemRow, type JobRow } from '../job-rows.js';
 
 
 const COLUMNS = `seq, id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source, kind,
-  upload_path, zpass, warning, size_bytes, state, created, started, finished, progress, attempts, error, result_path, options, content_hash`;
+  upload_path, zpass, warning, size_bytes, state, created, started, finished, progress, attempts, error, result_path, options, content_hash, priority`;
 
 export class PgJobStore implements JobStore {
   readonly #pool: pg.Pool;
@@ -37,8 +37,8 @@ export class PgJobStore implements JobStore {
     const r = await this.#q<JobRow>(
       `WITH ins AS (
          INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
-           kind, upload_path, zpass, warning, size_bytes, state, created, options, content_hash)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', now(), $17, $18)
+           kind, upload_path, zpass, warning, size_bytes, state, created, options, content_hash, priority)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, 'queued', now(), $17, $18, $19)
          ON CONFLICT (id) DO NOTHING RETURNING ${COLUMNS})
        SELECT * FROM ins UNION ALL SELECT ${COLUMNS} FROM jobs WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ins)`,
       [
@@ -60,6 +60,7 @@ export class PgJobStore implements JobStore {
         job.sizeBytes,
         job.options === undefined ? null : JSON.stringify(job.options),
         job.contentHash ?? null,
+        job.priority ?? 0,
       ],
     );
     return toJob(r.rows[0]!);
@@ -201,7 +202,7 @@ export class PgJobStore implements JobStore {
   /**
    * The next job to run, claimed for `owner` until now + leaseMs: a running one whose lease expired
    * (its worker died: resumed first, it was accepted earliest), else a queued job whose retry delay
-   * has passed, smallest first after ageing (size / (1 + minutes waited)) as the in-process scheduler
+   * has passed, the highest priority first (a live call's job), then smallest first after ageing (size / (1 + minutes waited)) as the in-process scheduler
    * picks, so long calls are not starved.
    */
   async claim({ owner, leaseMs, maxBytes }: ClaimOptions): Promise<Job | undefined> {
@@ -210,8 +211,8 @@ export class PgJobStore implements JobStore {
          SELECT id FROM jobs
          WHERE ((state = 'queued' AND (not_before IS NULL OR not_before <= now()))
              OR (state = 'running' AND COALESCE(lease_until, '-infinity') < now()))
-           AND ($3::bigint IS NULL OR size_bytes <= $3)
-         ORDER BY state = 'running' DESC, size_bytes / (1 + EXTRACT(EPOCH FROM now() - created) / 60), seq
+           AND ($3::bigint IS NULL OR size_bytes <= $3 OR priority > 0)
+         ORDER BY state = 'running' DESC, priority DESC, size_bytes / (1 + EXTRACT(EPOCH FROM now() - created) / 60), seq
          LIMIT 1
          FOR UPDATE SKIP LOCKED)
        UPDATE jobs j SET state = 'running', attempts = j.attempts + 1, started = COALESCE(j.started, now()),

@@ -22,7 +22,7 @@ interface AttemptRow {
   error: string | null;
 }
 
-export interface PgOutboxOptions {
+interface PgOutboxOptions {
   /** This node's name in lease_owner. */
   owner: string;
   /** How long an attempt in flight stays this node's (default 2 min: connect + response timeouts, and room). */
@@ -188,6 +188,12 @@ export class PgCallbackOutbox implements CallbackOutbox {
       if (r.last_error) s.lastError = r.last_error;
       return s;
     });
+  }
+
+  async resend(requestid: string, now = Date.now()): Promise<number> {
+    const r = await this.#q(`UPDATE callback_deliveries SET state = 'pending', next_at = $1, updated_at = $1 WHERE requestid = $2 AND state <> 'inflight'`, [now, requestid]);
+    if ((r.rowCount ?? 0) > 0) this.wakeListeners();
+    return r.rowCount ?? 0;
   }
 
   async forget(requestid: string): Promise<void> {

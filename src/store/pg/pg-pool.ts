@@ -9,7 +9,7 @@ import { voxdexError } from '../../errors.js';
 
 const INT8_OID = 20;
 
-export interface PgPoolOptions {
+interface PgPoolOptions {
   /** Connections at most (default 10). */
   max?: number;
   /** Name shown in pg_stat_activity (e.g. `voxdex worker`). */

@@ -127,10 +127,14 @@ ALTER TABLE jobs ADD COLUMN content_hash TEXT;
 CREATE INDEX jobs_content ON jobs (company, content_hash, seq) WHERE content_hash IS NOT NULL;
 `;
 
+/** A job's priority (src/scheduler.ts): the shared queue is claimed highest first (a live call's job ahead of uploads). */
+const V6 = `ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0;`;
+
 export const PG_SCHEMA: readonly Migration[] = [
   { version: 1, name: 'jobs, items, callback outbox, submission ledger, tenancy, rate limits', sql: V1 },
   { version: 2, name: 'jobs by company, newest first (the web UI\'s recent requests)', sql: V2 },
   { version: 3, name: 'request options per job (numtrans, scrubtext, diarize, ...)', sql: V3 },
   { version: 4, name: 'company settings (redaction policy, option defaults, vocabulary)', sql: V4 },
   { version: 5, name: 'content hash of each upload (the same recording sent twice)', sql: V5 },
+  { version: 6, name: 'job priority (a live call ahead of uploads)', sql: V6 },
 ];

@@ -6,6 +6,7 @@
  */
 import type pg from 'pg';
 import type { Logger } from '../../log.js';
+import { openPgAuditLog, type PgAuditLog } from './audit-log.js';
 import { migrate } from './pg-migrations.js';
 import { PgJobStore } from './pg-job-store.js';
 import { PgSubmissionLedger } from './pg-ledger.js';
@@ -18,12 +19,13 @@ export interface PgStores extends Stores {
   jobs: PgJobStore;
   outbox: PgCallbackOutbox;
   ledger: PgSubmissionLedger;
+  audit: PgAuditLog;
   pool: pg.Pool;
   notifier: PgNotifier;
   owner: string;
 }
 
-export interface PgStoresOptions {
+interface PgStoresOptions {
   /** This process's name in leases and in application_name (unique per process). */
   owner: string;
   log?: Logger;
@@ -47,12 +49,14 @@ export async function openPgStores(url: string, o: PgStoresOptions): Promise<PgS
   const outbox = new PgCallbackOutbox(pool, { owner: o.owner, inflightLeaseMs: o.inflightLeaseMs });
   const jobs = new PgJobStore(pool, outbox);
   const ledger = new PgSubmissionLedger(pool);
+  const audit = await openPgAuditLog(pool);
   notifier.on('voxdex_callbacks', () => outbox.wakeListeners());
   let closed = false;
   return {
     jobs,
     outbox,
     ledger,
+    audit,
     pool,
     notifier,
     owner: o.owner,

@@ -48,6 +48,8 @@ export class SqliteJobStore implements JobStore {
     // Added for the jobs page (issue 28): the upload's sha256, to tell the same recording sent twice.
     if (!this.db.prepare('SELECT 1 FROM pragma_table_info(\'jobs\') WHERE name = \'content_hash\'').get()) this.db.exec('ALTER TABLE jobs ADD COLUMN content_hash TEXT');
     this.db.exec('CREATE INDEX IF NOT EXISTS jobs_content ON jobs (company, content_hash, seq) WHERE content_hash IS NOT NULL');
+    // Added with live priority (issue 32): higher runs first; a live call's job resumes ahead of uploads after a restart.
+    if (!this.db.prepare('SELECT 1 FROM pragma_table_info(\'jobs\') WHERE name = \'priority\'').get()) this.db.exec('ALTER TABLE jobs ADD COLUMN priority INTEGER NOT NULL DEFAULT 0');
   }
 
   #insert(job: NewJob): Job {
@@ -55,8 +57,8 @@ export class SqliteJobStore implements JobStore {
     if (existing) return existing;
     this.#sql(
         `INSERT INTO jobs (id, company, org, folder, model, output, callback, callback_error, metadata, datetime, source,
-          kind, upload_path, zpass, warning, size_bytes, state, created, options, content_hash)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?)`,
+          kind, upload_path, zpass, warning, size_bytes, state, created, options, content_hash, priority)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?, ?, ?)`,
       )
       .run(
         job.id,
@@ -78,6 +80,7 @@ export class SqliteJobStore implements JobStore {
         new Date().toISOString(),
         job.options === undefined ? null : JSON.stringify(job.options),
         job.contentHash ?? null,
+        job.priority ?? 0,
       );
     return this.#get(job.id)!;
   }

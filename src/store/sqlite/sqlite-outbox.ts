@@ -153,6 +153,14 @@ export class SqliteCallbackOutbox implements CallbackOutbox {
     });
   }
 
+  async resend(requestid: string, now = Date.now()): Promise<number> {
+    const n = this.#db
+      .prepare(`UPDATE callback_deliveries SET state = 'pending', next_at = ?, updated_at = ? WHERE requestid = ? AND state <> 'inflight'`)
+      .run(now, now, requestid).changes;
+    if (n > 0) for (const wake of this.#listeners) setImmediate(wake);
+    return n;
+  }
+
   /** Removes a request's deliveries and attempts (when the request itself is deleted). */
   async forget(requestid: string): Promise<void> {
     this.#db.transaction(() => {

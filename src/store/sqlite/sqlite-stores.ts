@@ -3,6 +3,7 @@
  * file (`<dataDir>/jobs.sqlite`, WAL, synchronous=FULL) on one connection, so that
  * SqliteJobStore.settle commits a job's final state and its callback row in one transaction.
  */
+import { SqliteAuditLog } from './audit-log.js';
 import { openSqlite } from './sqlite.js';
 import { SqliteJobStore } from './sqlite-job-store.js';
 import { SqliteSubmissionLedger } from './sqlite-ledger.js';
@@ -13,6 +14,7 @@ export interface SqliteStores extends Stores {
   jobs: SqliteJobStore;
   outbox: SqliteCallbackOutbox;
   ledger: SqliteSubmissionLedger;
+  audit: SqliteAuditLog;
 }
 
 /** Opens (creating the tables where missing) `file`, or ':memory:'. */
@@ -21,5 +23,5 @@ export function openSqliteStores(file: string): SqliteStores {
   const outbox = new SqliteCallbackOutbox(db);
   const jobs = new SqliteJobStore(db, outbox);
   const ledger = new SqliteSubmissionLedger(db);
-  return { jobs, outbox, ledger, close: () => jobs.close() };
+  return { jobs, outbox, ledger, audit: new SqliteAuditLog(db), close: () => jobs.close() };
 }

@@ -53,7 +53,7 @@ export interface ChannelPcm {
  */
 export const REDACT_KINDS = ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id'] as const;
 export type RedactKind = (typeof REDACT_KINDS)[number];
-/** What `scrubtext=true` (or a policy without `--redact`) redacts when no kinds are asked for (the established service's kinds). */
+/** The default kinds (the card kinds and digits; the established service's): on whenever redaction runs, named kinds add to them, `-KIND` turns one off (src/redact/kinds.ts). */
 export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expiry', 'ssn', 'digits'];
 
 /**
@@ -98,8 +98,10 @@ export interface RequestOptions {
 export interface CompanySettings {
   /** Redaction policy: forces scrubtext / scrubaudio on for every request of the company. */
   scrub?: Array<'text' | 'audio'>;
-  /** The kinds the company redacts (default: all kinds). */
+  /** The kinds the company adds to the default kinds (`voxdex company set --redact name`; docs/redaction.md, "Kinds"). */
   redact?: RedactKind[];
+  /** The default kinds the company turned off (`--redact -cvv`). */
+  redactOff?: RedactKind[];
   numtrans?: boolean;
   diarize?: boolean;
   gender?: boolean;
@@ -222,7 +224,21 @@ export interface TranscriptDocument {
   categories?: string[];
   /** Agent and customer, when the call's roles are known. */
   roles?: Partial<Record<'agent' | 'customer', RoleSummary>>;
+  /** What redaction was applied (absent: none was asked); not indexed. */
+  redaction?: AppliedRedaction;
   warning?: string;
+}
+
+/** A result's account of its redaction (docs/redaction.md, "Kinds"): which kinds, and how. */
+export interface AppliedRedaction {
+  /** `redacted` (scrubtext), `tagged` (scrubtext=tag: marked, words kept) or `kept`. */
+  text: 'redacted' | 'tagged' | 'kept';
+  /** `silenced` (scrubaudio) or `kept`. */
+  audio: 'silenced' | 'kept';
+  /** The kinds applied, in the listed order. */
+  kinds: RedactKind[];
+  /** The default kinds turned off (`redact=-cvv`, or a company's `--redact -cvv`); absent when none. */
+  off?: RedactKind[];
 }
 
 /** What the ASR returns for one recording (asr/transcriber.ts). */

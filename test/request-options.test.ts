@@ -100,19 +100,44 @@ opts('vocab never writes digits: a phrase with digits is 400 naming the rule, th
   assert.equal(policyFloor({ ...defaultRequestOptions(), vocab: ['card 4111', 'Acme Gold'] }, {}).vocab, ['Acme Gold']);
 });
 
-opts('redact: known kinds only; a request adds kinds to the company\'s, never removes one', () => {
-  assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'ssn']);
-  assert.equal(resolveRequestOptions({ redact: 'ssn' }, { redact: ['card'] }).redact, ['card', 'ssn']);
-  assert.equal(resolveRequestOptions({}, { redact: ['cvv'] }).redact, ['cvv']);
-  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id, or all for redact but received "iban"');
+opts('speakers, minspeakers and maxspeakers imply diarize; beside diarize=false they are refused (issue 32)', () => {
+  assert.is(resolveRequestOptions({ speakers: '2' }, {}).diarize, true);
+  assert.is(resolveRequestOptions({ maxspeakers: 3 }, { diarize: false }).diarize, true);
+  assert.is(resolveRequestOptions({}, {}).diarize, false);
+  assert.equal(refused(() => resolveRequestOptions({ speakers: '2', diarize: 'false' }, {})), {
+    code: 'BAD_ARGUMENT',
+    status: 400,
+    message: 'speakers=2 counts the speakers diarize finds, and diarize=false was sent; send diarize=true or leave diarize out (speakers implies it)',
+  });
+});
+
+opts('redact: known kinds only; named kinds add to the default kinds and the company\'s (issue 32)', () => {
+  assert.equal(resolveRequestOptions({ redact: 'ssn,card' }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
+  assert.equal(resolveRequestOptions({ redact: 'pin' }, { redact: ['name'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'name']);
+  assert.equal(resolveRequestOptions({}, { redact: ['name'], redactOff: ['cvv'] }).redact, ['card', 'expiry', 'ssn', 'digits', 'name']);
+  assert.equal(refused(() => resolveRequestOptions({ redact: 'card,iban' }, {})).message, 'Expected a comma-separated list of card, cvv, expiry, ssn, digits, pin, bank, phone, email, name, address, dob, id or all (each adds to the default kinds; -KIND turns one off, e.g. name,-cvv) for redact but received "iban"');
+});
+
+opts('scrubtext=true&redact=name keeps the card kinds (it left 15 of 16 card digits in clear); -KIND turns one off, explicitly (issue 32)', () => {
+  assert.equal(resolveRequestOptions({ scrubtext: 'true', redact: 'name' }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'name']);
+  assert.equal(resolveRequestOptions({ scrubtext: 'true', redact: 'name,-cvv, -Digits' }, {}).redact, ['card', 'expiry', 'ssn', 'name']);
+  assert.equal(resolveRequestOptions({ redact: ['all', '-name'] }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'address', 'dob', 'id']);
+  assert.equal(refused(() => resolveRequestOptions({ redact: 'name,-name' }, {})).message, 'redact names name and -name; name a kind to add it or -name to turn it off, not both');
+  assert.equal(refused(() => resolveRequestOptions({ redact: '-card,-cvv,-expiry,-ssn,-digits' }, {})).message, 'redact turns every kind off; to redact nothing send scrubtext=false (and scrubaudio=false) instead');
+  // A company without a policy sets defaults a request may turn off; a policy's kinds it may not.
+  assert.equal(resolveRequestOptions({ redact: '-name' }, { redact: ['name'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
+  assert.equal(refused(() => resolveRequestOptions({ redact: 'name,-cvv' }, { scrub: ['text'] }, 'acme')), {
+    code: 'FORBIDDEN',
+    status: 403,
+    message: "company acme's policy redacts cvv (voxdex company set acme --scrub text); redact=-cvv is not allowed",
+  });
+  assert.equal(resolveRequestOptions({ redact: '-cvv' }, { scrub: ['text'], redactOff: ['cvv'] }).redact, ['card', 'expiry', 'ssn', 'digits']);
 });
 
 opts('under a scrub policy a request\'s redact= adds to the default kinds, never narrows them (issue 24)', () => {
   assert.equal(resolveRequestOptions({ redact: 'cvv' }, { scrub: ['text'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
   assert.equal(resolveRequestOptions({ redact: 'pin' }, { scrub: ['text', 'audio'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin']);
-  assert.equal(resolveRequestOptions({ redact: 'cvv' }, { scrub: ['text'], redact: ['card'] }).redact, ['card', 'cvv']);
-  // Without a policy the request chooses.
-  assert.equal(resolveRequestOptions({ scrubtext: 'true', redact: 'cvv' }, {}).redact, ['cvv']);
+  assert.equal(resolveRequestOptions({ redact: 'cvv' }, { scrub: ['text'], redact: ['card'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
 });
 
 opts('policyFloor: a job runs under the policy as it is when it runs — it only ever adds (issue 24)', () => {
@@ -127,14 +152,15 @@ opts('policyFloor: a job runs under the policy as it is when it runs — it only
 
 opts('redact: the personal-data kinds by name, all for every kind; nothing asked: the default kinds', () => {
   assert.equal(resolveRequestOptions({ scrubtext: 'true' }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits']);
-  assert.equal(resolveRequestOptions({ redact: 'Name,email,address' }, {}).redact, ['email', 'name', 'address']);
-  assert.equal(resolveRequestOptions({ redact: ['dob', 'id'] }, { redact: ['bank'] }).redact, ['bank', 'dob', 'id']);
+  assert.equal(resolveRequestOptions({ redact: 'Name,email,address' }, {}).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'email', 'name', 'address']);
+  assert.equal(resolveRequestOptions({ redact: ['dob', 'id'] }, { redact: ['bank'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'bank', 'dob', 'id']);
+  assert.equal(resolveRequestOptions({ redact: 'card,all' }, {}).redact, resolveRequestOptions({ redact: 'all' }, {}).redact);
   assert.equal(resolveRequestOptions({ redact: 'all' }, { redact: ['card'] }).redact, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'pin', 'bank', 'phone', 'email', 'name', 'address', 'dob', 'id']);
 });
 
 opts('scrubtext=tag marks without replacing; refused (403) when the company policy redacts text', () => {
   const tagged = resolveRequestOptions({ scrubtext: 'tag', redact: 'name' }, {});
-  assert.equal([tagged.scrubtext, tagged.tag, tagged.redact], [false, true, ['name']]);
+  assert.equal([tagged.scrubtext, tagged.tag, tagged.redact], [false, true, ['card', 'cvv', 'expiry', 'ssn', 'digits', 'name']]);
   assert.is(resolveRequestOptions({ scrubtext: 'tag', scrubaudio: 'true' }, { scrub: ['audio'] }).tag, true);
   assert.equal(refused(() => resolveRequestOptions({ scrubtext: 'tag' }, { scrub: ['text'] }, 'acme')), {
     code: 'FORBIDDEN',

@@ -3,28 +3,21 @@
  * names and values as the HTTP fields (--diarize, --diarize=false, --speakers 2, --vocab LIST, …),
  * validated by the same resolveRequestOptions.
  */
-import type { RequestOptionValues } from '../jobs/request-options.js';
-import { DEFAULT_REDACT_KINDS, REDACT_KINDS } from '../types.js';
+import type { RequestOptionField, RequestOptionValues } from '../jobs/request-options.js';
+import { OPTION_TABLE, type OptionSpec } from '../jobs/option-table.js';
+
+const flagged = (flag: OptionSpec['flag']) => OPTION_TABLE.flatMap((o: OptionSpec) => (o.flag === flag ? [o.name] : []));
 
 /** `--name` alone is true; `--name=false` (or 0) turns it off. */
-export const OPTION_BOOLEANS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment'] as const;
-export const OPTION_VALUED = ['speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
+export const OPTION_BOOLEANS: readonly string[] = flagged('boolean');
+export const OPTION_VALUED: readonly string[] = flagged('valued');
 
-export const OPTION_HELP: Array<[string, string]> = [
-  ['--numtrans[=false]', 'numbers as numerals (default on)'],
-  ['--scrubtext[=tag], --scrubaudio', 'redact sensitive data in the transcript (tag: mark it, keep the words) / the kept audio'],
-  ['--redact KINDS', `kinds to redact: ${REDACT_KINDS.join(', ')} or all (default ${DEFAULT_REDACT_KINDS.join(', ')})`],
-  ['--diarize, --speakers N', 'speakers of a mono recording (N from 1 to 10: how many)'],
-  ['--minspeakers N, --maxspeakers N', 'bounds on the number of speakers found'],
-  ['--crosstalk drop|keep', "another channel's words heard on a channel: dropped (default) or kept, marked"],
-  ['--gender, --sentiment', 'gender and sentiment per utterance'],
-  ['--vocab LIST', 'comma-separated words or phrases recognition favours'],
-];
+export const OPTION_HELP: Array<[string, string]> = OPTION_TABLE.flatMap((o: OptionSpec): Array<[string, string]> => (o.help ? [[o.help[0], o.help[1]]] : []));
 
 /** The option flags given (the last of a repeated one), as request fields. */
 export function optionFields(opts: Record<string, string[]>): RequestOptionValues {
   const out: RequestOptionValues = {};
-  for (const name of [...OPTION_BOOLEANS, ...OPTION_VALUED]) {
+  for (const name of [...OPTION_BOOLEANS, ...OPTION_VALUED] as RequestOptionField[]) {
     const v = opts[name]?.at(-1);
     if (v !== undefined) out[name] = v;
   }

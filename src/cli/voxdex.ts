@@ -23,6 +23,7 @@ import { loadModelRegistry } from '../asr/models.js';
 import { loadConfig, type Config } from '../config.js';
 import { toVoxdexError, voxdexError } from '../errors.js';
 import { JobIntake } from '../jobs/job-intake.js';
+import { COMPANY_DEFAULTS } from '../jobs/option-table.js';
 import { resolveRequestOptions, type RequestOptionValues } from '../jobs/request-options.js';
 import { createLogger, silentLogger } from '../log.js';
 import { openPorts, openTenancy } from '../ports/ports.js';
@@ -32,7 +33,9 @@ import type { TenancyAdmin } from '../tenancy/tenancy.js';
 import {
   describeCompanySettings, parseAgentChannel, parseKindList, parseOnOff, parsePhraseList, SCRUB_TARGETS, VOCAB_MAX_CHARS, VOCAB_MAX_PHRASES,
 } from '../tenancy/company-settings.js';
-import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings } from '../types.js';
+import type { CompanySettings } from '../types.js';
+import { companyKinds } from '../redact/client-policy.js';
+import { applyKinds, describeKinds, effectiveKinds, KINDS_HELP, NO_CHOICE, parseKinds } from '../redact/kinds.js';
 import { parseImportArgs, runImport } from './import.js';
 import { helpText, parseArgs, usageError, type CommandSpec } from './args.js';
 import { OPTION_BOOLEANS, OPTION_HELP, OPTION_VALUED, optionFields } from './option-flags.js';
@@ -89,7 +92,7 @@ A scrub policy applies to every request of the company (a request may not turn i
 settings are defaults a request may override.`,
     options: [
       ['--scrub text,audio|none', 'redact transcripts (text), stored recordings (audio), both, or none (no policy)'],
-      ['--redact KINDS', `what redaction replaces: a list of ${REDACT_KINDS.join(', ')}, or all (none: the default kinds, ${DEFAULT_REDACT_KINDS.join(', ')})`],
+      ['--redact KINDS', `${KINDS_HELP}; none: back to the default kinds; printed as they apply (redact=card,ssn,digits,name,-cvv,-expiry)`],
       ['--diarize on|off', 'split mono recordings by speaker'],
       ['--gender on|off', 'label utterances with the speaker\'s gender'],
       ['--sentiment on|off', 'sentiment per utterance and per channel'],
@@ -186,7 +189,7 @@ index entries and result file are redacted, and the audio kept for playback is r
 (its unredacted upload deleted). Resumable: run it again after an interruption; finished requests are skipped.`,
     options: [
       ['--org ORG_SHORT', 'only this organization'],
-      ['--redact KINDS',  `comma-separated kinds (${REDACT_KINDS.join(', ')}) or all; default: the company's, else ${DEFAULT_REDACT_KINDS.join(', ')}`],
+      ['--redact KINDS', `${KINDS_HELP}; default: the company's kinds`],
       ['--text-only', 'leave the audio as it is'],
     ],
     positional: [1, 1],
@@ -305,7 +308,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
     case 'company list':
       for (const c of await withTenancy(config, (t) => t.listCompanies().map((info) => ({ ...info, settings: t.companySettings(info.company) })))) {
         const aliases = Object.entries(c.aliases).map(([a, m]) => `${a}=${m}`);
-        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompanySettings(c.settings)].join('\t'));
+        out([c.company, `${c.defaultOrg}/${c.defaultFolder}`, c.models.join(',') || '*', aliases.join(','), describeCompany(c.settings)].join('\t'));
       }
       return 0;
     case 'company set': {
@@ -313,7 +316,7 @@ export async function main(argv: string[], env: Record<string, string | undefine
       if (Object.keys(patch).length === 0) usageError(spec, 'company set needs at least one of --scrub, --redact, --diarize, --gender, --sentiment, --numtrans, --agent-channel, --agent-phrases');
       const settings = await withTenancy(config, (t) => t.setCompanySettings(p[0]!, patch));
       await auditCli(config, { company: p[0]!, action: 'policy.set', target: p[0]!, detail: { ...patch } });
-      out(`${p[0]}: ${describeCompanySettings(settings)}`);
+      out(`${p[0]}: ${describeCompany(settings)}`);
       return 0;
     }
     case 'vocab add': {
@@ -387,8 +390,15 @@ function settingsPatch(opts: Record<string, string[]>): CompanySettings {
   const patch: CompanySettings = {};
   const last = (name: string) => opts[name]?.at(-1);
   if (last('scrub') !== undefined) patch.scrub = parseKindList('scrub target', last('scrub')!, SCRUB_TARGETS);
-  if (last('redact') !== undefined) patch.redact = parseKindList('redaction kind', last('redact')!, REDACT_KINDS);
-  for (const flag of ['diarize', 'gender', 'sentiment', 'numtrans'] as const) {
+  const redact = last('redact');
+  if (redact !== undefined) {
+    // `none` (or empty): back to the default kinds; else the one kinds parser (redact/kinds.ts).
+    const choice = /^\s*(none)?\s*$/i.test(redact) ? NO_CHOICE : parseKinds('--redact', redact);
+    if (effectiveKinds(choice).length === 0) throw voxdexError('BAD_ARGUMENT', '--redact turns every kind off; to redact nothing use --scrub none');
+    patch.redact = choice.on;
+    patch.redactOff = choice.off;
+  }
+  for (const flag of COMPANY_DEFAULTS) {
     if (last(flag) !== undefined) patch[flag] = parseOnOff(flag, last(flag)!);
   }
   if (last('agent-channel') !== undefined) patch.agentChannel = parseAgentChannel(last('agent-channel')!);
@@ -474,10 +484,15 @@ async function resendCommand(config: Readonly<Config>, requestid: string, out: (
   }
 }
 
+/** A company's settings in one line, its effective kinds among them (`redact=card,ssn,digits,name,-cvv,-expiry`). */
+function describeCompany(settings: CompanySettings): string {
+  return describeCompanySettings(settings, describeKinds(companyKinds(settings)));
+}
+
 async function redactCommand(config: Readonly<Config>, company: string, o: { org?: string; kinds?: string; textOnly: boolean }, out: (line: string) => void): Promise<number> {
   const ports = await openPorts(config, { node: `redact:${process.pid}`, log: silentLogger });
   try {
-    const kinds = o.kinds !== undefined ? parseKindList('redaction kind', o.kinds, REDACT_KINDS) : ports.tenancy.companySettings(company).redact;
+    const kinds = applyKinds(companyKinds(ports.tenancy.companySettings(company)), parseKinds('--redact', o.kinds));
     await ports.index.init();
     const r = await redactStored(
       { store: ports.jobs, blobs: ports.blobs, seal: AudioSeal.of(ports.tenancy), index: ports.index, scratchDir: new JobPaths(config.dataDir).incoming },

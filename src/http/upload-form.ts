@@ -11,11 +11,12 @@ import { mkdirSync, rmSync } from 'node:fs';
 import type { Writable } from 'node:stream';
 import type { AudioSeal } from '../audio/sealed-file.js';
 import { toVoxdexError, voxdexError, VoxdexError } from '../errors.js';
+import { REQUEST_OPTION_FIELDS } from '../jobs/option-table.js';
 import type { Req } from './server.js';
 import { mergeOnce, singleValues, takeOnce } from './single-fields.js';
 
 /** The parameters voxdex implements on POST /transcribe. */
-export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', 'numtrans', 'scrubtext', 'scrubaudio', 'redact', 'diarize', 'gender', 'speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'sentiment', 'emotion', 'vocab'] as const;
+export const TRANSCRIBE_PARAMS = ['token', 'file', 'zpass', 'callback', 'model', 'output', 'callbackerror', 'metadata', 'datetime', ...REQUEST_OPTION_FIELDS] as const;
 
 /**
  * Names the established service knows (and ours: vocab, redact) that voxdex does not

@@ -1,24 +1,19 @@
 /**
- * A request's options (numtrans, scrubtext, scrubaudio, redact, diarize, speakers, minspeakers,
- * maxspeakers, crosstalk, gender, sentiment/emotion, vocab) validated at the edge and combined with the company's settings: the one
- * place that turns form fields, query parameters, a drop-folder sidecar or CLI flags into
+ * A request's options (the one option table, option-table.ts) read by the table's parsers at the
+ * edge and combined with the company's settings and with each other: the one place that turns form
+ * fields, query parameters, a live call's query, a drop-folder sidecar or CLI flags into
  * RequestOptions (docs/service.md, "Request options"). The result is stored with the job and read by
  * the post-ASR stages; nothing downstream re-checks it.
  */
 import { voxdexError } from '../errors.js';
-import { policyKinds } from '../redact/client-policy.js';
-import { checkNewPhrase, phraseLength, VOCAB_MAX_CHARS, vocabDigitsProblem } from '../tenancy/company-settings.js';
-import { invalidParameter, parseInteger } from '../is.js';
-import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
+import { policyKinds, requestKinds } from '../redact/client-policy.js';
+import { inOrder, type KindsChoice } from '../redact/kinds.js';
+import { vocabDigitsProblem } from '../tenancy/company-settings.js';
+import { COMPANY_DEFAULTS, optionSpec, readOption, REQUEST_OPTION_FIELDS, type RequestOptionField } from './option-table.js';
+import { MAX_SPEAKERS } from './option-values.js';
+import type { CompanySettings, RedactKind, RequestOptions } from '../types.js';
 
-export { REDACT_KINDS };
-/** `redact=all`: every kind. */
-export const ALL_KINDS = 'all';
-
-/** The request fields that make RequestOptions (`emotion` is another name for `sentiment`). */
-export const REQUEST_OPTION_FIELDS = ['numtrans', 'scrubtext', 'scrubaudio', 'diarize', 'gender', 'sentiment', 'emotion', 'speakers', 'minspeakers', 'maxspeakers', 'crosstalk', 'vocab', 'redact'] as const;
-
-export type RequestOptionField = (typeof REQUEST_OPTION_FIELDS)[number];
+export { REQUEST_OPTION_FIELDS, type RequestOptionField };
 
 /**
  * The fields as received: strings from a form, query or CLI flag; a sidecar's JSON values may also be
@@ -33,49 +28,58 @@ export function pickRequestOptions(params: Readonly<Record<string, unknown>>): R
   return out;
 }
 
-export const MAX_SPEAKERS = 10;
-export const MAX_VOCAB_PHRASES = 100;
-
-const BOOLEANS: Record<string, boolean> = { true: true, false: false, 1: true, 0: false };
-
 /**
  * Validates the fields and applies the company's settings: its policy (`scrub`) forces scrubtext /
  * scrubaudio on and a request that turns one off is refused (FORBIDDEN, 403, naming the policy); its
  * defaults fill what the request did not send. BAD_ARGUMENT (400) names the accepted values.
  */
 export function resolveRequestOptions(fields: RequestOptionValues, settings: CompanySettings, company = 'this company'): RequestOptions {
-  const sentiment = optionalBoolean('sentiment', fields.sentiment);
-  const emotion = optionalBoolean('emotion', fields.emotion);
+  const sentiment = readOption('sentiment', fields);
+  const emotion = readOption('emotion', fields);
   if (sentiment !== undefined && emotion !== undefined && sentiment !== emotion) {
     throw voxdexError('BAD_ARGUMENT', `sentiment=${sentiment} and emotion=${emotion} disagree; emotion is another name for sentiment: send one of them`);
   }
-  const tag = scrubTag(fields.scrubtext, settings, company);
-  const scrubtext = policyBoolean('text', tag ? false : optionalBoolean('scrubtext', fields.scrubtext), settings, company);
-  const scrubaudio = policyBoolean('audio', optionalBoolean('scrubaudio', fields.scrubaudio), settings, company);
+  const scrub = readOption('scrubtext', fields);
+  const tag = scrub === 'tag' && scrubTag(settings, company);
+  const scrubtext = policyBoolean('scrubtext', tag ? false : (scrub as boolean | undefined), settings, company);
+  const scrubaudio = policyBoolean('scrubaudio', readOption('scrubaudio', fields), settings, company);
+  // The request's value, else the company's (COMPANY_DEFAULTS), else the table's default.
+  const flag = (name: (typeof COMPANY_DEFAULTS)[number]) => readOption(name, fields) ?? settings[name] ?? optionSpec(name).default;
   const options: RequestOptions = {
-    numtrans: optionalBoolean('numtrans', fields.numtrans) ?? settings.numtrans ?? true,
+    numtrans: flag('numtrans'),
     scrubtext,
     scrubaudio,
-    redact: redactKinds(fields.redact, settings),
+    redact: redactKinds(readOption('redact', fields), settings, company),
     ...(tag ? { tag } : {}),
-    diarize: optionalBoolean('diarize', fields.diarize) ?? settings.diarize ?? false,
-    gender: optionalBoolean('gender', fields.gender) ?? settings.gender ?? false,
-    sentiment: sentiment ?? emotion ?? settings.sentiment ?? false,
-    vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...vocabulary(fields.vocab)])],
+    diarize: flag('diarize'),
+    gender: flag('gender'),
+    sentiment: sentiment ?? emotion ?? flag('sentiment'),
+    vocab: [...new Set([...(settings.vocab ?? []).filter((p) => vocabDigitsProblem(p) === undefined), ...readOption('vocab', fields)])],
   };
   for (const name of ['speakers', 'minspeakers', 'maxspeakers'] as const) {
-    const v = fields[name];
-    if (!absent(v)) options[name] = typeof v === 'number' ? integerValue(name, v) : parseInteger(name, String(v), 1, MAX_SPEAKERS);
+    const n = readOption(name, fields);
+    if (n !== undefined) options[name] = n;
   }
   checkSpeakerBounds(options);
+  impliedDiarize(options, readOption('diarize', fields));
   if (typeof settings.agentChannel === 'number') options.agentChannel = settings.agentChannel;
   if (settings.agentPhrases?.length) options.agentPhrases = settings.agentPhrases;
-  const crosstalk = fields.crosstalk;
-  if (!absent(crosstalk)) {
-    if (crosstalk !== 'drop' && crosstalk !== 'keep') throw invalidParameter('crosstalk', 'drop or keep', crosstalk);
-    options.crosstalk = crosstalk;
-  }
+  const crosstalk = readOption('crosstalk', fields);
+  if (crosstalk !== undefined) options.crosstalk = crosstalk;
   return options;
+}
+
+/**
+ * `speakers`, `minspeakers` and `maxspeakers` only make sense with diarize: they imply it (over the
+ * company's default); with `diarize=false` sent beside them the request is refused (BAD_ARGUMENT).
+ */
+function impliedDiarize(o: RequestOptions, diarize: boolean | undefined): void {
+  const counts = (['speakers', 'minspeakers', 'maxspeakers'] as const).filter((n) => o[n] !== undefined);
+  if (counts.length === 0) return;
+  if (diarize === false) {
+    throw voxdexError('BAD_ARGUMENT', `${counts.map((n) => `${n}=${o[n]}`).join(' and ')} counts the speakers diarize finds, and diarize=false was sent; send diarize=true or leave diarize out (${counts[0]} implies it)`);
+  }
+  o.diarize = true;
 }
 
 /** minspeakers ≤ maxspeakers, and speakers (the exact number) inside them. */
@@ -93,26 +97,13 @@ export function defaultRequestOptions(): RequestOptions {
   return resolveRequestOptions({}, {});
 }
 
-function absent(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
-}
 
-function optionalBoolean(name: string, value: unknown): boolean | undefined {
-  if (absent(value)) return undefined;
-  if (typeof value === 'boolean') return value;
-  const b = typeof value === 'string' || typeof value === 'number' ? BOOLEANS[String(value)] : undefined;
-  if (b === undefined) throw invalidParameter(name, 'one of true, false, 1, 0', value);
-  return b;
-}
 
-function integerValue(name: string, n: number): number {
-  if (!Number.isInteger(n) || n < 1 || n > MAX_SPEAKERS) throw invalidParameter(name, `an integer between 1 and ${MAX_SPEAKERS}`, n);
-  return n;
-}
 
 /** The company policy wins: on is forced; turning it off is refused. */
-function policyBoolean(what: 'text' | 'audio', requested: boolean | undefined, settings: CompanySettings, company: string): boolean {
-  if (!settings.scrub?.includes(what)) return requested ?? false;
+function policyBoolean(name: 'scrubtext' | 'scrubaudio', requested: boolean | undefined, settings: CompanySettings, company: string): boolean {
+  const { policy: what, default: otherwise } = optionSpec(name);
+  if (!settings.scrub?.includes(what)) return requested ?? otherwise;
   if (requested === false) {
     throw voxdexError(
       'FORBIDDEN',
@@ -126,8 +117,7 @@ function policyBoolean(what: 'text' | 'audio', requested: boolean | undefined, s
  * `scrubtext=tag`: mark the spans without replacing them. Refused (FORBIDDEN, 403) when the
  * company's policy redacts text: marking would keep what the policy removes.
  */
-function scrubTag(value: unknown, settings: CompanySettings, company: string): boolean {
-  if (typeof value !== 'string' || value.trim().toLowerCase() !== 'tag') return false;
+function scrubTag(settings: CompanySettings, company: string): boolean {
   if (settings.scrub?.includes('text')) {
     throw voxdexError(
       'FORBIDDEN',
@@ -137,29 +127,24 @@ function scrubTag(value: unknown, settings: CompanySettings, company: string): b
   return true;
 }
 
-/** A comma-separated list (or a sidecar's array of strings), trimmed, empty entries dropped. */
-function list(name: string, value: unknown): string[] {
-  if (absent(value)) return [];
-  const items = Array.isArray(value) ? value : typeof value === 'string' ? value.split(',') : undefined;
-  if (!items || !items.every((x) => typeof x === 'string')) throw invalidParameter(name, 'a comma-separated list', value);
-  return (items as string[]).map((x) => x.trim()).filter((x) => x !== '');
-}
 
 /**
- * The company's kinds plus what the request adds: a request's `redact=` never narrows the policy
- * (`redact=cvv` under `--scrub text` is every default kind, cvv among them). Without a policy or
- * company kinds, the request's list is what it asked for; nothing asked: the default kinds.
+ * The kinds (docs/redaction.md, "Kinds"): the company's kinds (the default kinds unless it chose
+ * otherwise) with the request's choice applied — named kinds added, `-KIND` turned off. A policy's
+ * kind is never turned off (FORBIDDEN, 403); turning every kind off is refused (BAD_ARGUMENT).
  */
-function redactKinds(value: unknown, settings: CompanySettings): RedactKind[] {
-  const asked = list('redact', value).map((k) => k.toLowerCase()).flatMap((k) => (k === ALL_KINDS ? [...REDACT_KINDS] : [k]));
-  const unknown = asked.find((k) => !(REDACT_KINDS as readonly string[]).includes(k));
-  if (unknown !== undefined) throw invalidParameter('redact', `a comma-separated list of ${REDACT_KINDS.join(', ')}, or all`, unknown);
-  const kinds = new Set<string>([...policyKinds(settings), ...asked]);
-  return kindsInOrder(kinds.size > 0 ? kinds : new Set(DEFAULT_REDACT_KINDS));
-}
-
-function kindsInOrder(kinds: ReadonlySet<string>): RedactKind[] {
-  return REDACT_KINDS.filter((k) => kinds.has(k));
+function redactKinds(choice: KindsChoice, settings: CompanySettings, company: string): RedactKind[] {
+  const held = policyKinds(settings);
+  const refused = choice.off.filter((k) => held.includes(k));
+  if (refused.length > 0) {
+    throw voxdexError(
+      'FORBIDDEN',
+      `company ${company}'s policy redacts ${refused.join(', ')} (voxdex company set ${company} --scrub ${settings.scrub!.join(',')}); redact=${refused.map((k) => `-${k}`).join(',')} is not allowed`,
+    );
+  }
+  const kinds = requestKinds(settings, choice);
+  if (kinds.length === 0) throw voxdexError('BAD_ARGUMENT', 'redact turns every kind off; to redact nothing send scrubtext=false (and scrubaudio=false) instead');
+  return kinds;
 }
 
 /**
@@ -168,30 +153,19 @@ function kindsInOrder(kinds: ReadonlySet<string>): RedactKind[] {
  * resumed work included). It only ever adds: scrubtext/scrubaudio on, the policy's kinds.
  */
 export function policyFloor(options: RequestOptions, settings: CompanySettings): RequestOptions {
-  const scrub = settings.scrub ?? [];
+  // Each option the table ties to a scrub target is on when the company's policy names that target.
+  const floor = (name: 'scrubtext' | 'scrubaudio') => options[name] || (settings.scrub ?? []).includes(optionSpec(name).policy);
   const { tag, ...rest } = options;
-  const scrubtext = options.scrubtext || scrub.includes('text');
+  const scrubtext = floor('scrubtext');
   return {
     ...rest,
     // scrubtext=tag keeps the words: not under a text policy.
     ...(tag && !scrubtext ? { tag } : {}),
     scrubtext,
-    scrubaudio: options.scrubaudio || scrub.includes('audio'),
-    redact: kindsInOrder(new Set([...options.redact, ...policyKinds(settings)])),
+    scrubaudio: floor('scrubaudio'),
+    redact: inOrder([...options.redact, ...policyKinds(settings)]),
     // Stored before phrases with digits were refused: never written.
     vocab: options.vocab.filter((p) => vocabDigitsProblem(p) === undefined),
   };
 }
 
-function vocabulary(value: unknown): string[] {
-  const phrases = list('vocab', value);
-  if (phrases.length > MAX_VOCAB_PHRASES) {
-    throw voxdexError('BAD_ARGUMENT', `vocab has ${phrases.length} phrases; send at most ${MAX_VOCAB_PHRASES} (comma-separated), or add the company's list with voxdex vocab add`);
-  }
-  const long = phrases.find((p) => phraseLength(p) > VOCAB_MAX_CHARS);
-  if (long !== undefined) throw invalidParameter('vocab', `phrases of at most ${VOCAB_MAX_CHARS} characters`, long);
-  const bad = phrases.find((p) => /[\x00-\x1f\x7f]/.test(p));
-  if (bad !== undefined) throw invalidParameter('vocab', 'phrases without control characters', bad);
-  for (const p of phrases) checkNewPhrase(p, 'The vocab phrase');
-  return phrases;
-}

@@ -10,6 +10,7 @@
 import type { CompanySettings, RequestOptions, TranscriptDocument } from '../types.js';
 import { voxdexError } from '../errors.js';
 import { clientTextOf, policyKinds } from './client-policy.js';
+import { appliedRedaction } from './kinds.js';
 import { redactUtterances, type RedactionSpan } from './redact.js';
 import { redactDocument } from './stage.js';
 
@@ -43,7 +44,13 @@ export function redactAtWrite(document: TranscriptDocument, ran: RequestOptions,
   const client = clientTextOf(now);
   const metadata = client.metadata(document.streamtags?.metadata);
   return {
-    document: { ...redacted.document, source: client.text(document.source), ...(document.streamtags ? { streamtags: { ...document.streamtags, metadata } } : {}) },
+    document: {
+      ...redacted.document,
+      source: client.text(document.source),
+      ...(document.streamtags ? { streamtags: { ...document.streamtags, metadata } } : {}),
+      // The result says the kinds it is now redacted with (docs/redaction.md, "Kinds").
+      redaction: appliedRedaction(now),
+    },
     options: now,
     spans: redacted.spans,
   };

@@ -8,14 +8,29 @@
 import type { ErrorInfo } from '../errors.js';
 import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type CompanySettings, type RedactKind, type RequestOptions } from '../types.js';
 import { redactJson, redactText } from './client-text.js';
+import { applyKinds, parseKinds, type KindsChoice } from './kinds.js';
 
 /**
- * The kinds a company holds every request to: its `--redact` kinds; under a scrub policy without
- * them, the default kinds (a policy of `--scrub text` redacts what scrubtext=true does). None otherwise.
+ * The kinds the company redacts: the default kinds with its `--redact` choice applied (kinds it
+ * added, default kinds it turned off). Stored lists from before that choice only ever add.
  */
+export function companyKinds(settings: CompanySettings): RedactKind[] {
+  return applyKinds(DEFAULT_REDACT_KINDS, { on: settings.redact ?? [], off: settings.redactOff ?? [] });
+}
+
+/** The kinds a company holds every request to: under a scrub policy, its kinds; none otherwise. */
 export function policyKinds(settings: CompanySettings): readonly RedactKind[] {
-  if (settings.redact?.length) return settings.redact;
-  return settings.scrub?.length ? DEFAULT_REDACT_KINDS : [];
+  return settings.scrub?.length ? companyKinds(settings) : [];
+}
+
+/**
+ * The kinds a request's choice (`redact=`) gives under the company's settings: the company's kinds
+ * with the request's added and those it turned off removed — except the policy's, which a request
+ * never turns off (request-options.ts refuses it; here, before validation, it is ignored).
+ */
+export function requestKinds(settings: CompanySettings, choice: KindsChoice): RedactKind[] {
+  const held = policyKinds(settings);
+  return applyKinds(companyKinds(settings), { on: choice.on, off: choice.off.filter((k) => !held.includes(k)) });
 }
 
 /** The request fields redaction looks at before they are validated (a form's strings, a sidecar's values). */
@@ -55,21 +70,30 @@ export function clientTextOf(options: Pick<RequestOptions, 'scrubtext' | 'scruba
   return options.scrubtext || options.scrubaudio ? redacting(options.redact) : NONE;
 }
 
-const TRUE = new Set(['true', '1']);
+const NOT_ASKED = new Set(['', 'false', '0', 'tag']);
+
+/** scrubtext/scrubaudio as sent, before validation: on unless plainly off (a bad value fails closed). */
+function asked(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0) return false;
+  return !NOT_ASKED.has(String(value).trim().toLowerCase());
+}
 
 /**
  * For a request not (yet) accepted — its errors, the drop folder's reports and logs: redaction
- * applies when the company has a policy or the request asks for it, with the default kinds at least
- * (failing closed: the request's own list may not have been read yet).
+ * applies when the company has a policy or the request asks for it, with the kinds the request
+ * will have once accepted (the one parser, kinds.ts); a list that does not parse is every kind
+ * (the request is refused; its name is still shown redacted).
  */
 export function clientTextUnderPolicy(settings: CompanySettings, fields: RedactionFields = {}): ClientText {
-  const asked = (v: unknown) => v === true || v === 1 || (typeof v === 'string' && TRUE.has(v.trim().toLowerCase()));
   if (!settings.scrub?.length && !asked(fields.scrubtext) && !asked(fields.scrubaudio)) return NONE;
-  const named = typeof fields.redact === 'string' ? fields.redact.split(',') : Array.isArray(fields.redact) ? fields.redact : [];
-  const kinds = new Set<string>([...DEFAULT_REDACT_KINDS, ...policyKinds(settings), ...named.map((k) => String(k).trim().toLowerCase())]);
-  return redacting(REDACT_KINDS.filter((k) => kinds.has(k)));
+  let choice: KindsChoice;
+  try {
+    choice = parseKinds('redact', fields.redact);
+  } catch {
+    return redacting(REDACT_KINDS);
+  }
+  return redacting(requestKinds(settings, choice));
 }
-
 /**
  * Names made unique after redaction (two members `cc-4111….wav` and `cc-5555….wav` both become
  * `cc-################.wav`): the second is `cc-################~2.wav`, as the drop folder names

@@ -8,7 +8,7 @@
 import { DEFAULT_REDACT_KINDS, type RedactKind, type Utterance } from '../types.js';
 import { analyze } from './analysis.js';
 import { anonymize, type RedactionResult, type RedactMode } from './anonymizer.js';
-import { REDACTION_KINDS, type RedactionKind } from './recognizers.js';
+import type { RedactionKind } from './recognizers.js';
 import { recognizersFor } from './registry.js';
 
 export type { RedactionResult, RedactionSpan, RedactMode } from './anonymizer.js';
@@ -24,14 +24,4 @@ export function findingsOf(utterances: readonly Utterance[], kinds: readonly Red
 /** scrubtext: the utterances with the sensitive events of `kinds` replaced (new objects), or with `tag`, marked. */
 export function redactUtterances(utterances: readonly Utterance[], kinds: readonly RedactionKind[] = DEFAULT_KINDS, mode: RedactMode = {}): RedactionResult {
   return anonymize(utterances, findingsOf(utterances, kinds), mode);
-}
-
-/** Parses a kinds list ("card,cvv"); undefined names the bad entry. */
-export function parseKinds(value: string): { kinds: RedactionKind[] } | { bad: string } {
-  const kinds: RedactionKind[] = [];
-  for (const k of value.split(',').map((s) => s.trim().toLowerCase()).filter(Boolean)) {
-    if (!(REDACTION_KINDS as readonly string[]).includes(k)) return { bad: k };
-    if (!kinds.includes(k as RedactionKind)) kinds.push(k as RedactionKind);
-  }
-  return { kinds };
 }

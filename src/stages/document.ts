@@ -2,11 +2,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { PACKAGE_ROOT } from '../config.js';
+import { appliedRedaction } from '../redact/kinds.js';
 import type { FileWork, Stage, TranscriptDocument, Utterance } from '../types.js';
 
 export const VOXDEX_VERSION: string = (JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
-export type DocumentInput = Pick<FileWork, 'requestid' | 'source' | 'started' | 'metadata' | 'warnings' | 'result'> & Partial<Pick<FileWork, 'summary'>>;
+export type DocumentInput = Pick<FileWork, 'requestid' | 'source' | 'started' | 'metadata' | 'warnings' | 'result'> & Partial<Pick<FileWork, 'summary' | 'options'>>;
 
 const ms = (x: number) => Math.round(x * 1000) / 1000;
 
@@ -41,6 +42,8 @@ export function buildDocument(input: DocumentInput): TranscriptDocument {
     utterances,
     ...input.summary,
   };
+  const redaction = input.options && appliedRedaction(input.options);
+  if (redaction) doc.redaction = redaction;
   if (input.metadata && Object.keys(input.metadata).length > 0) doc.streamtags = { metadata: input.metadata };
   if (input.warnings.length > 0) doc.warning = input.warnings.join('; ');
   return doc;

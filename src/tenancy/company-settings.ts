@@ -108,6 +108,7 @@ export function mergeCompanySettings(current: CompanySettings, patch: CompanySet
   const out: CompanySettings = { ...current };
   if (patch.scrub !== undefined) out.scrub = checkList('scrub target', patch.scrub, SCRUB_TARGETS);
   if (patch.redact !== undefined) out.redact = checkList('redaction kind', patch.redact, REDACT_KINDS);
+  if (patch.redactOff !== undefined) out.redactOff = checkList('redaction kind', patch.redactOff, REDACT_KINDS);
   for (const f of FLAGS) {
     const v = patch[f];
     if (v === undefined) continue;
@@ -131,6 +132,7 @@ export function parseCompanySettings(json: string | undefined): CompanySettings 
   const out: CompanySettings = {};
   if (Array.isArray(raw.scrub)) out.scrub = raw.scrub as CompanySettings['scrub'];
   if (Array.isArray(raw.redact)) out.redact = raw.redact as RedactKind[];
+  if (Array.isArray(raw.redactOff)) out.redactOff = raw.redactOff as RedactKind[];
   for (const f of FLAGS) if (typeof raw[f] === 'boolean') out[f as Flag] = raw[f] as boolean;
   if (Array.isArray(raw.vocab)) out.vocab = raw.vocab as string[];
   if (typeof raw.agentChannel === 'number') out.agentChannel = raw.agentChannel;
@@ -171,11 +173,15 @@ export function parsePhraseList(value: string): string[] {
   return v.split(',').map((p) => p.trim()).filter((p) => p !== '');
 }
 
-/** One line saying what the settings are, e.g. `scrub=text,audio redact=card,ssn diarize=on vocab=12 phrases`. */
-export function describeCompanySettings(s: CompanySettings): string {
+/**
+ * One line saying what the settings are, e.g. `scrub=text,audio redact=card,ssn,digits,name,-cvv,-expiry
+ * diarize=on vocab=12 phrases`; `kinds` is the company's effective kinds as the caller writes them
+ * (the kinds parser sits in redact/, beside this layer).
+ */
+export function describeCompanySettings(s: CompanySettings, kinds: string): string {
   const parts: string[] = [];
   if (s.scrub !== undefined) parts.push(`scrub=${s.scrub.join(',') || 'none'}`);
-  if (s.redact !== undefined) parts.push(`redact=${s.redact.join(',') || 'none'}`);
+  parts.push(`redact=${kinds}`);
   for (const f of FLAGS) if (s[f] !== undefined) parts.push(`${f}=${s[f] ? 'on' : 'off'}`);
   if (s.vocab?.length) parts.push(`vocab=${s.vocab.length} phrase${s.vocab.length === 1 ? '' : 's'}`);
   if (typeof s.agentChannel === 'number') parts.push(`agent-channel=${s.agentChannel}`);

@@ -12,6 +12,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERRORS } from '../../src/errors.js';
 import { COMPAT_PARAMS, TRANSCRIBE_PARAMS } from '../../src/http/upload-form.js';
+import { OPTION_TABLE } from '../../src/jobs/option-table.js';
 import { OUTPUT_FORMATS } from '../../src/render/output.js';
 import { AGGREGATE_OPTION_NAMES } from '../../src/search/aggregate-options.js';
 import { SEARCH_OPTION_NAMES } from '../../src/search/search-options.js';
@@ -69,6 +70,8 @@ fuzz('the document is served at /openapi.json and matches the mounted routes and
   assert.equal(schemas.Error.properties.error.properties.code.enum, Object.keys(ERRORS));
   assert.equal(schemas.OutputFormat.enum, [...OUTPUT_FORMATS]);
   assert.equal(Object.keys(schemas.TranscribeForm.properties), [...TRANSCRIBE_PARAMS, ...COMPAT_PARAMS]);
+  // Each request option is described as the one option table says (src/jobs/option-table.ts).
+  for (const o of OPTION_TABLE) assert.is(schemas.TranscribeForm.properties[o.name].description, o.openapi, o.name);
   // Every option the search and the analytics accept is documented, so the fuzzer sends it too
   // (`role`, `redacted` were accepted but missing).
   const filters = (names: readonly string[]) => names.filter((n) => n !== 'token' && n !== 'meta' && !n.startsWith('meta.')).sort();

@@ -5,10 +5,12 @@
  * team, campaign, or any). Each file is its own request, sent with XMLHttpRequest so that its upload
  * progress is shown; the token goes in the Authorization header only.
  */
-import { REDACT_KINDS } from '../../src/types.js';
+import { describeKinds } from '../../src/redact/kinds.js';
+import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type RedactKind } from '../../src/types.js';
 import type { Account } from './api.js';
 import { announce, field, h, option, replace } from './dom.js';
 import { DAY_PATTERN, zoneOffset } from './format.js';
+import { optionControls, optionLabel } from './option-controls.js';
 
 const ACCEPT = '.wav,.zip,.7z,.mp3,.flac,.ogg,.opus,.m4a,.aac,.amr,.webm,audio/*,application/zip,application/x-7z-compressed';
 const METADATA_PRESETS = ['agent', 'team', 'campaign'];
@@ -88,20 +90,10 @@ export function uploadForm(account: Account, token: () => string | undefined, up
   fill();
   company.addEventListener('change', fill);
 
-  const diarize = checkbox('diarize', 'Tell speakers apart', false, '(mono calls)');
-  const count = (name: string, placeholder: string) => h('input', { type: 'number', name, min: 1, max: 10, step: 1, inputmode: 'numeric', placeholder, size: 4 });
-  const speakers = count('speakers', 'found');
-  const minspeakers = count('minspeakers', '1');
-  const maxspeakers = count('maxspeakers', '10');
-  // Another line's voice heard on a channel: dropped (the API's default) or kept, marked (docs/speakers.md).
-  const crosstalk = h('select', { name: 'crosstalk' }, option('', 'Dropped (default)', true), option('keep', 'Kept, marked as crosstalk'));
-  const gender = checkbox('gender', 'Gender of each utterance');
-  const sentiment = checkbox('sentiment', 'Sentiment');
-  const numtrans = checkbox('numtrans', 'Numbers as numerals', true);
-  const scrubtext = checkbox('scrubtext', 'Redact the text');
-  const scrubaudio = checkbox('scrubaudio', 'Silence redacted audio');
-  const kinds = REDACT_KINDS.map((k) => checkbox(`redact-${k}`, k));
-  const vocab = h('input', { type: 'text', name: 'vocab', placeholder: 'Acme Gold, Platinum Plus', autocomplete: 'off' });
+  // The request options' controls, from the one option table (src/jobs/option-table.ts).
+  const opt = optionControls();
+  // The default kinds start ticked: unticking one turns it off (`-cvv`), ticking another adds it (docs/redaction.md, "Kinds").
+  const kinds = REDACT_KINDS.map((k) => checkbox(`redact-${k}`, k, DEFAULT_REDACT_KINDS.includes(k)));
   const callback = h('input', { type: 'url', name: 'callback', placeholder: 'https://example.com/hook', autocomplete: 'off' });
   const when = h('input', { type: 'text', name: 'datetime', placeholder: 'YYYY-MM-DD HH:MM', autocomplete: 'off', size: 16 });
   const zpass = h('input', { type: 'password', name: 'zpass', autocomplete: 'off' });
@@ -129,13 +121,12 @@ export function uploadForm(account: Account, token: () => string | undefined, up
     h('div', { class: 'row' }, account.principal === 'root' ? field('Company', company) : null, field('Destination', dest), field('Model', model),
       field('Call time', when, 'YYYY-MM-DD HH:MM, your time; empty: now'), field('Archive password', zpass, 'Only for encrypted zip/7z')),
     h('fieldset', { class: 'options' }, h('legend', {}, 'Analysis'),
-      h('div', { class: 'row' }, diarize.el, field('Speakers', speakers, 'If known, 1–10'), field('At least', minspeakers, 'Speakers, if the exact number is not known'),
-        field('At most', maxspeakers, 'Speakers'), field('Crosstalk', crosstalk, 'Another line heard on a channel')),
-      h('div', { class: 'row' }, gender.el, sentiment.el, numtrans.el),
-      h('div', { class: 'row' }, field('Vocabulary', vocab, 'Names and terms to favour, comma-separated'), field('Callback URL', callback, 'POSTed the result when done'))),
+      h('div', { class: 'row' }, opt.diarize!.el, opt.speakers!.el, opt.minspeakers!.el, opt.maxspeakers!.el, opt.crosstalk!.el),
+      h('div', { class: 'row' }, opt.gender!.el, opt.sentiment!.el, opt.numtrans!.el),
+      h('div', { class: 'row' }, opt.vocab!.el, field('Callback URL', callback, 'POSTed the result when done'))),
     h('fieldset', { class: 'options' }, h('legend', {}, 'Redaction'),
-      h('div', { class: 'row' }, scrubtext.el, scrubaudio.el),
-      h('fieldset', { class: 'kinds' }, h('legend', {}, 'Kinds (default: card numbers, security codes, expiry dates, SSNs, long digit runs)'), h('div', { class: 'row' }, kinds.map((k) => k.el)))),
+      h('div', { class: 'row' }, opt.scrubtext!.el, opt.scrubaudio!.el),
+      h('fieldset', { class: 'kinds' }, h('legend', {}, optionLabel('redact')), h('div', { class: 'row' }, kinds.map((k) => k.el)))),
     h('fieldset', { class: 'options' }, h('legend', {}, 'Metadata'), metaRows, more),
     h('div', { class: 'row' }, submit, message),
     progress,
@@ -145,19 +136,14 @@ export function uploadForm(account: Account, token: () => string | undefined, up
     const out: Array<[string, string]> = [];
     if (model.value) out.push(['model', model.value]);
     if (zpass.value) out.push(['zpass', zpass.value]);
-    if (diarize.input.checked) out.push(['diarize', 'true']);
-    if (speakers.value) out.push(['speakers', speakers.value]);
-    if (minspeakers.value) out.push(['minspeakers', minspeakers.value]);
-    if (maxspeakers.value) out.push(['maxspeakers', maxspeakers.value]);
-    if (crosstalk.value) out.push(['crosstalk', crosstalk.value]);
-    if (gender.input.checked) out.push(['gender', 'true']);
-    if (sentiment.input.checked) out.push(['sentiment', 'true']);
-    if (!numtrans.input.checked) out.push(['numtrans', 'false']);
-    const redact = kinds.filter((k) => k.input.checked).map((k) => k.input.name.slice(7));
-    if (scrubtext.input.checked || redact.length) out.push(['scrubtext', 'true']);
-    if (redact.length) out.push(['redact', redact.join(',')]);
-    if (scrubaudio.input.checked) out.push(['scrubaudio', 'true']);
-    if (vocab.value.trim()) out.push(['vocab', vocab.value.trim()]);
+    const redact = describeKinds(kinds.filter((k) => k.input.checked).map((k) => k.input.name.slice(7) as RedactKind));
+    const changed = redact !== describeKinds(DEFAULT_REDACT_KINDS);
+    for (const [name, c] of Object.entries(opt)) {
+      // Kinds chosen imply redacting the text.
+      const v = name === 'scrubtext' && changed ? 'true' : name === 'redact' ? undefined : c.value();
+      if (v !== undefined) out.push([name, v]);
+    }
+    if (changed) out.push(['redact', redact]);
     if (callback.value.trim()) out.push(['callback', callback.value.trim()]);
     const t = when.value.trim();
     if (t) {

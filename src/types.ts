@@ -58,7 +58,7 @@ export const DEFAULT_REDACT_KINDS: readonly RedactKind[] = ['card', 'cvv', 'expi
 
 /**
  * A request's options after validation and company policy (src/jobs/request-options.ts): stored
- * with the job and read by the post-ASR stages from `FileWork.options`.
+ * with the job and read by the stage table (src/pipeline/stage-table.ts) from `FileWork.options`.
  */
 export interface RequestOptions {
   /** Numbers written as numerals (default true). */
@@ -256,9 +256,10 @@ export interface TranscribeResult {
 }
 
 /**
- * One recording between the ASR and its transcript document, as the post-ASR stages see it
- * (src/pipeline/post-asr-stages.ts). Each stage is a `Stage<FileWork, FileWork>`: it reads `options`
- * and returns the work with `result.utterances` (and `summary`, `warnings`) changed.
+ * One recording between the ASR and its transcript document, as the stages of the one table see it
+ * (src/pipeline/stage-table.ts; docs/pipeline.md). A stage's whole-call part is a
+ * `Stage<FileWork, FileWork>`: it reads `options` and returns the work with `result.utterances` (and
+ * `summary`, `warnings`, `audio`) changed.
  */
 export interface FileWork {
   requestid: string;
@@ -304,4 +305,38 @@ export interface LiveCallInfo {
   nchannels: number;
   utterances: number;
   categories: string[];
+}
+
+// ---------------------------------------------------------------- the stage table
+
+/**
+ * The call as a stage's per-utterance part sees it (docs/pipeline.md): a file's every utterance (batch),
+ * or a live call's utterances so far. Each stage has its own view: the utterances as the stages before
+ * it left them.
+ */
+export interface CallView {
+  readonly options: RequestOptions;
+  readonly nchannels: number;
+  /** Every utterance known so far, in the order they became known; the one at hand is at its index. */
+  readonly utterances: readonly Utterance[];
+  /** The utterance this stage gave out last for the same voice (channel and speaker). */
+  previous(u: Utterance): Utterance | undefined;
+  /** A value of the call so far (the call redacted, its roles), computed once while no utterance is added. */
+  once<T>(f: () => T): T;
+}
+
+/** What a stage does to one utterance (`i`: its index in `call.utterances`); pure, a new object when it changes it. */
+export type UtterancePart = (u: Utterance, i: number, call: CallView) => Utterance;
+
+/** One line of the stage table (src/pipeline/stage-table.ts): a stage's per-utterance part, its whole-call part, or both. */
+export interface PipelineStage {
+  readonly name: string;
+  /** Batch: folded over the file's utterances in time order. Live: on each utterance as it ends (or, `held`, as it is released). */
+  readonly utterance?: UtterancePart;
+  /** Live: the per-utterance part waits for the redaction hold (src/redact/engine.ts); it and every later part run as an utterance is sent. */
+  readonly held?: boolean;
+  /** Batch: after the per-utterance part. Live: once, in the call's job, over the whole call. */
+  readonly call?: Stage<FileWork, FileWork>;
+  /** Live: category names the call so far (as sent) is in, asked each time utterances are sent (alerts). */
+  readonly soFar?: (destination: Destination, document: TranscriptDocument) => Promise<string[]>;
 }

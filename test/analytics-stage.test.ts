@@ -1,12 +1,12 @@
-/** The analytics stage (last post-ASR stage) and categories scored at indexing (categorizer). */
+/** The analytics stage (sentiment per utterance, metrics over the call), the stage table's order, and the categorizer. */
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { categorizer } from '../src/analytics/categories.js';
-import { analyticsStage } from '../src/analytics/stage.js';
 import { silentLogger } from '../src/log.js';
 import type { CategoryRecord } from '../src/store/category-store.js';
 import type { FileWork, RequestOptions, StageContext, Utterance } from '../src/types.js';
-import { POST_ASR_STAGES } from '../src/pipeline/post-asr-stages.js';
+import { runStages } from '../src/pipeline/fold-stages.js';
+import { stageTable } from '../src/pipeline/stage-table.js';
 
 const test = suite('analytics-stage');
 const ctx = { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: {} } as unknown as StageContext;
@@ -26,9 +26,12 @@ function work(sentiment: boolean): FileWork {
   };
 }
 
-test('analytics is the last post-ASR stage', () => {
-  assert.is(POST_ASR_STAGES.at(-1), analyticsStage);
+test('the stage table: redaction before the readable text, analytics and categories; categories last', () => {
+  assert.equal(stageTable().map((s) => s.name), ['numbers', 'speakers', 'roles', 'silenced audio', 'redaction', 'readable text', 'analytics', 'categories']);
+  assert.equal(stageTable().filter((s) => s.held).map((s) => s.name), ['redaction']);
 });
+
+const analyticsStage = (w: FileWork, c: StageContext) => runStages(w, stageTable().filter((s) => s.name === 'analytics'), c);
 
 test('metrics always; sentiment only when asked', async () => {
   const off = await analyticsStage(work(false), ctx);

@@ -6,7 +6,7 @@
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { processFile } from '../src/pipeline/process-file.js';
-import type { PostAsrStage } from '../src/pipeline/post-asr-stages.js';
+import type { FileWork, Stage } from '../src/types.js';
 import type { Transcriber } from '../src/asr/transcriber.js';
 import { loadConfig } from '../src/config.js';
 import { defaultRequestOptions } from '../src/jobs/request-options.js';
@@ -43,14 +43,14 @@ function fakeTranscriber(seen: DecodedAudio[] = []): Transcriber {
   } as unknown as Transcriber;
 }
 
-pf('runs the post-ASR stages in order on the ASR words with the request options; the document carries what they did', async () => {
+pf('runs the table\'s stages in order on the ASR words with the request options; the document carries what they did', async () => {
   const order: string[] = [];
-  const upper: PostAsrStage = async (work) => {
+  const upper: Stage<FileWork, FileWork> = async (work) => {
     order.push(`upper diarize=${work.options.diarize}`);
     const utterances = work.result.utterances.map((u) => ({ ...u, events: u.events.map((e) => ({ ...e, word: e.word.toUpperCase() })) }));
     return { ...work, result: { ...work.result, utterances } };
   };
-  const metrics: PostAsrStage = async (work) => {
+  const metrics: Stage<FileWork, FileWork> = async (work) => {
     order.push(`metrics saw ${work.result.utterances[0]!.events[0]!.word}`);
     const summary = { ...work.summary, metrics: { overtalksecs: 0, silencesecs: 1, longestsilencesecs: 1, talksecs: { '0': 0.5 }, wordsperminute: { '0': 120 } } };
     return { ...work, summary, warnings: [...work.warnings, 'metrics are approximate'] };
@@ -66,7 +66,7 @@ pf('runs the post-ASR stages in order on the ASR words with the request options;
       warnings: ['parameters not implemented and ignored: gender'],
       progress: { transcribing: (f) => progress.push(f) },
     },
-    { transcriber: fakeTranscriber(), postAsr: [upper, metrics] },
+    { transcriber: fakeTranscriber(), stages: [{ name: 'upper', call: upper }, { name: 'metrics', call: metrics }] },
     ctx,
   );
   assert.equal(order, ['upper diarize=true', 'metrics saw WORD0']);
@@ -85,7 +85,7 @@ pf('with channels picked, the ASR gets only those and the document keeps the rec
   // The prompt is mono: channel 0 is the only one; asking for 1 is refused naming the file.
   const { document, work } = await processFile(
     { requestid: 'r2', audio: ASTERISK_PROMPT, source: 'activated.wav', options: defaultRequestOptions(), channels: [0] },
-    { transcriber: fakeTranscriber(seen), postAsr: [] },
+    { transcriber: fakeTranscriber(seen), stages: [] },
     ctx,
   );
   assert.is(seen[0]!.channels.length, 1);

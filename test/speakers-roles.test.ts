@@ -6,10 +6,9 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { callMetrics } from '../src/analytics/metrics.js';
 import { roleSummary } from '../src/analytics/roles.js';
-import { decideRoles, rolesStage, scriptScores, withRoles } from '../src/speakers/roles.js';
+import { decideRoles, rolesPart, scriptScores, withRoles } from '../src/speakers/roles.js';
+import { foldUtterances } from '../src/pipeline/fold-stages.js';
 import { defaultRequestOptions } from '../src/jobs/request-options.js';
-import { loadConfig } from '../src/config.js';
-import { silentLogger } from '../src/log.js';
 import type { FileWork, Utterance } from '../src/types.js';
 
 const test = suite('roles');
@@ -69,20 +68,24 @@ test("the company's agent channel decides on a call with several channels; cross
   assert.is(decideRoles([say(A, 0, 'thank you for calling'), say(B, 2, 'hi')], 1, { agentChannel: 1 })!.by, 'phrases');
 });
 
-test('the stage reads the company setting from the options', async () => {
+test('with the company\'s agent channel, the first party to speak has its role before the other speaks (a live call\'s first words)', () => {
+  const first = [say({ channel: 1 }, 0, 'hello')];
+  assert.equal(decideRoles(first, 2, { agentChannel: 0 })?.roles, new Map([['1', 'customer']]));
+  assert.is(decideRoles(first, 2), undefined); // by phrases: one party is no evidence
+});
+
+test('the roles part, folded over a file, reads the company setting from the options', async () => {
   const utterances = [say({ channel: 0 }, 0, 'hello'), say({ channel: 1 }, 1, 'hi')];
   const work = {
     requestid: 'r', source: 's.wav', options: { ...defaultRequestOptions(), agentChannel: 0 }, warnings: [], summary: {}, started: '',
     audio: { format: { encoding: 'pcm_s16' as const, sampleRate: 8000, channels: 2, bitsPerSample: 16 }, channels: [new Float32Array(8), new Float32Array(8)], durationSec: 2, warnings: [] },
     result: { model: 'm', utterances, chaninfo: [], confidence: 0.9, audiosecs: 2, nchannels: 2, notes: [] },
   } satisfies FileWork;
-  const ctx = { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: loadConfig({}) };
-  const out = await rolesStage(work, ctx);
-  assert.equal(out.result.utterances.map((u) => u.metadata.role), ['agent', 'customer']);
-  const plain = { ...work, options: defaultRequestOptions() };
-  const none = await rolesStage(plain, ctx);
-  assert.is(none, plain); // no setting, no script: unchanged
-  assert.equal(none.result.utterances.map((u) => u.metadata.role), [undefined, undefined]);
+  const roles = { name: 'roles', utterance: rolesPart };
+  assert.equal(foldUtterances(roles, { options: work.options, ...work.result }).map((u) => u.metadata.role), ['agent', 'customer']);
+  const none = foldUtterances(roles, { options: defaultRequestOptions(), ...work.result });
+  assert.equal(none, utterances); // no setting, no script: unchanged
+  assert.equal(none.map((u) => u.metadata.role), [undefined, undefined]);
 });
 
 test('metrics: interruptions by whom (≥ 1 s over someone else); per role talk time, interruptions and sentiment', () => {

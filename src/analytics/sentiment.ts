@@ -119,18 +119,25 @@ export function scoreUtterance(u: SentimentUtterance): Sentiment {
 
 /**
  * Sets `metadata.sentiment` and `metadata.sentimentscore` on every utterance (in place) and returns
- * the per channel/speaker summary: the mean score of that party's utterances that carry any words,
- * weighted by their number of words, and its label.
+ * the per channel/speaker summary (sentimentByParty).
  */
 export function applySentiment(utterances: SentimentUtterance[]): Record<string, Sentiment> {
+  for (const u of utterances) scoreUtterance(u);
+  return sentimentByParty(utterances);
+}
+
+/**
+ * The per channel/speaker summary of scored utterances: the mean score of that party's utterances that
+ * carry any words, weighted by their number of words, and its label.
+ */
+export function sentimentByParty(utterances: readonly SentimentUtterance[]): Record<string, Sentiment> {
   const sums = new Map<string, { weighted: number; words: number }>();
   for (const u of utterances) {
-    const s = scoreUtterance(u);
     const n = u.events.filter(isSpoken).length;
     if (n === 0) continue;
     const key = partyKey(u);
     const acc = sums.get(key) ?? { weighted: 0, words: 0 };
-    acc.weighted += s.score * n;
+    acc.weighted += (u.metadata.sentimentscore ?? 0) * n;
     acc.words += n;
     sums.set(key, acc);
   }

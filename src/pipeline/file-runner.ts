@@ -4,7 +4,7 @@
  * job store, with its tid, before the next starts, so a rerun after a crash skips finished files and
  * re-indexes the same tid for an interrupted one), progress in the job store, the error policy (a
  * file's error fails that file; an unavailable index or a cancel fails the job) and metrics. Nothing
- * of a file is persisted before its post-ASR stages have run.
+ * of a file is persisted before the stage table (stage-table.ts) has run over it.
  */
 import { rmSync } from 'node:fs';
 import type { TranscribeResult, Transcriber } from '../asr/transcriber.js';
@@ -14,17 +14,17 @@ import type { AudioSeal } from '../audio/sealed-file.js';
 import { toVoxdexError, type ErrorInfo } from '../errors.js';
 import type { Metrics } from '../metrics.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
-import { indexStage } from '../stages/index-transcript.js';
 import type { MemberOutcome } from '../stages/result-file.js';
 import { isFailedItem, type AudioItem, type UnpackItem } from '../stages/unpack.js';
 import type { Job, JobItem, JobStore } from '../store/job-store.js';
 import { playableWav } from '../redact/silence-audio.js';
-import type { DecodedAudio, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
+import type { DecodedAudio, PipelineStage, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
+import type { Categorize } from '../analytics/categories-stage.js';
 import { clientTextOf, uniqueNames, type ClientText } from '../redact/client-policy.js';
 import { redactAtWrite, refuseUnredacted, type PolicyNow } from '../redact/at-write.js';
 import { silenceAudio } from '../redact/silence-audio.js';
 import { processFile, type FileProgress } from './process-file.js';
-import type { PostAsrStage } from './post-asr-stages.js';
+import { storeTranscript } from './store-transcript.js';
 
 export interface FileRunnerDeps {
   store: JobStore;
@@ -36,15 +36,15 @@ export interface FileRunnerDeps {
   seal: AudioSeal;
   /** Each file transcribed is counted as it finishes. */
   metrics: Pick<Metrics, 'audioSeconds' | 'filesProcessed' | 'rtf'>;
-  /** Default POST_ASR_STAGES. */
-  postAsr?: readonly PostAsrStage[];
+  /** Default stageTable({ categorize }) (stage-table.ts). */
+  stages?: readonly PipelineStage[];
   /**
    * A live call's utterances, decoded while it was going on (src/live/): its job's file is not
    * transcribed again. Absent, or undefined for the job (after a restart): the file is transcribed.
    */
   liveTranscript?: (jobId: string) => TranscribeResult | undefined;
-  /** The company's categories the document matches (src/analytics/categories.ts `categorizer`), set as its `categories` before it is persisted. */
-  categorize?: (destination: Job['destination'], document: TranscriptDocument) => Promise<string[]>;
+  /** The company's categories the document matches (src/analytics/categories.ts `categorizer`): the categories stage of the table, before anything is persisted. */
+  categorize?: Categorize;
   /**
    * The company's redaction policy as it is when a transcript is written (src/redact/at-write.ts): one
    * set while the job ran applies to what it writes. Absent: the job's options as it started.
@@ -155,11 +155,11 @@ function transcriberFor(jobId: string, deps: FileRunnerDeps): Transcriber {
 }
 
 /**
- * The checkpoint (transcript blob), the audio kept for playback (sealed), the index entry, then the
- * item done with its tid. First, the company's policy as it is now: set while the job ran, it
- * redacts the document (and the kept audio, and the job row's file name and metadata) before
- * anything is written, and the write is refused if the document is still not redacted as the policy
- * says (src/redact/at-write.ts). With scrubaudio the kept audio is the stages' silenced copy, for a single
+ * The audio kept for playback (sealed), the transcript as a job stores it (store-transcript.ts: the
+ * checkpoint blob and the index entry), then the item done with its tid. First, the company's policy
+ * as it is now: set while the job ran, it redacts the document (and the kept audio, and the job row's
+ * file name and metadata) before anything is written, and the write is refused if the document is
+ * still not redacted as the policy says (src/redact/at-write.ts). With scrubaudio the kept audio is the stages' silenced copy, for a single
  * file too (the upload is deleted once the job ends, src/pipeline/upload.ts), and the extracted member
  * is removed at once; otherwise an archive member's sealed file itself is kept. A transcoded file
  * (MP3, Opus…) is kept as the 16-bit WAV it decoded to, sealed: what playback serves. Returns the document as written.
@@ -173,10 +173,7 @@ async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, o
     const client = clientTextOf(options);
     await deps.store.rewriteClientText(job.id, client.text(job.source), client.metadata(job.metadata));
   }
-  const transcriptPath = blobKeys.transcript(job.id, item.idx);
-  if (deps.categorize) document.categories = await deps.categorize(job.destination, document);
   refuseUnredacted(company, document, deps.policy?.settings(company));
-  await deps.blobs.put(transcriptPath, JSON.stringify(document));
   if (options.scrubaudio || out.audio.format.transcodedFrom) {
     const audio = options.scrubaudio && now.spans.length > 0 ? silenceAudio(out.audio, now.spans) : out.audio;
     await deps.blobs.put(blobKeys.memberAudio(job.id, item.idx), deps.seal.sealBuffer(playableWav(audio)));
@@ -185,7 +182,7 @@ async function persistFile(job: PipelineJob, item: JobItem, member: AudioItem, o
     // An archive member's audio is kept for playback (GET /transcribe/{id}/audio); it is no longer needed here.
     await deps.blobs.putFile(blobKeys.memberAudio(job.id, item.idx), member.sealedPath);
   }
-  const { tid } = await indexStage(deps.index)({ destination: job.destination, datetime: job.datetime, member: member.name, document }, ctx);
+  const { tid, transcriptPath } = await storeTranscript(deps, job, { idx: item.idx, member: member.name }, document);
   await deps.store.updateItem(job.id, item.member, { state: 'done', tid, transcriptPath, audiosecs: document.audiosecs });
   return document;
 }

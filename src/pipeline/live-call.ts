@@ -1,16 +1,17 @@
 /**
- * One live call through the one pipeline, as its audio arrives (docs/live.md):
+ * One live call through the one pipeline, as its audio arrives (docs/live.md, docs/pipeline.md):
  *
  *   audio message → recording (call-recording.ts, durable as it arrives)
  *                 → per channel: endpointer (an utterance has ended) → ASR pool, ahead of batch work
- *                 → the utterance's stages (utterance-stages.ts: numbers; redaction over the call so
- *                   far, held back until decided; sentiment) → `utterance` message → category alerts
+ *                 → the stage table's per-utterance parts (live-stages.ts: numbers, roles; then, once
+ *                   the redaction hold lets it go, redaction over the call so far, readable text,
+ *                   sentiment) → `utterance` message → the categories stage over the call so far (alerts)
  *
  * and at the end, every utterance still open is decoded and sent; end() resolves to the call's
- * utterances as the ASR gave them (a TranscribeResult), which the call's job hands to the upload
- * pipeline instead of decoding the recording again (src/live/recorded-transcriber.ts): speakers,
- * whole-call redaction, metrics and categories then run once, as for an upload. Nothing here stores
- * anything but the recording; the job is src/jobs/live-calls.ts's.
+ * utterances as the ASR gave them (a TranscribeResult), which the call's job hands to the batch driver
+ * instead of decoding the recording again (src/live/recorded-transcriber.ts): the same table, its
+ * whole-call parts (speakers, silenced audio, metrics, categories) included, once, as for an upload.
+ * Nothing here stores anything but the recording; the job is src/jobs/live-calls.ts's.
  */
 import type { LiveModel, TranscribeResult, Transcriber } from '../asr/transcriber.js';
 import { resampleToInt16 } from '../audio/resample.js';
@@ -21,10 +22,12 @@ import type { Endpointed, Endpointer, LiveSegment } from '../asr/endpointer.js';
 import { LocalAgreement, partialText } from '../live/partials.js';
 import type { Logger } from '../log.js';
 import { LiveRedaction } from '../redact/engine.js';
-import { DEFAULT_KINDS } from '../redact/redact.js';
+import { marksText, redactionKinds, redactMode } from '../redact/stage.js';
+import { categoryDocument, type Categorize } from '../analytics/categories-stage.js';
 import { documentUtterance } from '../stages/document.js';
-import type { AudioFormat, Destination, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../types.js';
-import { decodedUtterance, releasedUtterance } from './utterance-stages.js';
+import type { AudioFormat, Destination, PipelineStage, RequestOptions, TranscriptDocument, Utterance, WordEvent } from '../types.js';
+import { LiveStages } from './live-stages.js';
+import { stageTable } from './stage-table.js';
 
 export type LiveMessage =
   | { type: 'started'; requestid: string }
@@ -60,7 +63,7 @@ export interface LiveCallDeps {
   log: Logger;
   limits: LiveCallLimits;
   /** The company's categories the call so far is in (src/analytics/categories.ts `categorizer`). */
-  categorize?: (destination: Destination, document: TranscriptDocument) => Promise<string[]>;
+  categorize?: Categorize;
 }
 
 interface Channel {
@@ -89,10 +92,12 @@ export class LiveCall {
   #channels: Channel[] = [];
   #seq = 0;
   #uttid = 0;
-  /** The call so far: the ASR's utterances (for the job), and after numbers (for redaction). */
+  /** The call so far as the ASR gave it (for the job). */
   readonly #recorded: Utterance[] = [];
-  readonly #call: Utterance[] = [];
-  /** Indexes into #call not sent yet (held back under redaction). */
+  readonly #table: readonly PipelineStage[];
+  /** The table's per-utterance parts over the call so far (set with the audio's shape). */
+  #stages: LiveStages | undefined;
+  /** Indexes into #stages.call not sent yet (held back under redaction). */
   #held: number[] = [];
   readonly #sent: Utterance[] = [];
   readonly #alerted = new Set<string>();
@@ -105,15 +110,16 @@ export class LiveCall {
   #notes: string[] = [];
   /** Called when the backlog shrinks (the transport resumes reading). */
   onDrain: (() => void) | undefined;
-  /** Under scrubtext: the call's redaction as it goes (which utterances are settled, and how they read). */
+  /** Under scrubtext or scrubtext=tag: the call's redaction as it goes (which utterances are settled, and how they read). */
   readonly #redaction: LiveRedaction | undefined;
 
   constructor(input: LiveCallInput, deps: LiveCallDeps, emit: (m: LiveMessage) => void) {
     this.input = input;
-    this.#redaction = input.options.scrubtext ? new LiveRedaction(input.options.redact.length ? input.options.redact : DEFAULT_KINDS) : undefined;
+    this.#redaction = marksText(input.options) ? new LiveRedaction(redactionKinds(input.options), redactMode(input.options)) : undefined;
     this.#deps = deps;
     this.#emit = emit;
     this.#audio = new AudioInput(input.format);
+    this.#table = stageTable({ ...(deps.categorize ? { categorize: deps.categorize } : {}) });
   }
 
   /** Seconds of audio received. */
@@ -211,6 +217,7 @@ export class LiveCall {
       partialBusy: false,
       partialAt: 0,
     }));
+    this.#stages = new LiveStages(this.#table, this.input.options, format.channels);
   }
 
   /** Every utterance of this channel starting before this time (seconds) has been decoded. */
@@ -261,42 +268,60 @@ export class LiveCall {
       events: words,
     };
     this.#recorded.push(raw);
-    this.#call.push(decodedUtterance(raw, this.input.options));
-    this.#held.push(this.#call.length - 1);
+    this.#held.push(this.#stages!.ended(raw));
   }
 
-  /** Sends the utterances whose redaction is decided (all of them without scrubtext). */
+  /** Sends the utterances whose redaction is decided (all of them when redaction leaves the words as they are). */
   #release(): void {
     if (this.#held.length === 0) return;
-    const o = this.input.options;
+    const stages = this.#stages!;
     let ready = this.#held;
     let settled: Map<number, Utterance> | undefined;
     if (this.#redaction) {
       const now = this.#ended && this.#work.size === 0 ? Infinity : Math.min(...this.#channels.map((c) => this.#horizon(c)));
-      settled = this.#redaction.settle(this.#call, this.#held, now);
+      settled = this.#redaction.settle(stages.call, this.#held, now);
       ready = this.#held.filter((i) => settled!.has(i));
       if (ready.length === 0) return;
     }
-    const at = (i: number) => settled?.get(i) ?? this.#call[i]!;
+    ready = this.#inTimeOrder(ready);
+    if (ready.length === 0) return;
     const sent = new Set(ready);
     this.#held = this.#held.filter((i) => !sent.has(i));
     for (const i of ready) {
-      const { channel, speaker } = at(i).metadata;
-      const previous = [...this.#sent].reverse().find((s) => s.metadata.channel === channel && s.metadata.speaker === speaker);
-      const u = documentUtterance(releasedUtterance(at(i), o, previous), this.input.source, this.#model!.spec.name);
+      // The engine's redaction of the settled utterance is the redaction line's part, live (docs/pipeline.md).
+      const u = documentUtterance(stages.released(i, settled?.get(i)), this.input.source, this.#model!.spec.name);
       this.#sent.push(u);
       this.#emit({ type: 'utterance', ...u });
     }
-    this.#alerts(Math.max(...ready.map((i) => at(i).end)));
+    this.#alerts(Math.max(...ready.map((i) => stages.call[i]!.end)));
   }
 
-  /** Category alerts: each category the call so far (as sent) first matches, once per call. */
+  /**
+   * Of the utterances ready to go, those no earlier utterance of their channel still waits before (held,
+   * or in the ASR), in time order: each voice's utterances go through the stages after the hold in the
+   * order batch folds them (a sentence left open goes on in the next one, docs/pipeline.md).
+   */
+  #inTimeOrder(ready: readonly number[]): number[] {
+    const call = this.#stages!.call;
+    const going = new Set(ready);
+    const waiting = this.#held.filter((i) => !going.has(i)).map((i) => call[i]!);
+    return ready
+      .filter((i) => {
+        const u = call[i]!;
+        const c = this.#channels[u.metadata.channel];
+        const before = (start: number) => start < u.start;
+        return !waiting.some((w) => w.metadata.channel === u.metadata.channel && before(w.start)) && ![...(c?.inflight.values() ?? [])].some(before);
+      })
+      .sort((a, b) => call[a]!.start - call[b]!.start || a - b);
+  }
+
+  /** Category alerts: the categories stage over the call so far (as sent); each category once per call, when first matched. */
   #alerts(at: number): void {
-    const categorize = this.#deps.categorize;
-    if (!categorize) return;
-    const document = { utterances: [...this.#sent], nchannels: this.#channels.length } as TranscriptDocument;
+    const soFar = this.#table.find((s) => s.soFar)?.soFar;
+    if (!soFar) return;
+    const document = categoryDocument(this.input.requestid, this.#sent, this.#channels.length);
     this.#categories = this.#categories
-      .then(() => categorize(this.input.destination, document))
+      .then(() => soFar(this.input.destination, document))
       .then((names) => {
         for (const name of names) {
           if (this.#alerted.has(name)) continue;
@@ -337,7 +362,7 @@ export class LiveCall {
 
   /** Under scrubtext with personal-data kinds: what the partial shows instead of its words that are, or may become, redacted. */
   #masked(channel: number, partial: readonly WordEvent[]): Map<number, string> | undefined {
-    return this.#redaction?.maskPartial(this.#call, partial, channel);
+    return this.input.options.scrubtext ? this.#redaction?.maskPartial(this.#stages!.call, partial, channel) : undefined;
   }
 
   #result(model: LiveModel): TranscribeResult {

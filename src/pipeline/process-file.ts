@@ -1,6 +1,6 @@
 /**
- * One recording file through the one pipeline: decode → transcribe → the post-ASR stages
- * (post-asr-stages.ts) → the transcript document. The upload runner (file-runner.ts, for the HTTP
+ * One recording file through the one pipeline: decode → transcribe → the stage table (stage-table.ts,
+ * by the batch driver fold-stages.ts) → the transcript document. The upload runner (file-runner.ts, for the HTTP
  * upload, the drop folder and `voxdex import`) and `voxdex transcribe` both call processFile, so a
  * file is transcribed the same way wherever it came from. Nothing here persists anything.
  */
@@ -10,8 +10,10 @@ import { decode } from '../stages/decode.js';
 import { documentStage } from '../stages/document.js';
 import { renumberChannels, selectChannels } from '../stages/select-channels.js';
 import { transcribeStage } from '../stages/transcribe.js';
-import type { DecodedAudio, Destination, FileWork, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
-import { POST_ASR_STAGES, type PostAsrStage } from './post-asr-stages.js';
+import type { Categorize } from '../analytics/categories-stage.js';
+import type { DecodedAudio, Destination, FileWork, PipelineStage, RequestOptions, StageContext, TranscriptDocument } from '../types.js';
+import { runStages } from './fold-stages.js';
+import { stageTable } from './stage-table.js';
 
 export interface FileInput {
   requestid: string;
@@ -43,8 +45,10 @@ export interface FileProgress {
 
 export interface FileDeps {
   transcriber: Transcriber;
-  /** Default POST_ASR_STAGES. */
-  postAsr?: readonly PostAsrStage[];
+  /** The company's categories a document is in (the categories stage); absent, none. */
+  categorize?: Categorize;
+  /** Default stageTable({ categorize }). */
+  stages?: readonly PipelineStage[];
 }
 
 export interface ProcessedFile {
@@ -77,6 +81,6 @@ export async function processFile(input: FileInput, deps: FileDeps, ctx: StageCo
     started,
     ...(input.metadata ? { metadata: input.metadata } : {}),
   };
-  for (const stage of deps.postAsr ?? POST_ASR_STAGES) work = await stage(work, ctx);
+  work = await runStages(work, deps.stages ?? stageTable({ ...(deps.categorize ? { categorize: deps.categorize } : {}) }), ctx);
   return { document: await documentStage(work, ctx), work };
 }

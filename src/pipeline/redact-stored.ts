@@ -3,7 +3,9 @@
  * already stored. For every finished request of the company (or one organization) — done, failed or
  * cancelled: each transcript checkpoint is redacted, its audio kept for playback is rewritten silent
  * over the spans, the upload is deleted (a single file's or an archive's: it holds every member
- * unredacted), the index entry is replaced (same tid), and the result file is rendered again; the
+ * unredacted), the transcript is redacted by the stage table's redaction line (src/pipeline/stage-table.ts)
+ * and stored as a job stores it (store-transcript.ts: checkpoint, then the index entry under the same
+ * tid), and the result file is rendered again; the
  * client's file name and metadata are redacted in the transcripts and the request's row.
  *
  * Resumable and idempotent: the audio is rewritten before the transcript (so a crash between them
@@ -15,13 +17,17 @@ import { blobKeys, type BlobStore } from '../blobs/blob-store.js';
 import type { AudioSeal } from '../audio/sealed-file.js';
 import type { RedactionKind } from '../redact/recognizers.js';
 import { clientTextOf, type ClientText } from '../redact/client-policy.js';
-import { DEFAULT_KINDS, redactUtterances } from '../redact/redact.js';
+import { redactUtterances } from '../redact/redact.js';
+import { redactionKinds } from '../redact/stage.js';
 import { redactedWav, type TimeSpan } from '../redact/silence-audio.js';
 import type { TranscriptIndex } from '../search/transcript-index.js';
 import { decodeWav } from '../stages/decode.js';
 import { renderResultFile, type MemberOutcome } from '../stages/result-file.js';
 import type { Job, JobStore } from '../store/job-store.js';
-import type { TranscriptDocument, Utterance } from '../types.js';
+import type { RequestOptions, TranscriptDocument, Utterance } from '../types.js';
+import { foldUtterances } from './fold-stages.js';
+import { stageTable } from './stage-table.js';
+import { storeTranscript } from './store-transcript.js';
 
 export interface RedactStoredDeps {
   store: JobStore;
@@ -83,7 +89,9 @@ function redactedClientText(doc: TranscriptDocument, client: ClientText): Pick<T
 }
 
 export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions): Promise<{ requests: number; changed: number }> {
-  const kinds = o.kinds?.length ? o.kinds : DEFAULT_KINDS;
+  const kinds = redactionKinds({ redact: o.kinds });
+  // The table's redaction line (the one a job runs), over each stored transcript as a whole call.
+  const redaction = stageTable().find((s) => s.name === 'redaction')!;
   // What the client sent beside the audio (file name, metadata) is redacted with the same kinds.
   const client = clientTextOf({ scrubtext: true, scrubaudio: false, redact: [...kinds] });
   let done = 0;
@@ -102,7 +110,11 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
           continue;
         }
         const doc = JSON.parse(stored.toString('utf8')) as TranscriptDocument;
-        const { utterances, spans } = redactUtterances(doc.utterances, kinds);
+        // The redaction line reads only scrubtext, tag and the kinds of the options.
+        const options = { ...job.options, scrubtext: true, tag: false, redact: [...kinds] } as RequestOptions;
+        const utterances = foldUtterances(redaction, { options, nchannels: doc.nchannels, utterances: doc.utterances });
+        // The spans the silenced-audio line would find: what rewriteAudio silences.
+        const { spans } = redactUtterances(doc.utterances, kinds);
         const all = [...spans, ...markedSpans(doc.utterances)];
         // A single file's upload is about to go: its kept copy is made first, silenced or not.
         if (o.audio !== false && (all.length > 0 || (job.kind === 'audio' && !(await hasKeptAudio(job, item.idx, d))))) await rewriteAudio(job, item.idx, all, d);
@@ -110,8 +122,7 @@ export async function redactStored(d: RedactStoredDeps, o: RedactStoredOptions):
         const redacted: TranscriptDocument = { ...doc, ...names, utterances };
         if (spans.length > 0 || names) {
           touched = true;
-          await d.blobs.put(item.transcriptPath!, JSON.stringify(redacted));
-          if (item.tid) await d.index.index([{ tid: item.tid, company: job.destination.company, org: job.destination.org, folder: job.destination.folder, datetime: job.datetime, document: redacted }]);
+          await storeTranscript(d, job, item, redacted);
         }
         files.push({ member: item.member, document: redacted });
       }

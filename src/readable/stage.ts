@@ -4,7 +4,7 @@
  * forms the ASR carried to here, so that no written form reaches the document, the checkpoint, the
  * index, a callback or a log.
  */
-import type { FileWork, Stage, Utterance } from '../types.js';
+import type { FileWork, Stage, Utterance, UtterancePart } from '../types.js';
 import { continuesFrom, utteranceText, withoutWritten, type TextOptions } from './utterance-text.js';
 
 /**
@@ -15,13 +15,19 @@ export function readableUtterance(u: Utterance, o: Pick<TextOptions, 'numtrans'>
   return { ...u, text: utteranceText(u.events, { ...o, continues: continuesFrom(previous, u) }), events: withoutWritten(u.events) };
 }
 
+/** A voice: a channel, and its speaker when diarized (a sentence goes on within one voice). */
+export const voiceOf = (u: Utterance): string => `${u.metadata.channel}/${u.metadata.speaker ?? ''}`;
+
+/** The stage table's readable part (src/pipeline/stage-table.ts): after the same voice's last utterance given out. */
+export const readablePart: UtterancePart = (u, _i, call) => readableUtterance(u, call.options, call.previous(u));
+
 /** Every utterance in time order, each after the one its speaker said before it (on its channel). */
 export function readableUtterances(utterances: readonly Utterance[], o: Pick<TextOptions, 'numtrans'>): Utterance[] {
   const order = utterances.map((u, i) => ({ u, i })).sort((a, b) => a.u.start - b.u.start || a.i - b.i);
   const last = new Map<string, Utterance>();
   const out = utterances.slice();
   for (const { u, i } of order) {
-    const voice = `${u.metadata.channel}/${u.metadata.speaker ?? ''}`;
+    const voice = voiceOf(u);
     const done = readableUtterance(u, o, last.get(voice));
     last.set(voice, done);
     out[i] = done;

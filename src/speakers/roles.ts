@@ -10,8 +10,12 @@
  * "I want to cancel"); a phrase in the party's first 30 s counts double (greetings open a call). The agent
  * is the party with the best score when it is above 0 and above every other party's; the others are
  * customers. No phrase, or a tie: no roles (nothing is guessed).
+ *
+ * Roles are a per-utterance part of the stage table (src/pipeline/stage-table.ts): over a file, the
+ * decision is the whole call's; on a live call, each utterance gets its role as it ends, from the call
+ * so far (with the agent channel set, at once; by phrases, once they have been heard).
  */
-import type { FileWork, Stage, Utterance } from '../types.js';
+import type { RequestOptions, Utterance, UtterancePart } from '../types.js';
 
 export type Role = 'agent' | 'customer';
 
@@ -100,12 +104,13 @@ export function scriptScores(utterances: readonly Utterance[], agentPhrases: rea
 export function decideRoles(utterances: readonly Utterance[], nchannels: number, o: RoleOptions = {}): RoleDecision | undefined {
   const spoken = utterances.filter((u) => !u.metadata.crosstalk);
   const parties = [...new Set(spoken.map(partyOf))];
-  if (parties.length < 2) return undefined;
-  if (o.agentChannel !== undefined && nchannels > 1) {
+  // The company's setting says each channel's role before both parties have spoken (a live call's first words).
+  if (o.agentChannel !== undefined && nchannels > 1 && parties.length > 0) {
     const roles = new Map<string, Role>();
     for (const u of spoken) roles.set(partyOf(u), u.metadata.channel === o.agentChannel ? 'agent' : 'customer');
     return { roles, by: 'setting' };
   }
+  if (parties.length < 2) return undefined;
   const scores = scriptScores(spoken, o.agentPhrases);
   const ranked = parties.map((p) => [p, scores.get(p) ?? 0] as const).sort((a, b) => b[1] - a[1]);
   const [best, second] = ranked;
@@ -122,10 +127,10 @@ export function withRoles<T extends Utterance>(utterances: T[], d: RoleDecision 
   });
 }
 
-/** The roles stage (after speakers, before redaction): `metadata.role` from the company's setting or the script. */
-export const rolesStage: Stage<FileWork, FileWork> = async (work) => {
-  const { agentChannel, agentPhrases } = work.options;
-  const d = decideRoles(work.result.utterances, work.audio.channels.length, { ...(agentChannel !== undefined ? { agentChannel } : {}), ...(agentPhrases ? { agentPhrases } : {}) });
-  if (!d) return work;
-  return { ...work, result: { ...work.result, utterances: withRoles(work.result.utterances, d) } };
-};
+/** The options the decision reads. */
+export function roleOptions(o: Pick<RequestOptions, 'agentChannel' | 'agentPhrases'>): RoleOptions {
+  return { ...(o.agentChannel !== undefined ? { agentChannel: o.agentChannel } : {}), ...(o.agentPhrases ? { agentPhrases: o.agentPhrases } : {}) };
+}
+
+/** The stage table's roles part (after speakers, before redaction): `metadata.role` as the call so far decides it. */
+export const rolesPart: UtterancePart = (u, _i, call) => withRoles([u], call.once(() => decideRoles(call.utterances, call.nchannels, roleOptions(call.options))))[0]!;

@@ -49,5 +49,5 @@ export function buildDocument(input: DocumentInput): TranscriptDocument {
   return doc;
 }
 
-/** The last step of one file's pipeline: its work, after the post-ASR stages, as the transcript document. */
+/** The last step of one file's pipeline: its work, after the stage table (src/pipeline/stage-table.ts), as the transcript document. */
 export const documentStage: Stage<FileWork, TranscriptDocument> = async (work) => buildDocument(work);

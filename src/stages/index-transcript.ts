@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { TranscriptIndex } from '../search/transcript-index.js';
-import type { Destination, Stage, TranscriptDocument } from '../types.js';
+import type { Destination, TranscriptDocument } from '../types.js';
 
 /** The transcript id of one member of one request: stable, 32 lowercase hex characters. */
 export function transcriptId(requestid: string, member: string): string {
@@ -18,14 +18,15 @@ export interface IndexInput {
   datetime: string;
   member: string;
   document: TranscriptDocument;
+  /** The entry's tid when it is already indexed (default transcriptId(requestid, member)). */
+  tid?: string;
 }
 
-export function indexStage(index: TranscriptIndex): Stage<IndexInput, { tid: string }> {
-  return async (input) => {
-    const tid = transcriptId(input.document.requestid, input.member);
-    await index.index([
-      { tid, company: input.destination.company, org: input.destination.org, folder: input.destination.folder, datetime: input.datetime, document: input.document },
-    ]);
-    return { tid };
-  };
+/** Puts (or replaces) one member's transcript in the index; its tid. */
+export async function indexTranscript(index: Pick<TranscriptIndex, 'index'>, input: IndexInput): Promise<{ tid: string }> {
+  const tid = input.tid ?? transcriptId(input.document.requestid, input.member);
+  await index.index([
+    { tid, company: input.destination.company, org: input.destination.org, folder: input.destination.folder, datetime: input.datetime, document: input.document },
+  ]);
+  return { tid };
 }

@@ -4,18 +4,16 @@ import * as assert from 'uvu/assert';
 import { categorizer } from '../src/analytics/categories.js';
 import { silentLogger } from '../src/log.js';
 import type { CategoryRecord } from '../src/store/category-store.js';
-import type { FileWork, RequestOptions, StageContext, Utterance } from '../src/types.js';
+import type { FileWork, RequestOptions, StageContext } from '../src/types.js';
 import { runStages } from '../src/pipeline/fold-stages.js';
 import { stageTable } from '../src/pipeline/stage-table.js';
+import { spoken } from './fixtures/spoken.js';
 
 const test = suite('analytics-stage');
 const ctx = { jobId: 'j', signal: new AbortController().signal, log: silentLogger, config: {} } as unknown as StageContext;
 const options = (sentiment: boolean): RequestOptions => ({ numtrans: true, scrubtext: false, scrubaudio: false, redact: [], diarize: false, gender: false, sentiment, vocab: [] });
 
-function utt(channel: number, start: number, text: string): Utterance {
-  const events = text.split(' ').map((word, i) => ({ word, start: start + i * 0.4, end: start + i * 0.4 + 0.35, confidence: 0.9 }));
-  return { start, end: events.at(-1)!.end, confidence: 0.9, metadata: { channel, uttid: 0 }, events };
-}
+const utt = (channel: number, start: number, text: string) => spoken(channel, start, text, { step: 0.4 });
 
 function work(sentiment: boolean): FileWork {
   return {

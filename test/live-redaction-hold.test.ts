@@ -8,14 +8,11 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { settledUtterances as decidedUtterances } from '../src/redact/engine.js';
 import type { Utterance } from '../src/types.js';
+import { spoken } from './fixtures/spoken.js';
 
 const test = suite('live redaction hold-back');
 
-/** An utterance of `text` on `channel` from `start`, words 0.5 s apart. */
-function utt(channel: number, start: number, text: string, speaker?: string): Utterance {
-  const events = text.split(' ').map((word, i) => ({ word, start: start + i * 0.5, end: start + i * 0.5 + 0.4, confidence: 0.9 }));
-  return { start, end: events[events.length - 1]!.end, confidence: 0.9, metadata: { channel, uttid: 0, ...(speaker ? { speaker } : {}) }, events };
-}
+const utt = (channel: number, start: number, text: string, speaker?: string) => spoken(channel, start, text, { speaker });
 const decided = (call: Utterance[], now: number) => [...decidedUtterances(call, now)].sort((a, b) => a - b);
 
 test('a one-voice channel split in two diarization labels is one stream: the second label\'s utterance near digits is held', () => {

@@ -11,13 +11,11 @@ import { foldUtterances } from '../src/pipeline/fold-stages.js';
 import { LiveStages } from '../src/pipeline/live-stages.js';
 import { stageTable } from '../src/pipeline/stage-table.js';
 import type { RequestOptions, Utterance } from '../src/types.js';
+import { spoken } from './fixtures/spoken.js';
 
 const test = suite('live stages');
 
-function utt(channel: number, start: number, text: string): Utterance {
-  const events = text.split(' ').map((word, i) => ({ word, start: start + i * 0.5, end: start + i * 0.5 + 0.4, confidence: 0.9 }));
-  return { start, end: events.at(-1)!.end, confidence: 0.9, metadata: { channel, uttid: 0 }, events };
-}
+const utt = (channel: number, start: number, text: string) => spoken(channel, start, text);
 
 const CALL = [
   utt(0, 0, 'thank you for calling can i have your card number please'),

@@ -12,11 +12,12 @@ import { LiveRedaction, settledUtterances as decidedUtterances } from '../src/re
 import { redactUtterances } from '../src/redact/redact.js';
 import { REDACT_KINDS, type RedactKind, type Utterance, type WordEvent } from '../src/types.js';
 import { BLANKET_RULE, HOLD_RULE, replayLive } from '../bench/lib/live-hold-replay.js';
+import { spokenWords } from './fixtures/spoken.js';
 
 const test = suite('live word-kinds hold-back');
 
 /** Words of `text` from `start`, 0.5 s apart. */
-const words = (start: number, text: string): WordEvent[] => text.split(' ').map((word, i) => ({ word, start: start + i * 0.5, end: start + i * 0.5 + 0.4, confidence: 0.9 }));
+const words = (start: number, text: string): WordEvent[] => spokenWords(start, text);
 function utt(channel: number, start: number, text: string): Utterance {
   const events = words(start, text);
   return { start, end: events.at(-1)!.end, confidence: 0.9, metadata: { channel, uttid: 0 }, events };

@@ -12,14 +12,11 @@ import { RECOGNIZER_REGISTRY } from '../src/redact/registry.js';
 import { DEFAULT_REDACT_KINDS, REDACT_KINDS, type Utterance } from '../src/types.js';
 import { HOLD_RULE, replayLive } from '../bench/lib/live-hold-replay.js';
 import { longCall, textCall } from '../bench/lib/text-calls.js';
+import { spoken } from './fixtures/spoken.js';
 
 const test = suite('redaction engine');
 
-/** An utterance of `text` on `channel` from `start`, words 0.35 s apart. */
-function utt(channel: number, start: number, text: string): Utterance {
-  const events = text.split(' ').map((word, i) => ({ word, start: start + i * 0.35, end: start + i * 0.35 + 0.3, confidence: 0.9 }));
-  return { start, end: events.at(-1)!.end, confidence: 0.9, metadata: { channel, uttid: 0 }, events };
-}
+const utt = (channel: number, start: number, text: string) => spoken(channel, start, text, { step: 0.35 });
 const settled = (call: Utterance[], now: number, kinds = DEFAULT_REDACT_KINDS) => [...settledUtterances(call, now, kinds)].sort((a, b) => a - b);
 
 test('words that only sound like digits hold nothing: "thank you for calling how may i help you" goes at once', () => {

@@ -152,7 +152,7 @@ async function wireRoles(config: Readonly<Config>, listen: boolean, log: Logger,
   if (intake && transcriber) live = new LiveCalls({ config, log: log.child({ live: true }), intake, runner, store, blobs, transcriber, categorize, seal });
   const disconnect = ports.work.connect(runner);
   const dispatcher = runsJobs ? callbackDispatcher(config, log, ports, metrics) : undefined;
-  const trail = auditTrail(ports.audit, ports.tenancy);
+  const trail = auditTrail(ports.audit, ports.tenancy, urlSecret);
   const app = createHttpApp(log, (routes) => mountRoutes(routes, { config, log, ports, registry, models, metrics, runner, intake, live, paths, urlSecret, backfill, trail }), trail);
   const server = httpServer(config, app.handler, metrics);
   if (intake) server.on('upgrade', liveUpgrade(liveRouteDeps({ log, ports, intake, live, config, trail })));

@@ -4,7 +4,7 @@
  * the answer is sent, so nothing is served that the trail does not hold. What a caller typed (search
  * terms, file names) is redacted under the company's policy, as everything the client sends is.
  */
-import { createHash } from 'node:crypto';
+import { createHash, createHmac } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { AuditAction } from '../audit/chain.js';
 import { clientTextUnderPolicy } from '../redact/client-policy.js';
@@ -17,6 +17,11 @@ export interface Audited {
   action: AuditAction;
   target: string;
   detail?: Record<string, unknown>;
+  /**
+   * What the caller typed that may hold a call's words (search terms and filters): never stored
+   * readable — the entry keeps the option names and a keyed digest of their values (queryDigest).
+   */
+  typed?: Record<string, string>;
 }
 
 export interface AuditTrail {
@@ -51,12 +56,23 @@ function addressOf(req: IncomingMessage): string {
 const MAX_DETAIL_CHARS = 1000;
 const cut = (v: unknown): unknown => (typeof v === 'string' && v.length > MAX_DETAIL_CHARS ? `${v.slice(0, MAX_DETAIL_CHARS)}…` : v);
 
-export function auditTrail(log: AuditLog, tenancy: Pick<Tenancy, 'hasCompany' | 'companySettings'>): AuditTrail {
+/**
+ * The keyed digest (HMAC-SHA256 with the installation's link key, hex) of typed values, as the trail
+ * stores them: whoever holds the key can tell whether a given search was made; the trail's reader
+ * cannot read it back. The values' JSON with sorted names.
+ */
+export function queryDigest(key: string, typed: Record<string, string>): string {
+  const sorted = Object.fromEntries(Object.entries(typed).sort(([a], [b]) => (a < b ? -1 : 1)));
+  return createHmac('sha256', key).update(JSON.stringify(sorted)).digest('hex');
+}
+
+export function auditTrail(log: AuditLog, tenancy: Pick<Tenancy, 'hasCompany' | 'companySettings'>, digestKey: string): AuditTrail {
   return {
     async record(req, who, what) {
       const settings = tenancy.hasCompany(what.company) ? tenancy.companySettings(what.company) : {};
       const redact = clientTextUnderPolicy(settings);
       const detail = Object.fromEntries(Object.entries(what.detail ?? {}).filter(([, v]) => v !== undefined).map(([k, v]) => [k, cut(v)]));
+      if (what.typed) Object.assign(detail, { typed: Object.keys(what.typed).sort(), digest: queryDigest(digestKey, what.typed) });
       await log.append({
         company: what.company,
         who,

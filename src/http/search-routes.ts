@@ -172,7 +172,7 @@ export function createSearchHandler(options: SearchRouteOptions): (req: Incoming
     if (opts.query.categories && options.categories) {
       checkCategoriesKnown(scope.company, opts.query.categories, (await options.categories.list(scope.company)).map((c) => c.name));
     }
-    await access.record(req, principal, { company: scope.company, action: opts.output === 'zip' ? 'download' : 'search', target, detail: asked });
+    await access.record(req, principal, { company: scope.company, action: opts.output === 'zip' ? 'download' : 'search', target, detail: { output: opts.output }, typed: asked });
     // Counted, scored and rendered where the index reads (SQLite: its read thread), not on the event loop.
     const a = await answers.answer({ scope, raw, accept, budgetMs: options.budgetMs ?? 2000 });
     log.info({ ...where, output: opts.output, ...a.log, ms: Math.round(performance.now() - started) }, 'search');

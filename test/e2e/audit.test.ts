@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { AuditEntry } from '../../src/audit/chain.js';
+import { queryDigest } from '../../src/http/audit-trail.js';
 import type { Service } from '../../src/service.js';
 import { makeTempDir, removeDir } from '../fixtures/make-audio.js';
 import { makePromptCall } from '../fixtures/prompt-call.js';
@@ -88,7 +89,10 @@ au('each access is one entry, by the token that made it, before the answer: sear
     [whoOf(acme), 'download', 'acme/sales'],
     [whoOf(acme), 'category.put', 'thanks'],
   ]);
-  assert.equal(after[0]!.detail, { terms: 'thank', output: 'summary' });
+  // What was typed is kept as option names and a keyed digest only: the trail holds no search words.
+  const key = readFileSync(path.join(dir, 'data', 'url.secret'), 'utf8').trim();
+  assert.equal(after[0]!.detail, { output: 'summary', typed: ['output', 'terms'], digest: queryDigest(key, { terms: 'thank', output: 'summary' }) });
+  assert.not.match(JSON.stringify(after[0]), /thank/);
   assert.equal(after[2]!.detail, { channel: 'all', fromSec: 0, toSec: 0.5 });
   assert.is(after[3]!.detail.link, true);
   assert.is(after[3]!.detail.fromSec, 1);
@@ -112,7 +116,8 @@ au('the trail reads as CSV and filters by who and action; a company token reads 
   assert.is((await fetch(`${svc.url}/audit/acme?action=nope`, { headers: bearer(acme) })).status, 400);
 });
 
-au('under a redaction policy the search terms are stored redacted in the trail', async () => {
+au('a card number searched for is nowhere in the job store, under a policy or not', async () => {
+  await getJson(`${svc.url}/search/acme/sales?terms=${encodeURIComponent('"4539 1488 0343 6467"')}`, { headers: bearer(acme) });
   await svc.tenancy.change((t) => t.setCompanySettings('acme', { scrub: ['text'] }));
   await getJson(`${svc.url}/search/acme/sales?terms=${encodeURIComponent('"4539 1488 0343 6467"')}`, { headers: bearer(acme) });
   const last = (await trail('action=search')).at(-1)!;
